@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/** Every setting of the service, parsed once from the environment. */
+const schema = z.object({
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/ladder'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
+  KAFKA_CLIENT_ID: z.string().min(1).default('ladder'),
+  KAFKA_TOPIC: z.string().min(1).default('match-results'),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
+  KAFKA_GROUP_ID: z.string().min(1).default('ladder-ingest'),
+  KAFKA_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).default(3),
+  WINDOW_TTL_SECONDS: z.coerce.number().int().min(0).default(2 * 24 * 3600),
+  SUBMIT_SKEW_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  LADDER_ROLES: z.string().default('api,ingest').transform((s) => s.split(',').map((r) => r.trim()))
+    .pipe(z.array(z.enum(['api', 'ingest'])).min(1)),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  /** What this process runs: the GraphQL API, the ingest consumer, or both. */
+  readonly roles: readonly ('api' | 'ingest')[];
+  readonly databaseUrl: string;
+  readonly databasePoolSize: number;
+  readonly redisUrl: string;
+  readonly kafka: {
+    readonly brokers: readonly string[];
+    readonly clientId: string;
+    readonly topic: string;
+    readonly dlqTopic: string;
+    readonly partitions: number;
+    readonly groupId: string;
+    readonly partitionsConsumedConcurrently: number;
+  };
+  /** DAY and WEEK boards expire this long after their window closes. */
+  readonly windowTtlSeconds: number;
+  /** How far in the future a match's endedAt may be (clock skew of game servers). */
+  readonly submitSkewMs: number;
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+}
+
+/** Parses the environment; throws one error listing every problem. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    roles: Object.freeze(e.LADDER_ROLES),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    kafka: Object.freeze({
+      brokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim())),
+      clientId: e.KAFKA_CLIENT_ID,
+      topic: e.KAFKA_TOPIC,
+      dlqTopic: `${e.KAFKA_TOPIC}.dlq`,
+      partitions: e.KAFKA_PARTITIONS,
+      groupId: e.KAFKA_GROUP_ID,
+      partitionsConsumedConcurrently: e.KAFKA_PARTITIONS_CONCURRENTLY,
+    }),
+    windowTtlSeconds: e.WINDOW_TTL_SECONDS,
+    submitSkewMs: e.SUBMIT_SKEW_SECONDS * 1000,
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+/** The config of this process: exits listing every problem when the environment is invalid. */
+export function loadConfig(): Config {
+  try {
+    return parseConfig(process.env);
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,87 @@
+import { applyResult } from './ranking.js';
+import type { Season, Window } from './season.js';
+import { dayPeriod, weekPeriod } from './windows.js';
+
+/** One accepted player result, as it travels from Kafka into PostgreSQL. */
+export interface AcceptedResult {
+  matchId: string;
+  playerId: string;
+  seasonId: number;
+  points: number;
+  endedAt: Date;
+  partition: number;
+  offset: string;
+}
+
+/** Identifies one player's row on one board. */
+export interface BoardRef {
+  seasonId: number;
+  window: Window;
+  period: string;
+  playerId: string;
+}
+
+/** A player's standing on one board: what PostgreSQL stores and Redis mirrors. */
+export interface BoardStanding extends BoardRef {
+  points: number;
+  achievedAt: Date;
+}
+
+/** The boards a result counts on: its season's, and the day and week of its endedAt (event time). */
+export function boardsOf(r: Pick<AcceptedResult, 'seasonId' | 'playerId' | 'endedAt'>): BoardRef[] {
+  const base = { seasonId: r.seasonId, playerId: r.playerId };
+  return [
+    { ...base, window: 'SEASON', period: '' },
+    { ...base, window: 'DAY', period: dayPeriod(r.endedAt) },
+    { ...base, window: 'WEEK', period: weekPeriod(r.endedAt) },
+  ];
+}
+
+const refKey = (b: BoardRef) => `${b.seasonId}|${b.window}|${b.period}|${b.playerId}`;
+
+/** Distinct board refs of a list, in a stable order (PostgreSQL locks rows in this order). */
+export function distinctBoardRefs(results: readonly AcceptedResult[]): BoardRef[] {
+  const seen = new Map<string, BoardRef>();
+  for (const r of results) for (const b of boardsOf(r)) seen.set(refKey(b), b);
+  return sortBoardRefs([...seen.values()]);
+}
+
+const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
+
+/**
+ * Sorts refs by the standings primary key (season, window, period, player). Concurrent batches
+ * that lock rows in one global order cannot deadlock (40P01, DESIGN §8).
+ */
+export function sortBoardRefs<T extends BoardRef>(refs: T[]): T[] {
+  return refs.sort((a, b) =>
+    a.seasonId - b.seasonId
+    || windowOrder[a.window] - windowOrder[b.window]
+    || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0)
+    || compareIds(a.playerId, b.playerId));
+}
+
+/** Compares canonical positive decimal ids numerically (as PostgreSQL's bigint order does). */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * Folds newly accepted results into one delta per player per board, with the same standing rule
+ * PostgreSQL then applies between the delta and the stored row (applyResult is associative).
+ */
+export function foldIntoBoards(
+  results: readonly AcceptedResult[],
+  seasonOf: (id: number) => Season,
+): BoardStanding[] {
+  const deltas = new Map<string, BoardStanding>();
+  for (const r of results) {
+    const season = seasonOf(r.seasonId);
+    for (const ref of boardsOf(r)) {
+      const key = refKey(ref);
+      const current = deltas.get(key);
+      const next = applyResult(current, { points: r.points, endedAt: r.endedAt }, season.scoring, season.order);
+      deltas.set(key, { ...ref, points: next.points, achievedAt: next.achievedAt });
+    }
+  }
+  return sortBoardRefs([...deltas.values()]);
+}

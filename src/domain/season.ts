@@ -1,0 +1,149 @@
+import { DomainError } from './errors.js';
+
+/** BEST: a player's score is their best single match; SUM: the total of their matches. */
+export type ScoringMode = 'BEST' | 'SUM';
+/** DESC: more points rank first; ASC: fewer points rank first (time trials). */
+export type SortOrder = 'DESC' | 'ASC';
+/** ORDINAL: 1,2,3,4 (earlier achievement wins a tie); COMPETITION: 1,2,2,4 (equal points share a rank). */
+export type RankStyle = 'ORDINAL' | 'COMPETITION';
+/** The boards every season has: the whole season, each UTC day and each ISO week. */
+export type Window = 'SEASON' | 'DAY' | 'WEEK';
+/** Lifecycle of a season; see seasonStatusAt for the status at a given instant. */
+export type SeasonStatus = 'SCHEDULED' | 'ACTIVE' | 'CLOSED';
+
+/** How a composite score's 53 bits are shared between points and time since season start. */
+export interface ScoreSplit {
+  pointsBits: number;
+  timeBits: number;
+  timeUnitSeconds: number;
+}
+
+/** A season: the unit of a board. */
+export interface Season {
+  id: number;
+  name: string;
+  startsAt: Date;
+  endsAt: Date;
+  status: SeasonStatus;
+  scoring: ScoringMode;
+  order: SortOrder;
+  rankStyle: RankStyle;
+  maxPointsPerMatch: number;
+  split: ScoreSplit;
+}
+
+/** What an administrator supplies to create a season; `split` defaults per scoring mode. */
+export interface SeasonDefinition {
+  name: string;
+  startsAt: Date;
+  endsAt: Date;
+  scoring: ScoringMode;
+  order: SortOrder;
+  rankStyle: RankStyle;
+  maxPointsPerMatch: number;
+  split?: ScoreSplit | undefined;
+}
+
+/** Largest value a GraphQL Int (signed 32-bit) can carry; points are exposed as one. */
+export const MAX_GRAPHQL_INT = 2 ** 31 - 1;
+/** Bits of a double's mantissa: every integer below 2^53 is stored exactly by Redis. */
+export const SCORE_BITS = 53;
+/** Longest season name, in Unicode code points (what PostgreSQL's varchar(n) counts). */
+export const MAX_SEASON_NAME_LENGTH = 100;
+
+/** The split used when a season does not choose one. */
+export function defaultSplit(scoring: ScoringMode): ScoreSplit {
+  // BEST: 2^21-1 points per match, 2^32 s ≈ 136 years. SUM totals grow past any single match,
+  // so they take the full GraphQL Int range and pay with a coarser clock: 2^22 minutes ≈ 8 years.
+  return scoring === 'BEST'
+    ? { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 }
+    : { pointsBits: 31, timeBits: 22, timeUnitSeconds: 60 };
+}
+
+function bad(field: string, message: string): DomainError {
+  return new DomainError('BAD_USER_INPUT', message, field);
+}
+
+function isIntIn(n: number, min: number, max: number): boolean {
+  return Number.isInteger(n) && n >= min && n <= max;
+}
+
+function isValidDate(d: unknown): d is Date {
+  return d instanceof Date && !Number.isNaN(d.getTime());
+}
+
+function validateName(name: string): void {
+  const length = [...name].length;
+  if (name.trim().length === 0 || length > MAX_SEASON_NAME_LENGTH) {
+    throw bad('name', `name must be 1..${MAX_SEASON_NAME_LENGTH} characters and not blank`);
+  }
+  // Names end up in admin UIs and logs; a control character there is never intended.
+  if (/\p{Cc}/u.test(name)) throw bad('name', 'name must not contain control characters');
+}
+
+function validateSplitShape(split: ScoreSplit): void {
+  if (!isIntIn(split.pointsBits, 1, 31)) {
+    // Points are returned as a GraphQL Int, so a board can never need more than 31 bits of them.
+    throw bad('pointsBits', 'pointsBits must be an integer in 1..31');
+  }
+  if (!isIntIn(split.timeBits, 1, SCORE_BITS - split.pointsBits)) {
+    throw bad('timeBits', `timeBits must be an integer >= 1 with pointsBits + timeBits <= ${SCORE_BITS}`);
+  }
+  if (!isIntIn(split.timeUnitSeconds, 1, 86_400)) {
+    throw bad('timeUnitSeconds', 'timeUnitSeconds must be an integer in 1..86400');
+  }
+}
+
+/**
+ * Checks a season definition and returns the split it will use; throws DomainError
+ * (BAD_USER_INPUT, POINTS_OUT_OF_RANGE or TIME_OUT_OF_RANGE) naming the offending field.
+ */
+export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
+  validateName(input.name);
+  if (!isValidDate(input.startsAt)) throw bad('startsAt', 'startsAt must be a valid date');
+  if (!isValidDate(input.endsAt)) throw bad('endsAt', 'endsAt must be a valid date');
+  if (input.endsAt.getTime() <= input.startsAt.getTime()) {
+    throw bad('endsAt', 'endsAt must be after startsAt');
+  }
+  if (!isIntIn(input.maxPointsPerMatch, 1, MAX_GRAPHQL_INT)) {
+    throw bad('maxPointsPerMatch', `maxPointsPerMatch must be an integer in 1..${MAX_GRAPHQL_INT}`);
+  }
+  // A running total only grows, and boards are written with ZADD GT (a score may only rise).
+  // On an ASC board a growing total must rank worse, i.e. its stored score would have to fall,
+  // which ZADD GT silently refuses: the board would freeze at the first result. So reject it.
+  if (input.scoring === 'SUM' && input.order === 'ASC') {
+    throw bad('order', 'SUM scoring requires DESC order: a running total can only grow');
+  }
+  const split = input.split ?? defaultSplit(input.scoring);
+  validateSplitShape(split);
+
+  const maxPoints = 2 ** split.pointsBits - 1;
+  if (input.maxPointsPerMatch > maxPoints) {
+    throw new DomainError(
+      'POINTS_OUT_OF_RANGE',
+      `maxPointsPerMatch ${input.maxPointsPerMatch} does not fit in ${split.pointsBits} point bits (max ${maxPoints})`,
+      'maxPointsPerMatch',
+    );
+  }
+  // BigInt: a float ceil(a / b) can land one unit off for dates far apart, exactly at the limit.
+  const unitMs = BigInt(split.timeUnitSeconds) * 1000n;
+  const durationMs = BigInt(input.endsAt.getTime()) - BigInt(input.startsAt.getTime());
+  const durationUnits = (durationMs + unitMs - 1n) / unitMs;
+  const maxTime = 2 ** split.timeBits - 1;
+  if (durationUnits > BigInt(maxTime)) {
+    throw new DomainError(
+      'TIME_OUT_OF_RANGE',
+      `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`,
+      'endsAt',
+    );
+  }
+  return { ...split };
+}
+
+/** The status a season has at `now`: the stored status only ever moves it towards CLOSED. */
+export function seasonStatusAt(season: Pick<Season, 'status' | 'startsAt' | 'endsAt'>, now: Date): SeasonStatus {
+  // A season closes at endsAt even if the close job has not run yet.
+  if (season.status === 'CLOSED' || now.getTime() >= season.endsAt.getTime()) return 'CLOSED';
+  if (now.getTime() < season.startsAt.getTime()) return 'SCHEDULED';
+  return 'ACTIVE';
+}

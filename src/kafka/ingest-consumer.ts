@@ -1,0 +1,178 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { AcceptedResult } from '../domain/board-deltas.js';
+import { DomainError, isDomainError } from '../domain/errors.js';
+import type { Season } from '../domain/season.js';
+import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
+import type { Logger } from '../logger.js';
+import type { ApplyReport } from '../service/apply-results.js';
+
+export interface IngestOptions {
+  kafka: Kafka;
+  topic: string;
+  dlqTopic: string;
+  groupId: string;
+  partitionsConsumedConcurrently: number;
+  /** Season lookup (cached by the caller); rejects when PostgreSQL is unreachable. */
+  seasonById(id: number): Promise<Season | undefined>;
+  /** Applies good results durably (PostgreSQL, then Redis). */
+  apply(results: AcceptedResult[], seasonOf: (id: number) => Season): Promise<ApplyReport>;
+  logger: Logger;
+  /** Largest number of messages applied in one PostgreSQL transaction. */
+  chunkSize?: number;
+  onApplied?(report: ApplyReport & { poison: number; lagMs: number }): void;
+}
+
+interface Poison { message: KafkaMessage; error: DomainError }
+
+/**
+ * The ingest consumer of DESIGN §1: per chunk of a batch, validate (poison → DLQ), apply to
+ * PostgreSQL then Redis, and only then resolve and commit the offsets. Infrastructure failures
+ * are retried in place (heartbeating) and never reach the DLQ; stopping abandons the chunk
+ * unresolved so it is redelivered, which is safe because applying is idempotent.
+ */
+export function createIngestConsumer(opts: IngestOptions) {
+  const log = opts.logger.child({ component: 'ingest' });
+  const chunkSize = opts.chunkSize ?? 2000;
+  const consumer: Consumer = opts.kafka.consumer({
+    groupId: opts.groupId,
+    sessionTimeout: 30_000,
+    heartbeatInterval: 3_000,
+    maxWaitTimeInMs: 100, // a result should show within a second of the match ending
+    allowAutoTopicCreation: false,
+  });
+  const dlq: Producer = opts.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const state = { joined: false, crashed: false, lastFetchAt: 0, retryingSince: 0 };
+
+  consumer.on(consumer.events.GROUP_JOIN, () => { state.joined = true; });
+  consumer.on(consumer.events.FETCH, () => { state.lastFetchAt = Date.now(); });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    log.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
+    // kafkajs restarts by itself on retriable errors; otherwise readiness fails and the
+    // supervisor restarts the process.
+    if (!payload.restart) state.crashed = true;
+  });
+
+  async function classify(messages: KafkaMessage[], partition: number) {
+    const good: AcceptedResult[] = [];
+    const poison: Poison[] = [];
+    const seasons = new Map<number, Season>();
+    for (const message of messages) {
+      try {
+        let json: unknown;
+        try {
+          json = JSON.parse(message.value?.toString('utf8') ?? '');
+        } catch {
+          throw new DomainError('BAD_USER_INPUT', 'message value is not JSON', 'value');
+        }
+        const msg = parseMatchResultMessage(json);
+        const season = seasons.get(msg.seasonId) ?? await opts.seasonById(msg.seasonId);
+        if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${msg.seasonId} does not exist`, 'seasonId');
+        seasons.set(season.id, season);
+        const endedAt = new Date(msg.endedAt);
+        // No "not in the future" check here: a replay hours later is still a valid result.
+        checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
+        good.push({ ...msg, endedAt, partition, offset: message.offset });
+      } catch (err) {
+        if (!isDomainError(err)) throw err; // infrastructure (season lookup): retry the chunk
+        poison.push({ message, error: err });
+      }
+    }
+    return { good, poison, seasonOf: (id: number) => seasons.get(id)! };
+  }
+
+  function toDlq(poison: Poison[], topic: string, partition: number) {
+    return dlq.send({
+      topic: opts.dlqTopic,
+      acks: -1,
+      messages: poison.map(({ message, error }) => ({
+        key: message.key,
+        value: message.value,
+        headers: {
+          'x-error-code': error.code,
+          'x-error-field': error.field ?? '',
+          'x-error-message': error.message,
+          'x-source-topic': topic,
+          'x-source-partition': String(partition),
+          'x-source-offset': message.offset,
+        },
+      })),
+    });
+  }
+
+  /** Runs `step` until it succeeds; false when the consumer stops or loses the partition first. */
+  async function untilDone(step: () => Promise<void>, p: EachBatchPayload): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      if (!p.isRunning() || p.isStale()) return false;
+      try {
+        await step();
+        state.retryingSince = 0;
+        return true;
+      } catch (err) {
+        state.retryingSince ||= Date.now();
+        log.warn({ err, attempt, partition: p.batch.partition }, 'ingest step failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+        // Keeps the group membership through a long outage (kafkajs #375); throws on rebalance,
+        // which hands the partition over without resolving anything.
+        await p.heartbeat();
+      }
+    }
+  }
+
+  async function eachBatch(p: EachBatchPayload): Promise<void> {
+    const { batch } = p;
+    for (let i = 0; i < batch.messages.length; i += chunkSize) {
+      const chunk = batch.messages.slice(i, i + chunkSize);
+      let classified!: Awaited<ReturnType<typeof classify>>;
+      if (!await untilDone(async () => { classified = await classify(chunk, batch.partition); }, p)) return;
+      const { good, poison, seasonOf } = classified;
+      if (poison.length > 0) {
+        for (const { message, error } of poison) {
+          log.warn({ partition: batch.partition, offset: message.offset, code: error.code, field: error.field }, 'poison message to DLQ');
+        }
+        if (!await untilDone(() => toDlq(poison, batch.topic, batch.partition).then(() => {}), p)) return;
+      }
+      let report!: ApplyReport;
+      if (!await untilDone(async () => { report = await opts.apply(good, seasonOf); }, p)) return;
+      if (report.unencodable.length > 0) {
+        log.error({ standings: report.unencodable.length }, 'standings too large for the season score split; kept in PostgreSQL only');
+      }
+      p.resolveOffset(chunk[chunk.length - 1]!.offset);
+      await p.commitOffsetsIfNecessary();
+      const newest = Number(chunk[chunk.length - 1]!.timestamp);
+      opts.onApplied?.({ ...report, poison: poison.length, lagMs: Date.now() - newest });
+      await p.heartbeat();
+    }
+  }
+
+  return {
+    async start(): Promise<void> {
+      await dlq.connect();
+      await consumer.connect();
+      await consumer.subscribe({ topic: opts.topic, fromBeginning: true });
+      await consumer.run({
+        eachBatch,
+        eachBatchAutoResolve: false,
+        // Commit right after each applied chunk: with no threshold or interval,
+        // commitOffsetsIfNecessary would commit nothing (kafkajs #1729).
+        autoCommitThreshold: 1,
+        partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently,
+      });
+    },
+    /** Stops fetching, lets the running chunk finish or abandons it unresolved, commits, leaves. */
+    async stop(): Promise<void> {
+      await consumer.disconnect();
+      await dlq.disconnect();
+    },
+    /** Ready when in the group, fetching recently, and not stuck retrying for long. */
+    readiness(): { ok: boolean; reason?: string } {
+      const now = Date.now();
+      if (state.crashed) return { ok: false, reason: 'consumer crashed' };
+      if (!state.joined) return { ok: false, reason: 'not in the consumer group yet' };
+      if (now - state.lastFetchAt > 30_000) return { ok: false, reason: 'no fetch for 30 s' };
+      if (state.retryingSince && now - state.retryingSince > 30_000) return { ok: false, reason: 'retrying for 30 s' };
+      return { ok: true };
+    },
+  };
+}
+
+export type IngestConsumer = ReturnType<typeof createIngestConsumer>;

@@ -1,0 +1,39 @@
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema.js';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+export type Db = PostgresJsDatabase<typeof schema>;
+
+const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Opens a pooled PostgreSQL client; raw `sql` for hot paths, `db` (Drizzle) for the rest. */
+export function createPostgres(url: string, max = 10): { sql: Sql; db: Db; close(): Promise<void> } {
+  // int8 stays a string (postgres.js default): player ids exceed 2^53.
+  const sql = postgres(url, { max, onnotice: () => {}, connection: { application_name: 'ladder' } });
+  const db = drizzle(sql, { schema });
+  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+}
+
+/** Applies drizzle/ migrations; safe to run concurrently and repeatedly. */
+export async function migrateDatabase(url: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    // Serialise concurrent migrators (parallel test workers, several API instances).
+    await sql`select pg_advisory_lock(727274)`;
+    await migrate(drizzle(sql), { migrationsFolder });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * A timestamptz column as epoch milliseconds, for raw queries: Drizzle replaces postgres.js's
+ * date parsers on the shared client, so a raw `timestamptz` arrives as text, not a Date.
+ */
+export function epochMs(sql: Sql | Tx, column: string) {
+  return sql.unsafe(`floor(extract(epoch from ${column}) * 1000)::int8`);
+}

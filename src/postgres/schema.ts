@@ -1,0 +1,84 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint, check, integer, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uuid,
+} from 'drizzle-orm/pg-core';
+
+export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLOSED']);
+export const scoringMode = pgEnum('scoring_mode', ['BEST', 'SUM']);
+export const sortOrder = pgEnum('sort_order', ['DESC', 'ASC']);
+export const rankStyle = pgEnum('rank_style', ['ORDINAL', 'COMPETITION']);
+export const boardWindow = pgEnum('board_window', ['SEASON', 'DAY', 'WEEK']);
+
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** A season is the unit of a board; its score split is fixed at creation. */
+export const seasons = pgTable('seasons', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  startsAt: tstz('starts_at').notNull(),
+  endsAt: tstz('ends_at').notNull(),
+  status: seasonStatus('status').notNull().default('SCHEDULED'),
+  scoring: scoringMode('scoring').notNull(),
+  sortOrder: sortOrder('sort_order').notNull(),
+  rankStyle: rankStyle('rank_style').notNull(),
+  maxPointsPerMatch: integer('max_points_per_match').notNull(),
+  pointsBits: smallint('points_bits').notNull(),
+  timeBits: smallint('time_bits').notNull(),
+  timeUnitSeconds: integer('time_unit_seconds').notNull(),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+}, (t) => [
+  check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
+  check('seasons_split_fits_double', sql`${t.pointsBits} + ${t.timeBits} <= 53`),
+]);
+
+/** Display names live here only: Kafka and Redis carry player ids, never personal data. */
+export const players = pgTable('players', {
+  id: bigint('id', { mode: 'bigint' }).primaryKey(),
+  displayName: text('display_name'),
+  updatedAt: tstz('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Every accepted result, exactly once: the primary key is the one dedup oracle.
+ * No second index: it roughly halves insert speed (DESIGN §8).
+ */
+export const matchResults = pgTable('match_results', {
+  matchId: uuid('match_id').notNull(),
+  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+  seasonId: integer('season_id').notNull().references(() => seasons.id),
+  points: integer('points').notNull(),
+  endedAt: tstz('ended_at').notNull(),
+  kafkaPartition: integer('kafka_partition').notNull(),
+  kafkaOffset: bigint('kafka_offset', { mode: 'bigint' }).notNull(),
+  ingestedAt: tstz('ingested_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.matchId, t.playerId] }),
+  check('match_results_points_non_negative', sql`${t.points} >= 0`),
+]);
+
+/**
+ * What Redis mirrors: one row per player per board. `period` is '' for SEASON,
+ * 'yyyy-mm-dd' for DAY and 'YYYY-Www' for WEEK (src/domain/windows.ts).
+ * points is bigint so a SUM total can never overflow the column and stall ingest.
+ */
+export const standings = pgTable('standings', {
+  seasonId: integer('season_id').notNull().references(() => seasons.id),
+  window: boardWindow('window').notNull(),
+  period: text('period').notNull(),
+  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+  points: bigint('points', { mode: 'number' }).notNull(),
+  achievedAt: tstz('achieved_at').notNull(),
+  updatedAt: tstz('updated_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] }),
+]);
+
+/** API keys: only a SHA-256 of the key is stored; the key is shown once. */
+export const apiKeys = pgTable('api_keys', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  keyHash: text('key_hash').notNull().unique(),
+  scopes: text('scopes').array().notNull(),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+  revokedAt: tstz('revoked_at'),
+});

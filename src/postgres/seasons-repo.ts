@@ -1,0 +1,63 @@
+import { asc, eq } from 'drizzle-orm';
+import type { ScoreSplit, Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
+import type { Db } from './client.js';
+import { seasons } from './schema.js';
+
+type SeasonRow = typeof seasons.$inferSelect;
+
+function toSeason(row: SeasonRow): Season {
+  return {
+    id: row.id,
+    name: row.name,
+    startsAt: row.startsAt,
+    endsAt: row.endsAt,
+    status: row.status,
+    scoring: row.scoring,
+    order: row.sortOrder,
+    rankStyle: row.rankStyle,
+    maxPointsPerMatch: row.maxPointsPerMatch,
+    split: { pointsBits: row.pointsBits, timeBits: row.timeBits, timeUnitSeconds: row.timeUnitSeconds },
+  };
+}
+
+/** Seasons in PostgreSQL. */
+export function createSeasonsRepo(db: Db) {
+  return {
+    async get(id: number): Promise<Season | undefined> {
+      const [row] = await db.select().from(seasons).where(eq(seasons.id, id));
+      return row && toSeason(row);
+    },
+
+    async list(status?: SeasonStatus): Promise<Season[]> {
+      const rows = await db.select().from(seasons)
+        .where(status ? eq(seasons.status, status) : undefined)
+        .orderBy(asc(seasons.id));
+      return rows.map(toSeason);
+    },
+
+    /** Stores an already validated definition. */
+    async insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season> {
+      const [row] = await db.insert(seasons).values({
+        name: def.name,
+        startsAt: def.startsAt,
+        endsAt: def.endsAt,
+        status,
+        scoring: def.scoring,
+        sortOrder: def.order,
+        rankStyle: def.rankStyle,
+        maxPointsPerMatch: def.maxPointsPerMatch,
+        pointsBits: split.pointsBits,
+        timeBits: split.timeBits,
+        timeUnitSeconds: split.timeUnitSeconds,
+      }).returning();
+      return toSeason(row!);
+    },
+
+    async setStatus(id: number, status: SeasonStatus): Promise<Season | undefined> {
+      const [row] = await db.update(seasons).set({ status }).where(eq(seasons.id, id)).returning();
+      return row && toSeason(row);
+    },
+  };
+}
+
+export type SeasonsRepo = ReturnType<typeof createSeasonsRepo>;

@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import type { BoardStanding } from '../domain/board-deltas.js';
+import { isDomainError } from '../domain/errors.js';
+import { createCodec, type Codec } from '../domain/score-codec.js';
+import type { Season, Window } from '../domain/season.js';
+import { periodEnd } from '../domain/windows.js';
+import { boardKey, boardLabel, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+
+/** When a board's key expires: never for SEASON; DAY/WEEK `ttlSeconds` after their window ends. */
+export function boardExpireAt(season: Season, window: Window, period: string, ttlSeconds: number): number {
+  if (window === 'SEASON') return 0;
+  return Math.floor(periodEnd(window, period, season.endsAt).getTime() / 1000) + ttlSeconds;
+}
+
+/** Codecs are pure and a season's split never changes: build each once. */
+const codecs = new WeakMap<Season, Codec>();
+export function codecOf(season: Season): Codec {
+  let codec = codecs.get(season);
+  if (!codec) codecs.set(season, (codec = createCodec(season)));
+  return codec;
+}
+
+/** Mirrors committed standings into the Redis boards. */
+export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
+  return {
+    /**
+     * Writes each standing to its board with ZADD GT (one Lua call per board, pipelined) and
+     * returns how many members rose, and the standings no score can encode. Boards whose key has already expired are skipped: their
+     * history stays in PostgreSQL, and a late write would only recreate a dead key.
+     */
+    async write(
+      standings: readonly BoardStanding[], seasonOf: (id: number) => Season, nowMs: number,
+    ): Promise<{ changed: number; unencodable: BoardStanding[] }> {
+      const unencodable: BoardStanding[] = [];
+      const byBoard = new Map<string, BoardStanding[]>();
+      for (const s of standings) {
+        const key = boardKey(s.seasonId, s.window, s.period);
+        const list = byBoard.get(key);
+        if (list) list.push(s); else byBoard.set(key, [s]);
+      }
+      const pipeline = redis.pipeline();
+      for (const [key, list] of byBoard) {
+        const first = list[0]!;
+        const season = seasonOf(first.seasonId);
+        const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
+        if (expireAt !== 0 && expireAt * 1000 <= nowMs) continue;
+        const codec = codecOf(season);
+        const args: string[] = [];
+        for (const s of list) {
+          try {
+            args.push(s.playerId, codec.toRedis(codec.encode(s.points, s.achievedAt)));
+          } catch (err) {
+            // Only a SUM total past the season's point bits gets here: PostgreSQL keeps it, the
+            // board cannot show it. Retrying would stall the partition forever, so report it.
+            if (!isDomainError(err)) throw err;
+            unencodable.push(s);
+          }
+        }
+        if (args.length === 0) continue;
+        const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
+        pipeline.applyStandings(
+          key, rebuildMarkerKey(season.id), rebuildCopyKey(key),
+          String(expireAt), updatesChannel(season.id), boardLabel(first.window, first.period), step,
+          ...args,
+        );
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      let changed = 0;
+      for (const [err, n] of replies) {
+        if (err) throw err;
+        changed += n as number;
+      }
+      return { changed, unencodable };
+    },
+  };
+}
+
+export type BoardWriter = ReturnType<typeof createBoardWriter>;

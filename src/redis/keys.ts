@@ -1,0 +1,40 @@
+// Every Redis key and channel name of ladder is built here, nowhere else.
+// All keys of a season share the hash tag {s<id>} so one Lua script may touch them together
+// in Redis Cluster. No ioredis keyPrefix: it does not prefix keys inside scripts (BullMQ #1232).
+import type { Window } from '../domain/season.js';
+
+const tag = (seasonId: number) => `lb:{s${seasonId}}`;
+
+/** The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`. */
+export function boardKey(seasonId: number, window: Window, period: string): string {
+  switch (window) {
+    case 'SEASON': return tag(seasonId);
+    case 'DAY': return `${tag(seasonId)}:d:${period}`;
+    case 'WEEK': return `${tag(seasonId)}:w:${period}`;
+  }
+}
+
+/** Exists while a rebuild of the season runs; ingest then writes the rebuild copies too. */
+export function rebuildMarkerKey(seasonId: number): string {
+  return `${tag(seasonId)}:rebuilding`;
+}
+
+/** The copy of a board a rebuild fills before swapping it in. */
+export function rebuildCopyKey(board: string): string {
+  return `${board}:rebuild`;
+}
+
+/** Where the swapped-out board waits for its asynchronous UNLINK. */
+export function retiredKey(board: string): string {
+  return `${board}:retired`;
+}
+
+/** Pub/sub channel of a season's board updates (payload: see applyStandings-3.lua). */
+export function updatesChannel(seasonId: number): string {
+  return `ladder:updates:s${seasonId}`;
+}
+
+/** Board label carried in update events: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
+export function boardLabel(window: Window, period: string): string {
+  return window === 'SEASON' ? 'SEASON' : `${window}:${period}`;
+}

@@ -1,0 +1,56 @@
+--[[
+  applyStandings: write players' current standings to one board where they improve it,
+  and announce every improvement.
+
+  The scores are absolute values read from PostgreSQL (the source of truth) after its
+  transaction committed, so ZADD GT makes this idempotent: replaying a batch, in any order,
+  any number of times, or racing a stale writer after a rebalance, leaves the board identical.
+
+  KEYS[1]  the board ZSET
+  KEYS[2]  the season's rebuild marker (a string with a TTL while a rebuild runs)
+  KEYS[3]  the board's rebuild copy: written too while KEYS[2] exists, and given the
+           marker's TTL so an abandoned copy disappears with its marker
+  ARGV[1]  expire-at of the board, unix seconds ("0": never expires)
+  ARGV[2]  pub/sub channel for updates ("": publish nothing)
+  ARGV[3]  board label carried in updates ("SEASON", "DAY:2026-11-30", "WEEK:2026-W49")
+  ARGV[4]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
+  ARGV[5], ARGV[6], ...  member, score pairs; scores are integer strings below 2^53
+
+  Returns the number of members whose score rose. Each rise publishes the JSON
+  {"b": label, "m": member, "s": score string, "r": rank on the board}.
+]]
+local board, marker, copy = KEYS[1], KEYS[2], KEYS[3]
+local expireAt = tonumber(ARGV[1])
+local channel, label, step = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local markerTtl = redis.call('PTTL', marker)
+local changed = 0
+
+for i = 5, #ARGV, 2 do
+  local member, score = ARGV[i], ARGV[i + 1]
+  if markerTtl > 0 then
+    redis.call('ZADD', copy, 'GT', score, member)
+  end
+  if redis.call('ZADD', board, 'GT', 'CH', score, member) == 1 then
+    changed = changed + 1
+    if channel ~= '' then
+      local rank
+      if step > 0 then
+        -- COMPETITION: 1 + players with strictly more points (scores below 2^53 are exact doubles)
+        local s = tonumber(score)
+        local above = s - (s % step) + step
+        rank = redis.call('ZCOUNT', board, string.format('%.0f', above), '+inf') + 1
+      else
+        rank = redis.call('ZREVRANK', board, member) + 1
+      end
+      redis.call('PUBLISH', channel, cjson.encode({ b = label, m = member, s = score, r = rank }))
+    end
+  end
+end
+
+if markerTtl > 0 then
+  redis.call('PEXPIRE', copy, markerTtl)
+end
+if expireAt > 0 then
+  redis.call('EXPIREAT', board, expireAt)
+end
+return changed

@@ -1,0 +1,39 @@
+// The one loader of ladder's Lua scripts. Each file lua/<name>-<numKeys>.lua becomes an ioredis
+// command via defineCommand, which falls back from EVALSHA to EVAL when Redis restarted with an
+// empty script cache; nothing else in the project calls EVAL.
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Redis, Result } from 'ioredis';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** lua/applyStandings-3.lua */
+    applyStandings(
+      board: string, marker: string, copy: string,
+      expireAt: string, channel: string, label: string, step: string,
+      ...memberScorePairs: string[]
+    ): Result<number, Context>;
+    /** lua/swapBoard-3.lua */
+    swapBoard(copy: string, board: string, retired: string, expireAt: string): Result<number, Context>;
+  }
+}
+
+const luaDir = fileURLToPath(new URL('./lua/', import.meta.url));
+
+const scripts = readdirSync(luaDir)
+  .filter((f) => f.endsWith('.lua'))
+  .map((file) => {
+    const match = /^([a-zA-Z]+)-(\d+)\.lua$/.exec(file);
+    if (!match) throw new Error(`Lua file ${file} is not named <command>-<numKeys>.lua`);
+    return { name: match[1]!, numberOfKeys: Number(match[2]), lua: readFileSync(luaDir + file, 'utf8') };
+  });
+
+/** Registers every script of lua/ on a client (idempotent per client). */
+export function defineScripts(redis: Redis): Redis {
+  for (const s of scripts) {
+    if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== 'function') {
+      redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
+    }
+  }
+  return redis;
+}

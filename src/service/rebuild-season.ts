@@ -1,0 +1,84 @@
+import type { BoardStanding } from '../domain/board-deltas.js';
+import { DomainError } from '../domain/errors.js';
+import type { Season, SortOrder, Window } from '../domain/season.js';
+
+export interface StandingsSource {
+  streamSeason(seasonId: number, order: SortOrder, pageSize: number, onPage: (rows: BoardStanding[]) => Promise<void>): Promise<void>;
+}
+
+export interface RebuildTarget {
+  acquire(seasonId: number): Promise<boolean>;
+  fill(season: Season, window: Window, period: string, rows: readonly BoardStanding[]): Promise<void>;
+  swap(season: Season, window: Window, period: string): Promise<void>;
+  release(seasonId: number, boards: ReadonlyArray<{ window: Window; period: string }>): Promise<void>;
+}
+
+export interface RebuildReport {
+  seasonId: number;
+  boards: number;
+  members: number;
+  /** Window boards past their expiry, left out of Redis (they stay in PostgreSQL). */
+  expiredBoardsSkipped: number;
+  durationMs: number;
+}
+
+/**
+ * Rebuilds every live board of a season from PostgreSQL standings: each board is filled into a
+ * copy and swapped in atomically, so the live board is never empty, and results ingested
+ * meanwhile reach the copy too (see RebuildTarget.acquire). One rebuild per season at a time.
+ */
+export async function rebuildSeason(
+  deps: {
+    source: StandingsSource;
+    target: RebuildTarget;
+    expireAt(season: Season, window: Window, period: string): number;
+    now(): number;
+    onProgress?(members: number): void;
+  },
+  season: Season,
+): Promise<RebuildReport> {
+  const started = deps.now();
+  if (!await deps.target.acquire(season.id)) {
+    throw new DomainError('REBUILD_IN_PROGRESS', `a rebuild of season ${season.id} is already running`);
+  }
+  const done: Array<{ window: Window; period: string }> = [];
+  let current: { window: Window; period: string } | undefined;
+  let members = 0;
+  let expired = 0;
+  const isLive = (w: Window, p: string) => {
+    const at = deps.expireAt(season, w, p);
+    return at === 0 || at * 1000 > deps.now();
+  };
+  try {
+    await deps.source.streamSeason(season.id, season.order, 5_000, async (rows) => {
+      // Rows come grouped by board; split the page at board boundaries.
+      let start = 0;
+      for (let i = 0; i <= rows.length; i++) {
+        const row = rows[i];
+        if (row && current && row.window === current.window && row.period === current.period) continue;
+        if (current && i > start && isLive(current.window, current.period)) {
+          await deps.target.fill(season, current.window, current.period, rows.slice(start, i));
+          members += i - start;
+          deps.onProgress?.(members);
+        }
+        if (!row) break;
+        if (current) await finish(current);
+        current = { window: row.window, period: row.period };
+        start = i;
+      }
+    });
+    if (current) await finish(current);
+  } finally {
+    await deps.target.release(season.id, done);
+  }
+  return { seasonId: season.id, boards: done.length, members, expiredBoardsSkipped: expired, durationMs: deps.now() - started };
+
+  async function finish(board: { window: Window; period: string }): Promise<void> {
+    if (!isLive(board.window, board.period)) {
+      expired++;
+      return;
+    }
+    await deps.target.swap(season, board.window, board.period);
+    done.push(board);
+  }
+}

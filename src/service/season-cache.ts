@@ -1,0 +1,24 @@
+import type { Season } from '../domain/season.js';
+
+/**
+ * Caches seasons by id for `ttlMs`. A season's score split never changes, so a stale entry can
+ * only lag on status; misses are never cached, so a season is usable the moment it exists.
+ */
+export function createSeasonCache(load: (id: number) => Promise<Season | undefined>, ttlMs = 5_000) {
+  const entries = new Map<number, { season: Season; expires: number }>();
+  return {
+    async get(id: number): Promise<Season | undefined> {
+      const hit = entries.get(id);
+      if (hit && hit.expires > Date.now()) return hit.season;
+      const season = await load(id);
+      if (season) entries.set(id, { season, expires: Date.now() + ttlMs });
+      else entries.delete(id);
+      return season;
+    },
+    invalidate(id: number): void {
+      entries.delete(id);
+    },
+  };
+}
+
+export type SeasonCache = ReturnType<typeof createSeasonCache>;

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError, isDomainError } from '../../src/domain/errors.js';
+import {
+  defaultSplit,
+  seasonStatusAt,
+  validateSeasonDefinition,
+  type SeasonDefinition,
+  type SeasonStatus,
+} from '../../src/domain/season.js';
+import { thrown, utc } from './helpers.js';
+
+const startsAt = utc('2026-01-01T00:00:00.000Z');
+const base: SeasonDefinition = {
+  name: 'Winter Cup',
+  startsAt,
+  endsAt: utc('2026-04-01T00:00:00.000Z'),
+  scoring: 'BEST',
+  order: 'DESC',
+  rankStyle: 'ORDINAL',
+  maxPointsPerMatch: 1000,
+};
+const after = (seconds: number) => new Date(startsAt.getTime() + seconds * 1000);
+const split = (pointsBits: number, timeBits: number, timeUnitSeconds = 1) => ({ pointsBits, timeBits, timeUnitSeconds });
+
+describe('DomainError', () => {
+  it('carries a code, a message and an optional field', () => {
+    const e = new DomainError('BAD_USER_INPUT', 'name is empty', 'name');
+    expect([e.code, e.message, e.field, e.name, e instanceof Error]).toEqual(['BAD_USER_INPUT', 'name is empty', 'name', 'DomainError', true]);
+  });
+
+  it.each([
+    [new DomainError('CONFLICT', 'x'), true],
+    [new Error('x'), false],
+    [{ code: 'CONFLICT', message: 'x' }, false],
+    [undefined, false],
+  ])('tells a DomainError from anything else (%s → %s)', (value, expected) => {
+    expect(isDomainError(value)).toBe(expected);
+  });
+});
+
+describe('defaultSplit', () => {
+  it.each([
+    ['BEST', split(21, 32, 1)],
+    ['SUM', split(31, 22, 60)],
+  ] as const)('gives %s seasons %j', (scoring, expected) => {
+    expect(defaultSplit(scoring)).toEqual(expected);
+  });
+});
+
+describe('validateSeasonDefinition', () => {
+  it.each<[string, Partial<SeasonDefinition>, string, string]>([
+    ['an empty name', { name: '' }, 'BAD_USER_INPUT', 'name'],
+    ['a blank name', { name: '   ' }, 'BAD_USER_INPUT', 'name'],
+    ['a 101-character name', { name: 'x'.repeat(101) }, 'BAD_USER_INPUT', 'name'],
+    ['a name with a newline', { name: 'Cup\n2' }, 'BAD_USER_INPUT', 'name'],
+    ['an invalid start', { startsAt: new Date(Number.NaN) }, 'BAD_USER_INPUT', 'startsAt'],
+    ['an invalid end', { endsAt: new Date(Number.NaN) }, 'BAD_USER_INPUT', 'endsAt'],
+    ['an end equal to the start', { endsAt: startsAt }, 'BAD_USER_INPUT', 'endsAt'],
+    ['an end before the start', { endsAt: after(-1) }, 'BAD_USER_INPUT', 'endsAt'],
+    ['0 max points', { maxPointsPerMatch: 0 }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
+    ['negative max points', { maxPointsPerMatch: -5 }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
+    ['fractional max points', { maxPointsPerMatch: 10.5 }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
+    ['max points beyond a GraphQL Int', { maxPointsPerMatch: 2 ** 31, scoring: 'SUM' }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
+    ['0 point bits', { split: split(0, 32) }, 'BAD_USER_INPUT', 'pointsBits'],
+    ['32 point bits', { split: split(32, 21) }, 'BAD_USER_INPUT', 'pointsBits'],
+    ['fractional point bits', { split: split(20.5, 32) }, 'BAD_USER_INPUT', 'pointsBits'],
+    ['0 time bits', { split: split(21, 0) }, 'BAD_USER_INPUT', 'timeBits'],
+    ['54 bits in all', { split: split(21, 33) }, 'BAD_USER_INPUT', 'timeBits'],
+    ['a 0-second unit', { split: split(21, 32, 0) }, 'BAD_USER_INPUT', 'timeUnitSeconds'],
+    ['a unit over a day', { split: split(21, 32, 86_401) }, 'BAD_USER_INPUT', 'timeUnitSeconds'],
+    ['a fractional unit', { split: split(21, 32, 0.5) }, 'BAD_USER_INPUT', 'timeUnitSeconds'],
+    ['SUM scoring in ASC order', { scoring: 'SUM', order: 'ASC' }, 'BAD_USER_INPUT', 'order'],
+    ['max points past the default 21 point bits', { maxPointsPerMatch: 2 ** 21 }, 'POINTS_OUT_OF_RANGE', 'maxPointsPerMatch'],
+    ['max points past 10 point bits', { maxPointsPerMatch: 1024, split: split(10, 40) }, 'POINTS_OUT_OF_RANGE', 'maxPointsPerMatch'],
+    ['a season one second past 2^22 - 1 seconds', { endsAt: after(2 ** 22), split: split(21, 22) }, 'TIME_OUT_OF_RANGE', 'endsAt'],
+    ['a season 1 ms past 2^22 - 1 minutes', { endsAt: new Date(after((2 ** 22 - 1) * 60).getTime() + 1), split: split(21, 22, 60) }, 'TIME_OUT_OF_RANGE', 'endsAt'],
+    ['a 137-year season on the default split', { endsAt: utc('2163-01-01T00:00:00.000Z') }, 'TIME_OUT_OF_RANGE', 'endsAt'],
+  ])('rejects %s', (_name, change, code, field) => {
+    expect(thrown(() => validateSeasonDefinition({ ...base, ...change }))).toEqual({ code, field });
+  });
+
+  it.each<[string, Partial<SeasonDefinition>, unknown]>([
+    ['a BEST season gets the BEST default split', {}, split(21, 32, 1)],
+    ['a SUM season gets the SUM default split', { scoring: 'SUM' }, split(31, 22, 60)],
+    ['an explicit split is kept', { split: split(26, 27, 1) }, split(26, 27, 1)],
+    ['a 100-character name is fine', { name: 'é'.repeat(100) }, split(21, 32, 1)],
+    ['max points of a full GraphQL Int fit 31 bits', { maxPointsPerMatch: 2 ** 31 - 1, scoring: 'SUM' }, split(31, 22, 60)],
+    ['max points of exactly 2^21 - 1 fit the default', { maxPointsPerMatch: 2 ** 21 - 1 }, split(21, 32, 1)],
+    ['a season of exactly 2^22 - 1 seconds fits 22 bits', { endsAt: after(2 ** 22 - 1), split: split(21, 22) }, split(21, 22, 1)],
+    ['a season of exactly 2^22 - 1 minutes fits 22 minute bits', { endsAt: after((2 ** 22 - 1) * 60), split: split(21, 22, 60) }, split(21, 22, 60)],
+    ['all 53 bits may be used', { maxPointsPerMatch: 1, split: split(1, 52) }, split(1, 52, 1)],
+    ['ASC BEST is allowed', { order: 'ASC', rankStyle: 'COMPETITION' }, split(21, 32, 1)],
+  ])('accepts %s', (_name, change, expected) => {
+    expect(validateSeasonDefinition({ ...base, ...change })).toEqual(expected);
+  });
+});
+
+describe('seasonStatusAt', () => {
+  const season = { status: 'ACTIVE' as SeasonStatus, startsAt, endsAt: base.endsAt };
+  it.each<[SeasonStatus, Date, SeasonStatus]>([
+    ['SCHEDULED', after(-1), 'SCHEDULED'],
+    ['SCHEDULED', startsAt, 'ACTIVE'],
+    ['ACTIVE', after(60), 'ACTIVE'],
+    ['ACTIVE', new Date(base.endsAt.getTime() - 1), 'ACTIVE'],
+    ['ACTIVE', base.endsAt, 'CLOSED'],
+    ['SCHEDULED', base.endsAt, 'CLOSED'],
+    ['CLOSED', after(60), 'CLOSED'],
+    ['CLOSED', after(-60), 'CLOSED'],
+  ])('reads a stored %s season at %s as %s', (status, now, expected) => {
+    expect(seasonStatusAt({ ...season, status }, now)).toBe(expected);
+  });
+});

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import type { Season } from '../../src/domain/season.js';
+import {
+  checkResultAgainstSeason,
+  parseMatchId,
+  parseMatchResultMessage,
+  parsePlayerId,
+  validateSubmission,
+  type SubmissionInput,
+} from '../../src/domain/submission.js';
+import { thrown, utc } from './helpers.js';
+
+const season: Season = {
+  id: 7,
+  name: 'Winter Cup',
+  startsAt: utc('2026-01-01T00:00:00.000Z'),
+  endsAt: utc('2026-04-01T00:00:00.000Z'),
+  status: 'ACTIVE',
+  scoring: 'BEST',
+  order: 'DESC',
+  rankStyle: 'ORDINAL',
+  maxPointsPerMatch: 1000,
+  split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 },
+};
+const now = utc('2026-02-01T12:00:00.000Z');
+const SKEW = 5_000;
+const MATCH = '6f1c2a3b-4d5e-4f60-8a9b-0c1d2e3f4a5b';
+const input: SubmissionInput = {
+  matchId: MATCH,
+  seasonId: 7,
+  endedAt: utc('2026-02-01T11:59:00.000Z'),
+  results: [
+    { playerId: '42', points: 300, displayName: 'Ada' },
+    { playerId: '9223372036854775807', points: 0 },
+  ],
+};
+const withResult = (change: object) => ({ ...input, results: [{ playerId: '42', points: 1, ...change }] });
+const ms = (d: Date, delta: number) => new Date(d.getTime() + delta);
+
+describe('validateSubmission', () => {
+  it.each<[string, Partial<SubmissionInput>, Season | undefined, string, string]>([
+    ['an unknown season', {}, undefined, 'SEASON_NOT_FOUND', 'seasonId'],
+    ['a season closed by an admin', {}, { ...season, status: 'CLOSED' }, 'SEASON_CLOSED', 'seasonId'],
+    ['a season past its end', {}, { ...season, endsAt: now }, 'SEASON_CLOSED', 'seasonId'],
+    ['a season not started yet', {}, { ...season, startsAt: ms(now, 1) }, 'SEASON_NOT_STARTED', 'seasonId'],
+    ['a match id that is no UUID', { matchId: 'match-1' }, season, 'BAD_USER_INPUT', 'matchId'],
+    ['a match id in braces', { matchId: `{${MATCH}}` }, season, 'BAD_USER_INPUT', 'matchId'],
+    ['a match id without dashes', { matchId: MATCH.replaceAll('-', '') }, season, 'BAD_USER_INPUT', 'matchId'],
+    ['a match id with a non-hex digit', { matchId: MATCH.replace('6f', '6g') }, season, 'BAD_USER_INPUT', 'matchId'],
+    ['no results', { results: [] }, season, 'BAD_USER_INPUT', 'results'],
+    ['101 results', { results: Array.from({ length: 101 }, (_, i) => ({ playerId: String(i + 1), points: 1 })) }, season, 'BAD_USER_INPUT', 'results'],
+    ['one player twice', { results: [{ playerId: '42', points: 1 }, { playerId: '42', points: 2 }] }, season, 'BAD_USER_INPUT', 'results'],
+    ['a player id with leading zeros', withResult({ playerId: '007' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id with a plus sign', withResult({ playerId: '+7' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a negative player id', withResult({ playerId: '-7' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id with a leading space', withResult({ playerId: ' 7' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id with a trailing newline', withResult({ playerId: '7\n' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id with a NUL byte', withResult({ playerId: '7\u0000' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['player id 0', withResult({ playerId: '0' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id past int64', withResult({ playerId: '9223372036854775808' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a 20-digit player id', withResult({ playerId: '10000000000000000000' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id in exponent form', withResult({ playerId: '1e3' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['an empty player id', withResult({ playerId: '' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['a player id in non-ASCII digits', withResult({ playerId: '٤٢' }), season, 'BAD_USER_INPUT', 'playerId'],
+    ['negative points', withResult({ points: -1 }), season, 'POINTS_OUT_OF_RANGE', 'points'],
+    ['points over maxPointsPerMatch', withResult({ points: 1001 }), season, 'POINTS_OUT_OF_RANGE', 'points'],
+    ['fractional points', withResult({ points: 1.5 }), season, 'POINTS_OUT_OF_RANGE', 'points'],
+    ['NaN points', withResult({ points: Number.NaN }), season, 'POINTS_OUT_OF_RANGE', 'points'],
+    ['an end before the season start', { endedAt: ms(season.startsAt, -1) }, season, 'TIME_OUT_OF_RANGE', 'endedAt'],
+    ['an end at the season end', { endedAt: ms(now, 1) }, { ...season, endsAt: ms(now, 1) }, 'TIME_OUT_OF_RANGE', 'endedAt'],
+    ['an end further in the future than the skew', { endedAt: ms(now, SKEW + 1) }, season, 'TIME_OUT_OF_RANGE', 'endedAt'],
+    ['an invalid end', { endedAt: new Date(Number.NaN) }, season, 'BAD_USER_INPUT', 'endedAt'],
+    ['a 65-character display name', withResult({ displayName: 'x'.repeat(65) }), season, 'BAD_USER_INPUT', 'displayName'],
+    ['a display name with a newline', withResult({ displayName: 'Ada\nLovelace' }), season, 'BAD_USER_INPUT', 'displayName'],
+    ['a display name with a bell', withResult({ displayName: 'Ada\u0007' }), season, 'BAD_USER_INPUT', 'displayName'],
+    ['a display name with DEL', withResult({ displayName: 'Ada\u007f' }), season, 'BAD_USER_INPUT', 'displayName'],
+    ['a display name with a C1 control', withResult({ displayName: 'Ada\u0085' }), season, 'BAD_USER_INPUT', 'displayName'],
+  ])('rejects %s', (_name, change, s, code, field) => {
+    expect(thrown(() => validateSubmission({ ...input, ...change }, s, now, SKEW))).toEqual({ code, field });
+  });
+
+  it('returns one canonical message per player', () => {
+    expect(validateSubmission({ ...input, matchId: MATCH.toUpperCase() }, season, now, SKEW)).toEqual([
+      { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '42', points: 300 },
+      { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '9223372036854775807', points: 0 },
+    ]);
+  });
+
+  it.each<[string, Partial<SubmissionInput>]>([
+    ['an end exactly at the skew limit', { endedAt: ms(now, SKEW) }],
+    ['an end exactly at the season start', { endedAt: season.startsAt }],
+    ['100 results', { results: Array.from({ length: 100 }, (_, i) => ({ playerId: String(i + 1), points: i })) }],
+    ['points of 0 and of maxPointsPerMatch', { results: [{ playerId: '1', points: 0 }, { playerId: '2', points: 1000 }] }],
+    ['a 64-character display name of astral characters', withResult({ displayName: '🎮'.repeat(64) })],
+    ['a null display name', withResult({ displayName: null })],
+    ['an empty display name', withResult({ displayName: '' })],
+  ])('accepts %s', (_name, change) => {
+    const messages = validateSubmission({ ...input, ...change }, season, now, SKEW);
+    expect(messages).toHaveLength((change.results ?? input.results).length);
+  });
+});
+
+describe('parsePlayerId and parseMatchId', () => {
+  it.each([
+    ['1', '1'],
+    ['42', '42'],
+    ['9007199254740993', '9007199254740993'],
+    ['9223372036854775807', '9223372036854775807'],
+  ])('keeps the player id %s as %s', (s, expected) => {
+    expect(parsePlayerId(s)).toBe(expected);
+  });
+
+  it.each([
+    [MATCH, MATCH],
+    [MATCH.toUpperCase(), MATCH],
+    ['00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000000'],
+  ])('canonicalises the match id %s', (s, expected) => {
+    expect(parseMatchId(s)).toBe(expected);
+  });
+
+  it.each([`${MATCH}\n`, ` ${MATCH}`, `urn:uuid:${MATCH}`, ''])('rejects the match id %j', (s) => {
+    expect(thrown(() => parseMatchId(s))).toEqual({ code: 'BAD_USER_INPUT', field: 'matchId' });
+  });
+});
+
+const message = { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '42', points: 300 };
+
+describe('parseMatchResultMessage', () => {
+  it('accepts a well-formed message as is', () => {
+    expect(parseMatchResultMessage(structuredClone(message))).toEqual(message);
+  });
+
+  it('canonicalises the time and the match id', () => {
+    expect(parseMatchResultMessage({ ...message, endedAt: '2026-02-01T11:59:00Z', matchId: MATCH.toUpperCase() })).toEqual(message);
+  });
+
+  it.each<[string, unknown, string | undefined]>([
+    ['null', null, undefined],
+    ['an array', [message], undefined],
+    ['a string', JSON.stringify(message), undefined],
+    ['version 2', { ...message, v: 2 }, 'v'],
+    ['no version', { ...message, v: undefined }, 'v'],
+    ['an unknown key', { ...message, bonus: 1 }, 'bonus'],
+    ['no match id', { ...message, matchId: undefined }, 'matchId'],
+    ['a bad match id', { ...message, matchId: 'abc' }, 'matchId'],
+    ['a string season id', { ...message, seasonId: '7' }, 'seasonId'],
+    ['a fractional season id', { ...message, seasonId: 7.5 }, 'seasonId'],
+    ['season id 0', { ...message, seasonId: 0 }, 'seasonId'],
+    ['a time with an offset', { ...message, endedAt: '2026-02-01T12:59:00+01:00' }, 'endedAt'],
+    ['a time without a zone', { ...message, endedAt: '2026-02-01T11:59:00' }, 'endedAt'],
+    ['a time that does not exist', { ...message, endedAt: '2026-02-30T00:00:00Z' }, 'endedAt'],
+    ['epoch milliseconds as the time', { ...message, endedAt: 1_769_947_140_000 }, 'endedAt'],
+    ['a numeric player id', { ...message, playerId: 42 }, 'playerId'],
+    ['a non-canonical player id', { ...message, playerId: '042' }, 'playerId'],
+    ['string points', { ...message, points: '300' }, 'points'],
+    ['fractional points', { ...message, points: 1.5 }, 'points'],
+  ])('rejects %s', (_name, json, field) => {
+    expect(thrown(() => parseMatchResultMessage(json))).toEqual({ code: 'BAD_USER_INPUT', field });
+  });
+});
+
+describe('checkResultAgainstSeason', () => {
+  it.each<[string, number, Date, Date | undefined, unknown]>([
+    ['a result inside the season', 5, now, now, 'no error'],
+    ['a future result when no clock is given (the consumer)', 5, ms(now, 86_400_000), undefined, 'no error'],
+    ['a future result at the API', 5, ms(now, 86_400_000), now, { code: 'TIME_OUT_OF_RANGE', field: 'endedAt' }],
+    ['a result 1 ms before the end', 5, ms(season.endsAt, -1), undefined, 'no error'],
+    ['a result at the end', 5, season.endsAt, undefined, { code: 'TIME_OUT_OF_RANGE', field: 'endedAt' }],
+    ['too many points', 1001, now, undefined, { code: 'POINTS_OUT_OF_RANGE', field: 'points' }],
+  ])('judges %s', (_name, points, endedAt, clock, expected) => {
+    expect(thrown(() => checkResultAgainstSeason({ points, endedAt }, season, clock, SKEW))).toEqual(expected);
+  });
+});

@@ -1,0 +1,115 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Window } from '../../src/domain/season.js';
+import { dayPeriod, isValidPeriod, periodEnd, periodOf, periodStart, weekPeriod } from '../../src/domain/windows.js';
+import { thrown, utc } from './helpers.js';
+
+// Expected values were produced by PostgreSQL 15:
+// to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD') and to_char(ts AT TIME ZONE 'UTC', 'IYYY-"W"IW').
+describe('dayPeriod and weekPeriod', () => {
+  it.each([
+    ['2020-12-31T23:59:59.999Z', '2020-12-31', '2020-W53'],
+    ['2021-01-01T00:00:00.000Z', '2021-01-01', '2020-W53'],
+    ['2021-01-03T23:59:59.999Z', '2021-01-03', '2020-W53'],
+    ['2021-01-04T00:00:00.000Z', '2021-01-04', '2021-W01'],
+    ['2024-02-28T23:59:59.999Z', '2024-02-28', '2024-W09'],
+    ['2024-02-29T00:00:00.000Z', '2024-02-29', '2024-W09'],
+    ['2024-02-29T23:59:59.999Z', '2024-02-29', '2024-W09'],
+    ['2024-03-01T00:00:00.000Z', '2024-03-01', '2024-W09'],
+    ['2024-12-29T23:59:59.999Z', '2024-12-29', '2024-W52'],
+    ['2024-12-30T00:00:00.000Z', '2024-12-30', '2025-W01'],
+    ['2024-12-31T23:59:59.999Z', '2024-12-31', '2025-W01'],
+    ['2025-01-01T00:00:00.000Z', '2025-01-01', '2025-W01'],
+    ['2025-12-31T12:00:00.000Z', '2025-12-31', '2026-W01'],
+    ['2026-01-01T00:00:00.000Z', '2026-01-01', '2026-W01'],
+    ['2026-03-01T00:00:00.000Z', '2026-03-01', '2026-W09'],
+    ['2026-12-28T00:00:00.000Z', '2026-12-28', '2026-W53'],
+    ['2026-12-31T23:59:59.999Z', '2026-12-31', '2026-W53'],
+    ['2027-01-01T00:00:00.000Z', '2027-01-01', '2026-W53'],
+    ['2027-01-03T23:59:59.999Z', '2027-01-03', '2026-W53'],
+    ['2027-01-04T00:00:00.000Z', '2027-01-04', '2027-W01'],
+    ['1970-01-01T00:00:00.000Z', '1970-01-01', '1970-W01'],
+    ['2000-01-01T00:00:00.000Z', '2000-01-01', '1999-W52'],
+    ['2032-12-31T00:00:00.000Z', '2032-12-31', '2032-W53'],
+  ])('puts %s in day %s and week %s', (iso, day, week) => {
+    expect([dayPeriod(utc(iso)), weekPeriod(utc(iso))]).toEqual([day, week]);
+    expect([periodOf('DAY', utc(iso)), periodOf('WEEK', utc(iso)), periodOf('SEASON', utc(iso))]).toEqual([day, week, '']);
+  });
+
+  it('uses UTC whatever the offset the instant was written with', () => {
+    expect(dayPeriod(utc('2026-01-01T01:30:00+02:00'))).toBe('2025-12-31');
+  });
+
+  it('refuses an invalid date', () => {
+    expect(thrown(() => dayPeriod(new Date(Number.NaN)))).toBe('RangeError');
+    expect(thrown(() => weekPeriod(new Date(Number.NaN)))).toBe('RangeError');
+  });
+});
+
+const seasonStart = utc('2026-01-07T15:00:00.000Z');
+const seasonEnd = utc('2026-04-01T00:00:00.000Z');
+
+describe('periodStart and periodEnd', () => {
+  it.each<[Window, string, string, string]>([
+    ['SEASON', '', '2026-01-07T15:00:00.000Z', '2026-04-01T00:00:00.000Z'],
+    ['DAY', '2024-02-29', '2024-02-29T00:00:00.000Z', '2024-03-01T00:00:00.000Z'],
+    ['DAY', '2026-12-31', '2026-12-31T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
+    ['WEEK', '2026-W53', '2026-12-28T00:00:00.000Z', '2027-01-04T00:00:00.000Z'],
+    ['WEEK', '2025-W01', '2024-12-30T00:00:00.000Z', '2025-01-06T00:00:00.000Z'],
+    ['WEEK', '2020-W53', '2020-12-28T00:00:00.000Z', '2021-01-04T00:00:00.000Z'],
+    ['WEEK', '2026-W02', '2026-01-05T00:00:00.000Z', '2026-01-12T00:00:00.000Z'],
+  ])('bounds %s %j by [%s, %s)', (window, period, start, end) => {
+    expect(periodStart(window, period, seasonStart).toISOString()).toBe(start);
+    expect(periodEnd(window, period, seasonEnd).toISOString()).toBe(end);
+  });
+
+  it.each<[Window, string]>([
+    ['DAY', '2026-02-30'],
+    ['DAY', '2025-02-29'],
+    ['DAY', '2026-13-01'],
+    ['DAY', '2026-1-01'],
+    ['DAY', '2026-01-01T00:00:00Z'],
+    ['DAY', ''],
+    ['WEEK', '2025-W53'],
+    ['WEEK', '2026-W00'],
+    ['WEEK', '2026-W54'],
+    ['WEEK', '2026-W1'],
+    ['WEEK', '2026-w01'],
+    ['WEEK', '2026-01-01'],
+    ['SEASON', '2026-01-01'],
+  ])('rejects the %s period %j', (window, period) => {
+    expect(isValidPeriod(window, period)).toBe(false);
+    if (window !== 'SEASON') expect(thrown(() => periodStart(window, period, seasonStart))).toBe('RangeError');
+  });
+
+  it.each<[Window, string]>([
+    ['DAY', '2024-02-29'],
+    ['WEEK', '2026-W53'],
+    ['WEEK', '2020-W53'],
+    ['SEASON', ''],
+  ])('accepts the %s period %j', (window, period) => {
+    expect(isValidPeriod(window, period)).toBe(true);
+  });
+
+  it('holds every instant inside the period it belongs to, and the period end in the next one', () => {
+    const instant = fc
+      .integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2300, 0, 1) })
+      .map((ms) => new Date(ms));
+    fc.assert(
+      fc.property(instant, fc.constantFrom<Window>('DAY', 'WEEK'), (at, window) => {
+        const period = periodOf(window, at);
+        const start = periodStart(window, period, seasonStart);
+        const end = periodEnd(window, period, seasonEnd);
+        expect(start.getTime()).toBeLessThanOrEqual(at.getTime());
+        expect(at.getTime()).toBeLessThan(end.getTime());
+        expect(periodOf(window, start)).toBe(period);
+        expect(periodOf(window, new Date(end.getTime() - 1))).toBe(period);
+        expect(periodOf(window, end)).not.toBe(period);
+        expect(isValidPeriod(window, period)).toBe(true);
+        expect(start.toISOString().slice(10)).toBe('T00:00:00.000Z');
+        if (window === 'WEEK') expect(start.getUTCDay()).toBe(1);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,26 @@
+// Settings of the test run. Tests build Config objects directly (STYLE 10).
+import { randomUUID } from 'node:crypto';
+import { parseConfig, type Config } from '../../src/config.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_test';
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const TEST_KAFKA_BROKERS = process.env.TEST_KAFKA_BROKERS ?? '127.0.0.1:9092';
+
+/** A name no other test uses: topics, consumer groups. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A config for one test: its own topic and consumer group on the shared services. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return parseConfig({
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+    KAFKA_TOPIC: uniqueName('test-results'),
+    KAFKA_GROUP_ID: uniqueName('test-ingest'),
+    WINDOW_TTL_SECONDS: String(90 * 24 * 3600),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ...overrides,
+  });
+}

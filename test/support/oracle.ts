@@ -1,0 +1,62 @@
+// An independent model of what the boards must hold, computed from the raw input by the rules
+// of DESIGN §2 stated directly (not by folding src/domain/ranking.ts applyResult).
+import { createCodec } from '../../src/domain/score-codec.js';
+import type { Season } from '../../src/domain/season.js';
+import { boardKey } from '../../src/redis/keys.js';
+
+export interface OracleResult { matchId: string; playerId: string; points: number; endedAt: Date }
+
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+function isoWeek(d: Date): string {
+  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+  const dayNum = t.getUTCDay() || 7;
+  t.setUTCDate(t.getUTCDate() + 4 - dayNum); // the Thursday of this ISO week
+  const yearStart = Date.UTC(t.getUTCFullYear(), 0, 1);
+  const week = Math.ceil(((t.getTime() - yearStart) / 86_400_000 + 1) / 7);
+  return `${t.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
+}
+
+/** Expected ZRANGE 0 -1 WITHSCORES of every board, keyed by Redis key. */
+export function expectedBoards(season: Season, results: readonly OracleResult[]): Map<string, Array<[string, string]>> {
+  // Each (match, player) counts once, whatever was replayed.
+  const unique = new Map<string, OracleResult>();
+  for (const r of results) unique.set(`${r.matchId}|${r.playerId}`, r);
+
+  const groups = new Map<string, OracleResult[]>();
+  for (const r of unique.values()) {
+    for (const key of [
+      boardKey(season.id, 'SEASON', ''),
+      boardKey(season.id, 'DAY', utcDay(r.endedAt)),
+      boardKey(season.id, 'WEEK', isoWeek(r.endedAt)),
+    ]) {
+      const k = `${key}\u0000${r.playerId}`;
+      groups.set(k, [...(groups.get(k) ?? []), r]);
+    }
+  }
+
+  const codec = createCodec(season);
+  const boards = new Map<string, Array<[string, string, number]>>();
+  for (const [k, rs] of groups) {
+    const [key, player] = k.split('\u0000') as [string, string];
+    let points: number;
+    let at: number;
+    if (season.scoring === 'SUM') {
+      points = rs.reduce((a, r) => a + r.points, 0);
+      const positive = rs.filter((r) => r.points > 0).map((r) => r.endedAt.getTime());
+      at = points > 0 ? Math.max(...positive) : Math.min(...rs.map((r) => r.endedAt.getTime()));
+    } else {
+      const all = rs.map((r) => r.points);
+      points = season.order === 'ASC' ? Math.min(...all) : Math.max(...all);
+      at = Math.min(...rs.filter((r) => r.points === points).map((r) => r.endedAt.getTime()));
+    }
+    const score = codec.encode(points, new Date(at));
+    boards.set(key, [...(boards.get(key) ?? []), [player, codec.toRedis(score), score]]);
+  }
+  // ZRANGE order: score ascending, equal scores by member bytes ascending.
+  const out = new Map<string, Array<[string, string]>>();
+  for (const [key, entries] of boards) {
+    entries.sort((a, b) => a[2] - b[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    out.set(key, entries.map(([m, s]) => [m, s]));
+  }
+  return out;
+}

@@ -1,0 +1,105 @@
+// Real clients for integration tests, closed by the caller.
+import type { Admin, Kafka } from 'kafkajs';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../src/config.js';
+import type { Season, SeasonDefinition } from '../../src/domain/season.js';
+import { validateSeasonDefinition } from '../../src/domain/season.js';
+import { createKafka, ensureTopics } from '../../src/kafka/client.js';
+import { createLogger } from '../../src/logger.js';
+import { createPostgres } from '../../src/postgres/client.js';
+import { createSeasonsRepo } from '../../src/postgres/seasons-repo.js';
+import { createRedis } from '../../src/redis/client.js';
+
+export function openServices(config: Config) {
+  const logger = createLogger(config.logLevel);
+  const pg = createPostgres(config.databaseUrl, 4);
+  const redis = createRedis(config.redisUrl);
+  const kafka = createKafka({ brokers: config.kafka.brokers, clientId: 'ladder-test', logger });
+  const seasons = createSeasonsRepo(pg.db);
+  return {
+    config, logger, pg, redis, kafka, seasons,
+    async close() {
+      redis.disconnect();
+      await pg.close();
+    },
+  };
+}
+
+export type Services = ReturnType<typeof openServices>;
+
+const DAY = 24 * 3600 * 1000;
+
+/** Creates a season that started `daysAgo` days before `now` and runs 30 more days. */
+export async function createSeason(s: Services, def: Partial<SeasonDefinition> & { daysAgo?: number; now?: number } = {}): Promise<Season> {
+  const now = def.now ?? Date.now();
+  const startsAt = new Date(Math.floor((now - (def.daysAgo ?? 10) * DAY) / 1000) * 1000);
+  const full: SeasonDefinition = {
+    name: 'test season',
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + 40 * DAY),
+    scoring: 'BEST',
+    order: 'DESC',
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 1_000_000,
+    ...def,
+  };
+  return s.seasons.insert(full, validateSeasonDefinition(full), 'ACTIVE');
+}
+
+/** Creates the test topic pair. */
+export async function createTopics(kafka: Kafka, config: Config): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, config.kafka.topic, config.kafka.dlqTopic, config.kafka.partitions);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Produces raw messages (key, value) as a game-server API would, acks=all. */
+export async function produceRaw(kafka: Kafka, topic: string, messages: Array<{ key: string; value: string }>): Promise<void> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    for (let i = 0; i < messages.length; i += 2_000) {
+      await producer.send({ topic, acks: -1, messages: messages.slice(i, i + 2_000) });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Polls until `check` returns true; fails with `what` after `timeoutMs`. */
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The group's committed offset and the log end of every partition of `topic`. */
+export async function groupProgress(admin: Admin, groupId: string, topic: string) {
+  const [ends, committed] = await Promise.all([
+    admin.fetchTopicOffsets(topic),
+    admin.fetchOffsets({ groupId, topics: [topic] }),
+  ]);
+  const committedBy = new Map(committed[0]!.partitions.map((p) => [p.partition, Number(p.offset)]));
+  return ends.map((e) => ({ partition: e.partition, end: Number(e.high), committed: committedBy.get(e.partition) ?? -1 }));
+}
+
+/** True when the group committed every message of the topic. */
+export async function caughtUp(admin: Admin, groupId: string, topic: string): Promise<boolean> {
+  const progress = await groupProgress(admin, groupId, topic);
+  return progress.every((p) => p.end === 0 ? p.committed <= 0 : p.committed === p.end);
+}
+
+/** ZRANGE 0 -1 WITHSCORES of a key, as [member, score] pairs. */
+export async function boardContents(redis: Redis, key: string): Promise<Array<[string, string]>> {
+  const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
+  return pairs;
+}
