@@ -31,6 +31,7 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       dlqTopic: config.kafka.dlqTopic,
       groupId: config.kafka.groupId,
       partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
+      sessionTimeoutMs: config.kafka.sessionTimeoutMs,
       seasonById: (id) => seasons.get(id),
       apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
       logger,

@@ -10,6 +10,7 @@ const schema = z.object({
   KAFKA_TOPIC: z.string().min(1).default('match-results'),
   KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
   KAFKA_GROUP_ID: z.string().min(1).default('ladder-ingest'),
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
   KAFKA_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).default(3),
   WINDOW_TTL_SECONDS: z.coerce.number().int().min(0).default(2 * 24 * 3600),
   SUBMIT_SKEW_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
@@ -34,6 +35,8 @@ export interface Config {
     readonly partitions: number;
     readonly groupId: string;
     readonly partitionsConsumedConcurrently: number;
+    /** A consumer silent this long is evicted from the group and its partitions reassigned. */
+    readonly sessionTimeoutMs: number;
   };
   /** DAY and WEEK boards expire this long after their window closes. */
   readonly windowTtlSeconds: number;
@@ -65,6 +68,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       partitions: e.KAFKA_PARTITIONS,
       groupId: e.KAFKA_GROUP_ID,
       partitionsConsumedConcurrently: e.KAFKA_PARTITIONS_CONCURRENTLY,
+      sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
     }),
     windowTtlSeconds: e.WINDOW_TTL_SECONDS,
     submitSkewMs: e.SUBMIT_SKEW_SECONDS * 1000,

@@ -124,3 +124,17 @@ export function applyResult(
   if (current === undefined) return { points: result.points, achievedAt: result.endedAt };
   return scoring === 'BEST' ? applyBest(current, result, order) : applySum(current, result);
 }
+
+/**
+ * Combines two standings of one player on one board as if all their results had been applied:
+ * a standing summarises its results exactly (best or total, plus the time rule above), so a
+ * batch can be pre-folded in memory and merged into the stored row.
+ */
+export function mergeStandings(
+  a: StandingValue,
+  b: StandingValue,
+  scoring: ScoringMode,
+  order: SortOrder,
+): StandingValue {
+  return applyResult(a, { points: b.points, endedAt: b.achievedAt }, scoring, order);
+}

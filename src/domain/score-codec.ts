@@ -77,7 +77,7 @@ export function createCodec(season: CodecSeason): Codec {
     const ms = at instanceof Date ? at.getTime() : Number.NaN;
     if (Number.isNaN(ms)) throw new DomainError('TIME_OUT_OF_RANGE', 'time is not a valid date', 'endedAt');
     const elapsed = BigInt(ms) - startMs;
-    if (elapsed < -1n) {
+    if (elapsed < 0n) {
       throw new DomainError('TIME_OUT_OF_RANGE', `${at.toISOString()} is before the season start`, 'endedAt');
     }
     // The one intended loss of precision: floor to the season's time unit (elapsed >= 0, so / floors).

@@ -12,6 +12,7 @@ export interface IngestOptions {
   dlqTopic: string;
   groupId: string;
   partitionsConsumedConcurrently: number;
+  sessionTimeoutMs: number;
   /** Season lookup (cached by the caller); rejects when PostgreSQL is unreachable. */
   seasonById(id: number): Promise<Season | undefined>;
   /** Applies good results durably (PostgreSQL, then Redis). */
@@ -35,8 +36,8 @@ export function createIngestConsumer(opts: IngestOptions) {
   const chunkSize = opts.chunkSize ?? 2000;
   const consumer: Consumer = opts.kafka.consumer({
     groupId: opts.groupId,
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
+    sessionTimeout: opts.sessionTimeoutMs,
+    heartbeatInterval: Math.floor(opts.sessionTimeoutMs / 10),
     maxWaitTimeInMs: 100, // a result should show within a second of the match ending
     allowAutoTopicCreation: false,
   });

@@ -11,21 +11,19 @@ export function createStandingsReader(sql: Sql) {
      * Streams every standing of a season, board by board, best first within a board: Redis
      * inserts members ~2x faster in score order than in random order (DESIGN §8).
      */
-    async streamSeason(
-      seasonId: number, order: SortOrder, pageSize: number,
-      onPage: (rows: BoardStanding[]) => Promise<void>,
-    ): Promise<void> {
+    async *seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncGenerator<BoardStanding[]> {
       const direction = sql.unsafe(order === 'ASC' ? 'asc' : 'desc');
-      await sql<Row[]>`
+      // The async-iterator form: the callback form of cursor() does not await the last page.
+      const cursor = sql<Row[]>`
         select "window", period, player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms
         from standings where season_id = ${seasonId}
-        order by "window", period, points ${direction}, achieved_at`
-        .cursor(pageSize, async (rows) => {
-          await onPage(rows.map((r) => ({
-            seasonId, window: r.window, period: r.period, playerId: r.player_id,
-            points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
-          })));
-        });
+        order by "window", period, points ${direction}, achieved_at`.cursor(pageSize);
+      for await (const rows of cursor) {
+        yield rows.map((r) => ({
+          seasonId, window: r.window, period: r.period, playerId: r.player_id,
+          points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
+        }));
+      }
     },
   };
 }

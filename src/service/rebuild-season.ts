@@ -3,7 +3,8 @@ import { DomainError } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
 
 export interface StandingsSource {
-  streamSeason(seasonId: number, order: SortOrder, pageSize: number, onPage: (rows: BoardStanding[]) => Promise<void>): Promise<void>;
+  /** Every standing of the season, grouped by board, best first within a board. */
+  seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncIterable<BoardStanding[]>;
 }
 
 export interface RebuildTarget {
@@ -50,7 +51,7 @@ export async function rebuildSeason(
     return at === 0 || at * 1000 > deps.now();
   };
   try {
-    await deps.source.streamSeason(season.id, season.order, 5_000, async (rows) => {
+    for await (const rows of deps.source.seasonPages(season.id, season.order, 5_000)) {
       // Rows come grouped by board; split the page at board boundaries.
       let start = 0;
       for (let i = 0; i <= rows.length; i++) {
@@ -66,7 +67,7 @@ export async function rebuildSeason(
         current = { window: row.window, period: row.period };
         start = i;
       }
-    });
+    }
     if (current) await finish(current);
   } finally {
     await deps.target.release(season.id, done);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyResult, compareBytes, rankStandings, type StandingValue } from '../../src/domain/ranking.js';
+import { applyResult, compareBytes, mergeStandings, rankStandings, type StandingValue } from '../../src/domain/ranking.js';
 import { createCodec } from '../../src/domain/score-codec.js';
 import { defaultSplit, type RankStyle, type ScoringMode, type SortOrder } from '../../src/domain/season.js';
 
@@ -46,6 +46,20 @@ describe('applyResult properties', () => {
         const b = fold(shuffled, scoring, order);
         expect(b).toEqual(a);
         expect({ points: a?.points, at: a && ms(a.achievedAt) }).toEqual(expectedStanding(rs, scoring, order));
+      }),
+      RUNS,
+    );
+  });
+
+  it('merges the standings of two halves of the results into the standing of all of them', () => {
+    const split = fc
+      .array(resultArb, { minLength: 2, maxLength: 12 })
+      .chain((rs) => fc.tuple(fc.constant(rs), fc.integer({ min: 1, max: rs.length - 1 })));
+    fc.assert(
+      fc.property(boardArb, split, ([scoring, order], [rs, cut]) => {
+        const head = fold(rs.slice(0, cut), scoring, order)!;
+        const tail = fold(rs.slice(cut), scoring, order)!;
+        expect(mergeStandings(head, tail, scoring, order)).toEqual(fold(rs, scoring, order));
       }),
       RUNS,
     );

@@ -48,7 +48,7 @@ describe('hand-computed composites of the default BEST split', () => {
     ['1 point at t=0', 1, 0, 8_589_934_591],
     ['1 point at t=1', 1, 1, 8_589_934_590],
     ['max points at t=0', 2_097_151, 0, 9_007_199_254_740_991],
-  ])('encodes %s as %s', (_name, points, t, score) => {
+  ])('encodes %s (%i points, t=%i) as %i', (_name, points, t, score) => {
     expect(codec.encode(points, at(BEST, t))).toBe(score);
   });
 });

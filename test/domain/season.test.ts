@@ -80,33 +80,33 @@ describe('validateSeasonDefinition', () => {
   });
 
   it.each<[string, Partial<SeasonDefinition>, unknown]>([
-    ['a BEST season gets the BEST default split', {}, split(21, 32, 1)],
-    ['a SUM season gets the SUM default split', { scoring: 'SUM' }, split(31, 22, 60)],
-    ['an explicit split is kept', { split: split(26, 27, 1) }, split(26, 27, 1)],
-    ['a 100-character name is fine', { name: 'é'.repeat(100) }, split(21, 32, 1)],
-    ['max points of a full GraphQL Int fit 31 bits', { maxPointsPerMatch: 2 ** 31 - 1, scoring: 'SUM' }, split(31, 22, 60)],
-    ['max points of exactly 2^21 - 1 fit the default', { maxPointsPerMatch: 2 ** 21 - 1 }, split(21, 32, 1)],
-    ['a season of exactly 2^22 - 1 seconds fits 22 bits', { endsAt: after(2 ** 22 - 1), split: split(21, 22) }, split(21, 22, 1)],
-    ['a season of exactly 2^22 - 1 minutes fits 22 minute bits', { endsAt: after((2 ** 22 - 1) * 60), split: split(21, 22, 60) }, split(21, 22, 60)],
-    ['all 53 bits may be used', { maxPointsPerMatch: 1, split: split(1, 52) }, split(1, 52, 1)],
-    ['ASC BEST is allowed', { order: 'ASC', rankStyle: 'COMPETITION' }, split(21, 32, 1)],
-  ])('accepts %s', (_name, change, expected) => {
+    ['gives a BEST season the BEST default split', {}, split(21, 32, 1)],
+    ['gives a SUM season the SUM default split', { scoring: 'SUM' }, split(31, 22, 60)],
+    ['keeps an explicit split', { split: split(26, 27, 1) }, split(26, 27, 1)],
+    ['accepts a 100-character name', { name: 'é'.repeat(100) }, split(21, 32, 1)],
+    ['fits max points of a full GraphQL Int in 31 bits', { maxPointsPerMatch: 2 ** 31 - 1, scoring: 'SUM' }, split(31, 22, 60)],
+    ['fits max points of exactly 2^21 - 1 in the default split', { maxPointsPerMatch: 2 ** 21 - 1 }, split(21, 32, 1)],
+    ['fits a season of exactly 2^22 - 1 seconds in 22 time bits', { endsAt: after(2 ** 22 - 1), split: split(21, 22) }, split(21, 22, 1)],
+    ['fits a season of exactly 2^22 - 1 minutes in 22 bits of minutes', { endsAt: after((2 ** 22 - 1) * 60), split: split(21, 22, 60) }, split(21, 22, 60)],
+    ['lets a split use all 53 bits', { maxPointsPerMatch: 1, split: split(1, 52) }, split(1, 52, 1)],
+    ['allows a BEST season in ASC order', { order: 'ASC', rankStyle: 'COMPETITION' }, split(21, 32, 1)],
+  ])('%s', (_name, change, expected) => {
     expect(validateSeasonDefinition({ ...base, ...change })).toEqual(expected);
   });
 });
 
 describe('seasonStatusAt', () => {
   const season = { status: 'ACTIVE' as SeasonStatus, startsAt, endsAt: base.endsAt };
-  it.each<[SeasonStatus, Date, SeasonStatus]>([
-    ['SCHEDULED', after(-1), 'SCHEDULED'],
-    ['SCHEDULED', startsAt, 'ACTIVE'],
-    ['ACTIVE', after(60), 'ACTIVE'],
-    ['ACTIVE', new Date(base.endsAt.getTime() - 1), 'ACTIVE'],
-    ['ACTIVE', base.endsAt, 'CLOSED'],
-    ['SCHEDULED', base.endsAt, 'CLOSED'],
-    ['CLOSED', after(60), 'CLOSED'],
-    ['CLOSED', after(-60), 'CLOSED'],
+  it.each<[SeasonStatus, string, SeasonStatus]>([
+    ['SCHEDULED', '2025-12-31T23:59:59.999Z', 'SCHEDULED'],
+    ['SCHEDULED', '2026-01-01T00:00:00.000Z', 'ACTIVE'],
+    ['ACTIVE', '2026-01-01T00:01:00.000Z', 'ACTIVE'],
+    ['ACTIVE', '2026-03-31T23:59:59.999Z', 'ACTIVE'],
+    ['ACTIVE', '2026-04-01T00:00:00.000Z', 'CLOSED'],
+    ['SCHEDULED', '2026-04-01T00:00:00.000Z', 'CLOSED'],
+    ['CLOSED', '2026-01-01T00:01:00.000Z', 'CLOSED'],
+    ['CLOSED', '2025-12-31T23:59:00.000Z', 'CLOSED'],
   ])('reads a stored %s season at %s as %s', (status, now, expected) => {
-    expect(seasonStatusAt({ ...season, status }, now)).toBe(expected);
+    expect(seasonStatusAt({ ...season, status }, utc(now))).toBe(expected);
   });
 });

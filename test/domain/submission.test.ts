@@ -79,6 +79,10 @@ describe('validateSubmission', () => {
     expect(thrown(() => validateSubmission({ ...input, ...change }, s, now, SKEW))).toEqual({ code, field });
   });
 
+  it('refuses a season other than the one the input names, a caller bug rather than bad input', () => {
+    expect(thrown(() => validateSubmission({ ...input, seasonId: 8 }, season, now, SKEW))).toBe('Error');
+  });
+
   it('returns one canonical message per player', () => {
     expect(validateSubmission({ ...input, matchId: MATCH.toUpperCase() }, season, now, SKEW)).toEqual([
       { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '42', points: 300 },

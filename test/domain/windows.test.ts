@@ -36,6 +36,24 @@ describe('dayPeriod and weekPeriod', () => {
     expect([periodOf('DAY', utc(iso)), periodOf('WEEK', utc(iso)), periodOf('SEASON', utc(iso))]).toEqual([day, week, '']);
   });
 
+  // Node re-reads TZ when it changes, so this catches any local-time getter (getDate, getDay...).
+  it.each(['Pacific/Kiritimati', 'America/St_Johns', 'Pacific/Pago_Pago'])('ignores the local time zone %s', (zone) => {
+    const saved = process.env.TZ;
+    process.env.TZ = zone;
+    try {
+      const at = utc('2026-12-31T23:59:59.999Z');
+      expect([dayPeriod(at), weekPeriod(at), periodStart('WEEK', '2027-W01', at).toISOString()]).toEqual([
+        '2026-12-31',
+        '2026-W53',
+        '2027-01-04T00:00:00.000Z',
+      ]);
+      expect([dayPeriod(utc('2027-01-04T00:00:00.000Z')), weekPeriod(utc('2027-01-04T00:00:00.000Z'))]).toEqual(['2027-01-04', '2027-W01']);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
   it('uses UTC whatever the offset the instant was written with', () => {
     expect(dayPeriod(utc('2026-01-01T01:30:00+02:00'))).toBe('2025-12-31');
   });

@@ -11,9 +11,9 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-/** A config for one test: its own topic and consumer group on the shared services. */
-export function testConfig(overrides: Record<string, string> = {}): Config {
-  return parseConfig({
+/** The environment of one test's service: its own topic and consumer group on the shared services. */
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: TEST_REDIS_URL,
     KAFKA_BROKERS: TEST_KAFKA_BROKERS,
@@ -22,5 +22,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     WINDOW_TTL_SECONDS: String(90 * 24 * 3600),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...overrides,
-  });
+  };
+}
+
+/** A config for one test (see testEnv). */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return parseConfig(testEnv(overrides));
 }
