@@ -17,7 +17,7 @@ export type Role = 'api' | 'ingest';
 export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?: Logger }) {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const pg = createPostgres(config.databaseUrl, config.databasePoolSize);
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config.redisUrl, logger);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   const seasonsRepo = createSeasonsRepo(pg.db);
   const seasons = createSeasonCache((id) => seasonsRepo.get(id));

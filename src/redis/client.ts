@@ -1,9 +1,16 @@
 import { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
 import { defineScripts } from './scripts.js';
 
-/** A Redis client with ladder's scripts registered. */
-export function createRedis(url: string): Redis {
-  return defineScripts(new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: false }));
+/**
+ * A Redis client with ladder's scripts registered. A command fails after two reconnect
+ * attempts instead of queueing forever, so callers see an outage and can retry or answer.
+ */
+export function createRedis(url: string, logger?: Logger): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: false });
+  // Without a listener ioredis prints every connection error; reconnecting is automatic.
+  redis.on('error', (err: Error) => logger?.warn({ err: err.message }, 'redis connection error'));
+  return defineScripts(redis);
 }
 
 /**

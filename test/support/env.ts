@@ -20,7 +20,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     KAFKA_TOPIC: uniqueName('test-results'),
     KAFKA_GROUP_ID: uniqueName('test-ingest'),
     WINDOW_TTL_SECONDS: String(90 * 24 * 3600),
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...overrides,
   };
 }

@@ -13,7 +13,7 @@ import { createRedis } from '../../src/redis/client.js';
 export function openServices(config: Config) {
   const logger = createLogger(config.logLevel);
   const pg = createPostgres(config.databaseUrl, 4);
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config.redisUrl, logger);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: 'ladder-test', logger });
   const seasons = createSeasonsRepo(pg.db);
   return {
