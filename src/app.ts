@@ -1,21 +1,28 @@
 // buildApp(config): the one place that creates clients and wires them together.
+import { createApi } from './api.js';
 import type { Config } from './config.js';
 import { createKafka, ensureTopics } from './kafka/client.js';
 import { createIngestConsumer } from './kafka/ingest-consumer.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
 import { createPostgres, migrateDatabase } from './postgres/client.js';
 import { createResultsStore } from './postgres/results-store.js';
 import { createSeasonsRepo } from './postgres/seasons-repo.js';
-import { createBoardWriter } from './redis/board-writer.js';
+import { createStandingsReader } from './postgres/standings-reader.js';
+import { createBoardRebuilder } from './redis/board-rebuilder.js';
+import { boardExpireAt, createBoardWriter } from './redis/board-writer.js';
 import { assertNoBoardEviction, createRedis } from './redis/client.js';
 import { applyResults } from './service/apply-results.js';
+import { rebuildSeason } from './service/rebuild-season.js';
 import { createSeasonCache } from './service/season-cache.js';
+import { requireSeason } from './service/seasons.js';
 
 export type Role = 'api' | 'ingest';
 
 /** Wires the service; nothing connects until start(). */
 export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?: Logger }) {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics();
   const pg = createPostgres(config.databaseUrl, config.databasePoolSize);
   const redis = createRedis(config.redisUrl, logger);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
@@ -23,6 +30,13 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
   const seasons = createSeasonCache((id) => seasonsRepo.get(id));
   const store = createResultsStore(pg.sql);
   const boards = createBoardWriter(redis, config.windowTtlSeconds);
+
+  const rebuild = async (seasonId: number) => rebuildSeason({
+    source: createStandingsReader(pg.sql),
+    target: createBoardRebuilder(redis, config.windowTtlSeconds),
+    expireAt: (season, window, period) => boardExpireAt(season, window, period, config.windowTtlSeconds),
+    now: Date.now,
+  }, await requireSeason(seasonsRepo, seasonId));
 
   const ingest = opts.roles.includes('ingest')
     ? createIngestConsumer({
@@ -35,11 +49,49 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       seasonById: (id) => seasons.get(id),
       apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
       logger,
+      onApplied: (r) => {
+        metrics.resultsIngested.inc(r.inserted);
+        metrics.recordUpdates.inc(r.changed);
+        metrics.consumerLagMs.set(r.lagMs);
+      },
+      onPoison: (code) => metrics.poisonMessages.inc({ code }),
+    })
+    : undefined;
+
+  async function readiness(): Promise<{ ok: boolean; checks: Record<string, string> }> {
+    const checks: Record<string, string> = {};
+    const probe = async (name: string, fn: () => Promise<unknown>) => {
+      try { await fn(); checks[name] = 'ok'; } catch (err) { checks[name] = (err as Error).message; }
+    };
+    await Promise.all([
+      probe('postgres', () => pg.sql`select 1`),
+      probe('redis', () => redis.ping()),
+    ]);
+    if (ingest) {
+      const r = ingest.readiness();
+      checks.ingest = r.ok ? 'ok' : r.reason!;
+    }
+    return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
+  }
+
+  const api = opts.roles.includes('api')
+    ? createApi({
+      config, logger, metrics, db: pg.db, redis, kafka, seasonStore: seasonsRepo, seasons, rebuild,
+      routes: {
+        '/ready': async () => {
+          const r = await readiness();
+          return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(r) };
+        },
+        '/metrics': async () => {
+          api?.collectGauges();
+          return { status: 200, contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+        },
+      },
     })
     : undefined;
 
   return {
-    logger, pg, redis, kafka, seasonsRepo, seasons, ingest,
+    logger, metrics, pg, redis, kafka, seasonsRepo, seasons, ingest, api, rebuild, readiness,
     async start(): Promise<void> {
       await assertNoBoardEviction(redis);
       await migrateDatabase(config.databaseUrl);
@@ -51,10 +103,12 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
         await admin.disconnect();
       }
       await ingest?.start();
+      await api?.start();
       logger.info({ roles: opts.roles }, 'ladder started');
     },
-    /** Graceful: stop consuming (the running chunk finishes or stays unresolved), then close clients. */
+    /** Graceful: close sockets, stop consuming (the running chunk finishes or stays unresolved), close clients. */
     async stop(): Promise<void> {
+      await api?.stop();
       await ingest?.stop();
       redis.disconnect();
       await pg.close();

@@ -14,6 +14,12 @@ const schema = z.object({
   KAFKA_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).default(3),
   WINDOW_TTL_SECONDS: z.coerce.number().int().min(0).default(2 * 24 * 3600),
   SUBMIT_SKEW_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  SUBMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  RATE_LIMIT_READS_PER_SEC: z.coerce.number().positive().default(50),
+  RATE_LIMIT_READS_BURST: z.coerce.number().min(1).default(100),
+  RATE_LIMIT_SUBMITS_PER_SEC: z.coerce.number().positive().default(2_000),
+  RATE_LIMIT_SUBMITS_BURST: z.coerce.number().min(1).default(4_000),
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   LADDER_ROLES: z.string().default('api,ingest').transform((s) => s.split(',').map((r) => r.trim()))
@@ -42,6 +48,15 @@ export interface Config {
   readonly windowTtlSeconds: number;
   /** How far in the future a match's endedAt may be (clock skew of game servers). */
   readonly submitSkewMs: number;
+  /** How long submitMatchResult waits for Kafka's acknowledgement before answering UNAVAILABLE. */
+  readonly submitTimeoutMs: number;
+  /** Token buckets: reads per client address, submissions per API key (per process). */
+  readonly rateLimits: {
+    readonly reads: { readonly ratePerSec: number; readonly burst: number };
+    readonly submits: { readonly ratePerSec: number; readonly burst: number };
+  };
+  /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
+  readonly apiKeyCacheMs: number;
   readonly port: number;
   readonly host: string;
   readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -72,6 +87,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }),
     windowTtlSeconds: e.WINDOW_TTL_SECONDS,
     submitSkewMs: e.SUBMIT_SKEW_SECONDS * 1000,
+    submitTimeoutMs: e.SUBMIT_TIMEOUT_MS,
+    rateLimits: Object.freeze({
+      reads: Object.freeze({ ratePerSec: e.RATE_LIMIT_READS_PER_SEC, burst: e.RATE_LIMIT_READS_BURST }),
+      submits: Object.freeze({ ratePerSec: e.RATE_LIMIT_SUBMITS_PER_SEC, burst: e.RATE_LIMIT_SUBMITS_BURST }),
+    }),
+    apiKeyCacheMs: e.API_KEY_CACHE_MS,
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,

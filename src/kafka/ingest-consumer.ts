@@ -21,6 +21,7 @@ export interface IngestOptions {
   /** Largest number of messages applied in one PostgreSQL transaction. */
   chunkSize?: number;
   onApplied?(report: ApplyReport & { poison: number; lagMs: number }): void;
+  onPoison?(code: string): void;
 }
 
 interface Poison { message: KafkaMessage; error: DomainError }
@@ -129,6 +130,7 @@ export function createIngestConsumer(opts: IngestOptions) {
       if (poison.length > 0) {
         for (const { message, error } of poison) {
           log.warn({ partition: batch.partition, offset: message.offset, code: error.code, field: error.field }, 'poison message to DLQ');
+          opts.onPoison?.(error.code);
         }
         if (!await untilDone(() => toDlq(poison, batch.topic, batch.partition).then(() => {}), p)) return;
       }

@@ -34,6 +34,15 @@ export function updatesChannel(seasonId: number): string {
   return `ladder:updates:s${seasonId}`;
 }
 
+/** Pattern matching every season's updates channel. */
+export const allUpdatesPattern = 'ladder:updates:s*';
+
+/** The season id of an updates channel name (NaN for any other channel). */
+export function seasonOfChannel(channel: string): number {
+  const m = /^ladder:updates:s(\d+)$/.exec(channel);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
 /** Board label carried in update events: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
 export function boardLabel(window: Window, period: string): string {
   return window === 'SEASON' ? 'SEASON' : `${window}:${period}`;

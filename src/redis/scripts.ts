@@ -13,6 +13,12 @@ declare module 'ioredis' {
       expireAt: string, channel: string, label: string, step: string,
       ...memberScorePairs: string[]
     ): Result<number, Context>;
+    /** lua/readTop-1.lua: [firstRank, member, score, ...] */
+    readTop(board: string, offset: string, count: string, step: string): Result<Array<string | number>, Context>;
+    /** lua/readAround-1.lua: [firstPosition, firstRank, member, score, ...] or [] */
+    readAround(board: string, member: string, radius: string, step: string): Result<Array<string | number>, Context>;
+    /** lua/readEntries-1.lua: [member, score, rank, ...] */
+    readEntries(board: string, step: string, ...members: string[]): Result<Array<string | number>, Context>;
     /** lua/swapBoard-3.lua */
     swapBoard(copy: string, board: string, retired: string, expireAt: string): Result<number, Context>;
   }

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { parseConfig, type Config } from '../../src/config.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_test';
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Database 1: test seasons get ids from ladder_test's sequence, which would collide with the
+// dev database's seasons in Redis database 0.
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1';
 export const TEST_KAFKA_BROKERS = process.env.TEST_KAFKA_BROKERS ?? '127.0.0.1:9092';
 
 /** A name no other test uses: topics, consumer groups. */

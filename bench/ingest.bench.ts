@@ -1,0 +1,255 @@
+// Ingest benchmark (STYLE 15): ladder's write path against a raw baseline, in the same run.
+//
+//   npm run bench                                   # 200,000 results, 100,000 players, 6 partitions
+//   npm run bench -- --results 20000 --players 10000 --partitions 6 --seed 1
+//   BENCH_RESULTS=20000 npm run bench              # the same settings from the environment
+//
+// Scenarios, each on its own fresh BEST season fed the same deterministic traffic:
+//   a. raw ceiling: one SQL statement per 1000 results + pipelined ZADD GT (bench/raw-ceiling.ts)
+//   b. ladder's applyResults, no Kafka, chunks of 2000 (what the consumer calls per chunk)
+//   d. 10% of the results replayed through b (redelivery after a crash)
+//   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
+//      from start to "group committed every offset" (bench/kafka-e2e.ts)
+// It owns the database ladder_bench (truncated at start and end); on the shared Redis and Kafka it
+// touches only its own seasons' keys (ids from 1e9 up, unused by dev and test databases) and its
+// own topic and group, all deleted at the end. Numbers are printed, never asserted.
+import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { ensureDatabase } from '../scripts/ensure-database.js';
+import { parseConfig } from '../src/config.js';
+import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import { createKafka } from '../src/kafka/client.js';
+import { createLogger } from '../src/logger.js';
+import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
+import { createResultsStore } from '../src/postgres/results-store.js';
+import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
+import { createBoardWriter } from '../src/redis/board-writer.js';
+import { createRedis } from '../src/redis/client.js';
+import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } from '../src/service/apply-results.js';
+import { boardDifferences, boardMemory, seasonKeys, standingsDifferences, storedResults, unlinkSeason } from './checks.js';
+import { cpuDelta, sampleCpu, type CpuSample } from './cpu.js';
+import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
+import { consumeAll, deleteKafkaState, produceAll } from './kafka-e2e.js';
+import { runRawCeiling } from './raw-ceiling.js';
+
+/** `--name value`, `--name=value`, then BENCH_NAME, then the default. */
+function arg(name: string, fallback: number): number {
+  const argv = process.argv.slice(2);
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const raw = i < 0 ? process.env[`BENCH_${name.toUpperCase()}`] : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${raw}`);
+  return n;
+}
+
+const N = arg('results', 200_000);
+const PLAYERS = arg('players', 100_000);
+const PARTITIONS = arg('partitions', 6);
+const SEED = arg('seed', 20_261_130);
+const DATABASE = 'ladder_bench';
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const KAFKA_BROKERS = process.env.BENCH_KAFKA_BROKERS ?? '127.0.0.1:9092';
+const CHUNK = 2000; // the ingest consumer's chunk size (src/kafka/ingest-consumer.ts)
+const DAY = 24 * 3600 * 1000;
+// Bench season ids start here so their Redis keys (lb:{s<id>}) and update channels can never be
+// those of a dev or test season on the shared Redis: every database numbers seasons from 1.
+const FIRST_SEASON_ID = 1_000_000_000;
+
+interface Row { scenario: string; results: number; seconds: number; cpu?: CpuSample & { other: number }; note?: string; noRatio?: boolean }
+
+const runId = randomUUID().slice(0, 8);
+// kafkajs warns once per producer that its default partitioner changed in 2.0; ladder has only
+// ever used the new one, so the warning is noise in the table.
+process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+// Boards of past days must still be live, or board-writer skips them and ladder would do less
+// work than the raw ceiling: keep DAY/WEEK boards 90 days, as the integration tests do.
+const config = parseConfig({
+  DATABASE_URL, REDIS_URL, KAFKA_BROKERS,
+  KAFKA_TOPIC: `bench-results-${runId}`,
+  KAFKA_GROUP_ID: `bench-ingest-${runId}`,
+  KAFKA_CLIENT_ID: 'ladder-bench',
+  KAFKA_PARTITIONS: String(PARTITIONS),
+  WINDOW_TTL_SECONDS: String(90 * 24 * 3600),
+  LOG_LEVEL: 'warn',
+});
+const logger = createLogger(config.logLevel);
+
+await ensureDatabase(DATABASE_URL);
+await migrateDatabase(DATABASE_URL);
+const pg = createPostgres(DATABASE_URL, 4);
+const redis = createRedis(REDIS_URL);
+const kafka = createKafka({ brokers: config.kafka.brokers, clientId: 'ladder-bench', logger });
+// A session advisory lock on a reserved connection: two bench runs would truncate each other.
+const lock = await pg.sql.reserve();
+const seasons: Season[] = [];
+try {
+  const [got] = await lock<{ ok: boolean }[]>`select pg_try_advisory_lock(7272, 1) as ok`;
+  if (!got?.ok) throw new Error(`another bench run holds ${DATABASE}; wait for it to finish`);
+  await run();
+} finally {
+  for (const s of seasons) await unlinkSeason(redis, s.id);
+  const problems = await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId);
+  for (const p of problems) console.error(`cleanup: ${p}`);
+  await pg.sql`truncate match_results, standings`;
+  lock.release();
+  redis.disconnect();
+  await pg.close();
+}
+
+async function run(): Promise<void> {
+  const load0 = os.loadavg();
+  // Same row counts before each run, so the runs compare (the tables are ours alone).
+  await pg.sql`truncate match_results, standings`;
+  const [raw, ladder, viaKafka] = [await createSeason('raw'), await createSeason('ladder'), await createSeason('kafka')];
+  seasons.push(raw, ladder, viaKafka);
+
+  // The ten whole UTC days before today: the same seconds relative to the season in every run, so
+  // runs differ only by the machine, and ten DAY boards (all in the past, as results are).
+  const traffic = generate({
+    count: N, players: PLAYERS, seed: SEED, maxPoints: 60,
+    fromMs: raw.startsAt.getTime(), toMs: raw.startsAt.getTime() + 10 * DAY,
+  });
+  const rows: Row[] = [];
+
+  await checkpoint();
+  const a = await timed(() => runRawCeiling(pg.sql, redis, raw, withMatchTag(traffic, 0xa)));
+  rows.push({ scenario: 'a. raw ceiling (SQL + ZADD GT)', results: N, seconds: a.seconds, cpu: a.cpu,
+    note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s` });
+
+  await checkpoint();
+  const ladderTraffic = withMatchTag(traffic, 0xb);
+  const b = await timed(() => ladderApply(ladder, ladderTraffic));
+  rows.push({ scenario: 'b. ladder applyResults, no Kafka', results: N, seconds: b.seconds, cpu: b.cpu, note: b.value.note });
+
+  await checkpoint();
+  const replayed = sample(ladderTraffic, 0.1, SEED + 1);
+  const d = await timed(() => ladderApply(ladder, replayed));
+  rows.push({ scenario: 'd. b replaying 10% duplicates', results: replayed.length, seconds: d.seconds, cpu: d.cpu, note: d.value.note });
+
+  // c: topic created up front so producing is not slowed by auto-creation (which is off anyway).
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
+  await admin.disconnect();
+  const produceCpu0 = sampleCpu(DATABASE);
+  const produceSeconds = await produceAll(kafka, config.kafka.topic, toMessages(withMatchTag(traffic, 0xc), viaKafka.id));
+  rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(DATABASE)),
+    note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
+  await checkpoint();
+  const c = await consumeAll(kafka, config, logger, DATABASE, Math.max(120_000, N * 2));
+  rows.push({ scenario: 'c. ladder through Kafka (consume)', results: N, seconds: c.seconds, cpu: c.cpu,
+    note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
+
+  printTable(rows, a.seconds);
+  await printChecks(raw, ladder, viaKafka);
+  printMachine(load0);
+}
+
+/** Rate once the group has joined and committed its first chunk: start-up cost left out. */
+function steadyRate(c: { seconds: number; firstCommitSeconds: number; firstCommitted: number }): number {
+  const seconds = c.seconds - c.firstCommitSeconds;
+  return seconds > 0 ? (N - c.firstCommitted) / seconds : N / c.seconds;
+}
+
+/** A fresh BEST season that started at UTC midnight 10 days ago, created as the admin API would. */
+async function createSeason(label: string): Promise<Season> {
+  await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'),
+                              greatest(${FIRST_SEASON_ID}::int8, (select coalesce(max(id), 0) from seasons)))`;
+  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
+  const def: SeasonDefinition = {
+    name: `bench ${label} ${runId}`, startsAt, endsAt: new Date(startsAt.getTime() + 40 * DAY),
+    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
+  };
+  const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  // Belt and braces: the keys must not exist yet, or cleanup would delete someone else's board.
+  if ((await seasonKeys(redis, season.id)).length > 0) throw new Error(`Redis already has keys of season ${season.id}`);
+  return season;
+}
+
+/** Flushes dirty pages now, so one scenario's writes are not paid for on the next one's clock. */
+async function checkpoint(): Promise<void> {
+  await pg.sql`checkpoint`;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number; cpu: ReturnType<typeof cpuDelta> }> {
+  const cpu0 = sampleCpu(DATABASE);
+  const t0 = performance.now();
+  const value = await fn();
+  const seconds = (performance.now() - t0) / 1000;
+  return { value, seconds, cpu: cpuDelta(cpu0, sampleCpu(DATABASE)) };
+}
+
+/**
+ * ladder's real write path (results-store + board-writer under applyResults), one chunk at a time
+ * like one consumer partition. Both stores are wrapped in timers to split the time PG vs Redis.
+ */
+async function ladderApply(season: Season, traffic: readonly BenchResult[]) {
+  const inner = { store: createResultsStore(pg.sql), boards: createBoardWriter(redis, config.windowTtlSeconds) };
+  const spent = { pg: 0, redis: 0 };
+  const store: ResultsStore = {
+    async applyBatch(results, seasonOf) {
+      const t = performance.now();
+      try { return await inner.store.applyBatch(results, seasonOf); } finally { spent.pg += performance.now() - t; }
+    },
+  };
+  const boards: BoardWriter = {
+    async write(standings, seasonOf, nowMs) {
+      const t = performance.now();
+      try { return await inner.boards.write(standings, seasonOf, nowMs); } finally { spent.redis += performance.now() - t; }
+    },
+  };
+  const total: ApplyReport = { inserted: 0, changed: 0, unencodable: [] };
+  const results = toAccepted(traffic, season.id);
+  for (let i = 0; i < results.length; i += CHUNK) {
+    const r = await applyResults({ store, boards, seasonOf: () => season, now: Date.now }, results.slice(i, i + CHUNK));
+    total.inserted += r.inserted;
+    total.changed += r.changed;
+    total.unencodable.push(...r.unencodable);
+  }
+  const note = `PG ${(spent.pg / 1000).toFixed(1)} s, Redis ${(spent.redis / 1000).toFixed(1)} s; `
+    + `inserted ${total.inserted}, board rises ${total.changed}, unencodable ${total.unencodable.length}`;
+  return { ...total, note };
+}
+
+function printTable(rows: Row[], rawSeconds: number): void {
+  const rawRate = N / rawSeconds;
+  const head = ['scenario', 'results', 'seconds', 'results/s', 'vs raw', 'CPU s node/pg/redis/kafka/other', 'notes'];
+  const body = rows.map((r) => {
+    const rate = r.results / r.seconds;
+    const cpu = r.cpu ? [r.cpu.node, r.cpu.pg, r.cpu.redis, r.cpu.kafka, r.cpu.other].map((x) => x.toFixed(1)).join('/') : '';
+    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, r.note ?? ''];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ').trimEnd();
+  console.log(`\ningest benchmark: ${N} results, ${PLAYERS} players, ${PARTITIONS} partitions, seed ${SEED}`);
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const b of body) console.log(line(b));
+}
+
+/** The three seasons saw the same traffic: they must agree row for row and member for member. */
+async function printChecks(raw: Season, ladder: Season, viaKafka: Season): Promise<void> {
+  console.log('\nconsistency (same traffic, so 0 differences expected):');
+  for (const s of [raw, ladder, viaKafka]) console.log(`  season ${s.id} (${s.name}): ${await storedResults(pg.sql, s.id)} match_results rows`);
+  for (const [x, y] of [[raw, ladder], [raw, viaKafka]] as const) {
+    console.log(`  ${x.id} vs ${y.id}: ${await standingsDifferences(pg.sql, x.id, y.id)} standings rows differ, `
+      + `${await boardDifferences(redis, x.id, y.id)} board entries differ`);
+  }
+  console.log('\nRedis memory (MEMORY USAGE ... SAMPLES 0):');
+  for (const s of [raw, ladder]) {
+    const m = await boardMemory(redis, s.id);
+    console.log(`  ${m.key}: ${m.members} members, ${m.bytes} B, ${(m.bytes / m.members).toFixed(1)} B/member (${m.encoding}); `
+      + `all ${m.boards} boards of the season: ${m.allMembers} entries, ${m.allBytes} B, ${(m.allBytes / m.allMembers).toFixed(1)} B/entry`);
+  }
+}
+
+function printMachine(load0: number[]): void {
+  const cpus = os.cpus();
+  console.log(`\nmachine: nproc ${os.availableParallelism()}, ${cpus[0]?.model ?? 'unknown CPU'}, node ${process.version}, `
+    + `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM; loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`);
+  console.log('PostgreSQL, Redis and the Kafka broker share this machine. CPU s: seconds of CPU used during the scenario by');
+  console.log('this process, our PostgreSQL backends (+ WAL writer, checkpointer), Redis, the broker, and everything else');
+  console.log(`(other): ${os.availableParallelism()} x seconds is the most the machine can give. "PG"/"Redis" in notes: wall time`);
+  console.log('inside the PostgreSQL / Redis step, Node work of that step included.');
+}

@@ -1,0 +1,160 @@
+// The API role: GraphQL server, top-N cache, live updates. Wired by app.ts.
+import { Kind, type DefinitionNode } from 'graphql';
+import type { Redis } from 'ioredis';
+import type { Kafka } from 'kafkajs';
+import type { Config } from './config.js';
+import { DomainError, isDomainError } from './domain/errors.js';
+import { createGraphQLServer, type Routes } from './graphql/server.js';
+import type { Services } from './graphql/context.js';
+import { createResultProducer } from './kafka/producer.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+import type { Db } from './postgres/client.js';
+import { createApiKeysRepo } from './postgres/api-keys-repo.js';
+import { createPlayersRepo } from './postgres/players-repo.js';
+import { createBoardReader } from './redis/board-reader.js';
+import { boardOfLabel, createLivePubSub } from './redis/live-pubsub.js';
+import { createAuthenticator } from './service/api-keys.js';
+import { createLeaderboardReads } from './service/leaderboard-reads.js';
+import { createLiveUpdates } from './service/live-updates.js';
+import { createRankWatcher } from './service/rank-watcher.js';
+import { createRateLimiter } from './service/rate-limiter.js';
+import type { RebuildReport } from './service/rebuild-season.js';
+import type { SeasonCache } from './service/season-cache.js';
+import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from './service/seasons.js';
+import { submitMatchResult } from './service/submit-match-result.js';
+import { createTopCache } from './service/top-cache.js';
+
+export interface ApiDeps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  db: Db;
+  redis: Redis;
+  kafka: Kafka;
+  seasonStore: SeasonStore;
+  seasons: SeasonCache;
+  rebuild(seasonId: number): Promise<RebuildReport>;
+  routes: Routes;
+}
+
+/** Builds the API role; nothing listens until start(). */
+export function createApi(deps: ApiDeps) {
+  const { config, logger, metrics } = deps;
+  const log = logger.child({ component: 'api' });
+  const onError = (err: unknown) => log.warn({ err }, 'background refresh failed');
+  const producer = createResultProducer(deps.kafka, config.kafka.topic);
+  const reader = createBoardReader(deps.redis);
+  const topCache = createTopCache({ source: reader, onError });
+  const rankWatcher = createRankWatcher({ source: reader, onError });
+  // A subscribed connection can run no other command: pub/sub gets two of its own.
+  const livePubSub = createLivePubSub(deps.redis.duplicate(), deps.redis.duplicate());
+  const live = createLiveUpdates({ events: livePubSub, tops: topCache, ranks: rankWatcher });
+  const players = createPlayersRepo(deps.db);
+  const authenticator = createAuthenticator(createApiKeysRepo(deps.db), { cacheTtlMs: config.apiKeyCacheMs });
+  const limiters = {
+    read: createRateLimiter(config.rateLimits.reads),
+    submit: createRateLimiter(config.rateLimits.submits),
+  };
+  const now = () => new Date();
+
+  const services: Services = {
+    now,
+    season: async (id) => {
+      const s = await deps.seasons.get(id);
+      return s && withCurrentStatus(s, now());
+    },
+    seasons: (status) => listSeasons(deps.seasonStore, status, now()),
+    createSeason: (def) => createSeason(deps.seasonStore, def, now()),
+    closeSeason: async (id) => {
+      await requireSeason(deps.seasonStore, id);
+      const closed = (await deps.seasonStore.setStatus(id, 'CLOSED'))!;
+      deps.seasons.invalidate(id);
+      return closed;
+    },
+    rebuild: async (seasonId) => {
+      await requireSeason(deps.seasonStore, seasonId);
+      return deps.rebuild(seasonId);
+    },
+    submit: async (input) => {
+      try {
+        const result = await submitMatchResult({
+          seasonById: (id) => deps.seasons.get(id),
+          queue: producer,
+          names: players,
+          now,
+          skewMs: config.submitSkewMs,
+          sendTimeoutMs: config.submitTimeoutMs,
+          onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
+        }, input);
+        metrics.submissions.inc({ outcome: 'accepted' });
+        return result;
+      } catch (err) {
+        const unavailable = isDomainError(err) && err.code === 'UNAVAILABLE';
+        metrics.submissions.inc({ outcome: unavailable ? 'unavailable' : 'rejected' });
+        throw err;
+      }
+    },
+    boards: createLeaderboardReads({ boards: reader, top: topCache }),
+    live,
+    playerNames: (ids) => players.names(ids),
+    rateLimit: (kind, key) => {
+      if (!limiters[kind].take(key)) throw new DomainError('RATE_LIMITED', `too many ${kind} requests; slow down`);
+    },
+  };
+
+  const server = createGraphQLServer({
+    services,
+    authenticate: (header) => authenticator.authenticate(header),
+    logger,
+    routes: deps.routes,
+    plugins: [{
+      onExecute: ({ args }) => {
+        const started = performance.now();
+        const op = args.document.definitions.find((d: DefinitionNode) => d.kind === Kind.OPERATION_DEFINITION);
+        const type = op && 'operation' in op ? op.operation : 'unknown';
+        return { onExecuteDone: () => { metrics.graphqlDuration.observe({ operation_type: type }, (performance.now() - started) / 1000); } };
+      },
+    }],
+  });
+
+  let timers: NodeJS.Timeout[] = [];
+  let unsubscribeUpdates: (() => void) | undefined;
+
+  return {
+    server,
+    services,
+    topCache,
+    producer,
+    /** Refreshes metrics that are read, not counted. */
+    collectGauges() {
+      metrics.topCacheAgeSeconds.reset();
+      for (const { board, ageSeconds } of topCache.ages()) {
+        metrics.topCacheAgeSeconds.set({ board: `${board.season.id}:${board.window}:${board.period}` }, ageSeconds);
+      }
+      for (const [kind, n] of Object.entries(live.openSubscriptions())) metrics.subscriptions.set({ kind }, n);
+    },
+    async start(): Promise<void> {
+      await producer.start();
+      unsubscribeUpdates = await livePubSub.onAnyUpdate((u) => {
+        const { window, period } = boardOfLabel(u.b);
+        topCache.noteUpdate(u.seasonId, window, period, u.r);
+      });
+      timers = [
+        setInterval(() => void topCache.tick(), 200),
+        setInterval(() => void rankWatcher.tick(), 1_000),
+      ];
+      const address = await server.listen(config.port, config.host);
+      log.info({ url: `http://${address.address}:${address.port}/graphql` }, 'GraphQL API listening');
+    },
+    async stop(): Promise<void> {
+      for (const t of timers) clearInterval(t);
+      await server.close();
+      unsubscribeUpdates?.();
+      await livePubSub.close();
+      await producer.stop();
+    },
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

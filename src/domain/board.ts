@@ -1,0 +1,17 @@
+import type { Season, Window } from './season.js';
+
+/** One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. */
+export interface Board {
+  season: Season;
+  window: Window;
+  /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK (see windows.ts). */
+  period: string;
+}
+
+/** Read limits of the GraphQL contract (DESIGN §3). */
+export const LIMITS = {
+  topLimit: 1_000,
+  aroundRadius: 50,
+  friends: 200,
+  topChangedLimit: 100,
+} as const;

@@ -1,0 +1,44 @@
+import type DataLoader from 'dataloader';
+import type { Board } from '../domain/board.js';
+import type { RankedStanding } from '../domain/ranking.js';
+import type { Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
+import type { SubmissionInput } from '../domain/submission.js';
+import type { LeaderboardReads } from '../service/leaderboard-reads.js';
+import type { LiveUpdates } from '../service/live-updates.js';
+import type { RebuildReport } from '../service/rebuild-season.js';
+
+import type { Principal } from '../service/api-keys.js';
+
+export type { Principal };
+
+/** What the resolvers can do: the use cases, wired in app.ts. */
+export interface Services {
+  now(): Date;
+  season(id: number): Promise<Season | undefined>;
+  seasons(status?: SeasonStatus): Promise<Season[]>;
+  createSeason(def: SeasonDefinition): Promise<Season>;
+  closeSeason(id: number): Promise<Season>;
+  rebuild(seasonId: number): Promise<RebuildReport>;
+  submit(input: SubmissionInput, principal: Principal): Promise<{ matchId: string; accepted: number }>;
+  boards: LeaderboardReads;
+  live: LiveUpdates;
+  playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
+  /** Throws RATE_LIMITED when `key` spent its budget. */
+  rateLimit(kind: 'read' | 'submit', key: string): void;
+}
+
+/** The per-request context. */
+export interface Context {
+  services: Services;
+  /** The caller's principal; null without an Authorization header; throws UNAUTHENTICATED for a bad one. */
+  principal(): Promise<Principal | null>;
+  clientAddress: string;
+  players: DataLoader<string, { id: string; displayName: string | null }>;
+}
+
+/** A resolved leaderboard: the board plus when its period started. */
+export interface LeaderboardValue extends Board {
+  periodStart: Date;
+}
+
+export type EntryValue = RankedStanding;

@@ -1,0 +1,49 @@
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { isDomainError } from '../domain/errors.js';
+
+/**
+ * The one translation of errors at the GraphQL boundary: a DomainError keeps its message and
+ * becomes extensions.code (+ extensions.field); anything unexpected is masked.
+ */
+export function maskError(error: unknown, message: string): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (isDomainError(original)) {
+    const base = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError(original.message, {
+      nodes: base?.nodes, path: base?.path,
+      extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
+    });
+  }
+  if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
+    return withDefaultCode(error);
+  }
+  return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+/** A GraphQL-level error (syntax, validation, variable types) is bad input unless it says otherwise. */
+function withDefaultCode(error: GraphQLError): GraphQLError {
+  if (error.extensions?.code && error.extensions.code !== 'GRAPHQL_VALIDATION_FAILED' && error.extensions.code !== 'GRAPHQL_PARSE_FAILED') {
+    return error;
+  }
+  return new GraphQLError(error.message, {
+    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+    extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+  });
+}
+
+/** Gives parse, validation and variable-coercion errors the BAD_USER_INPUT code. */
+export function useErrorCodes(): Plugin {
+  return {
+    onValidate: () => ({ result, setResult }) => {
+      if (result.length > 0) setResult(result.map((e) => (e instanceof GraphQLError ? withDefaultCode(e) : e)));
+    },
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        // Variable coercion fails before any resolver runs: a single result with errors.
+        if (Symbol.asyncIterator in result || !result.errors?.length) return;
+        setResult({ ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? withDefaultCode(e) : e)) });
+      },
+    }),
+  };
+}

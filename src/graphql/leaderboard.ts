@@ -1,0 +1,79 @@
+import type { Season, Window } from '../domain/season.js';
+import { periodOf, periodStart } from '../domain/windows.js';
+import { builder } from './builder.js';
+import type { LeaderboardValue } from './context.js';
+import { EntryRef } from './entry.js';
+import { WindowEnum } from './scalars.js';
+import { SeasonRef } from './season.js';
+
+/** The board of a season for a window at an instant. */
+export function leaderboardOf(season: Season, window: Window, at: Date): LeaderboardValue {
+  const period = periodOf(window, at);
+  return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
+}
+
+export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
+  description: 'One board: a season, or one UTC day or ISO week of it.',
+  fields: (t) => ({
+    season: t.field({ type: SeasonRef, resolve: (b) => b.season }),
+    window: t.expose('window', { type: WindowEnum }),
+    periodStart: t.expose('periodStart', { type: 'DateTime' }),
+    size: t.int({ description: 'players ranked on this board', resolve: (b, _args, ctx) => ctx.services.boards.size(b) }),
+    top: t.field({
+      type: [EntryRef],
+      description: 'Best first; limit 1..1000.',
+      args: {
+        limit: t.arg.int({ required: false, defaultValue: 100 }),
+        offset: t.arg.int({ required: false, defaultValue: 0 }),
+      },
+      resolve: (b, args, ctx) => ctx.services.boards.top(b, args.limit ?? 100, args.offset ?? 0),
+    }),
+    entry: t.field({
+      type: EntryRef,
+      nullable: true,
+      description: 'null: no score on this board.',
+      args: { playerId: t.arg.id({ required: true }) },
+      resolve: (b, args, ctx) => ctx.services.boards.entry(b, args.playerId),
+    }),
+    around: t.field({
+      type: [EntryRef],
+      description: 'The player and up to `radius` (0..50) players on each side, filled at the edges; [] if unranked.',
+      args: {
+        playerId: t.arg.id({ required: true }),
+        radius: t.arg.int({ required: false, defaultValue: 5 }),
+      },
+      resolve: (b, args, ctx) => ctx.services.boards.around(b, args.playerId, args.radius ?? 5),
+    }),
+    friends: t.field({
+      type: [EntryRef],
+      description: 'Up to 200 ids, by rank; unranked ids left out.',
+      args: { playerIds: t.arg.idList({ required: true }) },
+      resolve: (b, args, ctx) => ctx.services.boards.friends(b, args.playerIds),
+    }),
+  }),
+});
+
+
+builder.objectField(SeasonRef, 'leaderboard', (t) => t.field({
+  type: LeaderboardRef,
+  args: {
+    window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
+    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week; default now' }),
+  },
+  resolve: (season, args, ctx) => leaderboardOf(season, args.window ?? 'SEASON', args.at ?? ctx.services.now()),
+}));
+
+builder.queryField('leaderboard', (t) => t.field({
+  type: LeaderboardRef,
+  nullable: true,
+  description: 'null: unknown season.',
+  args: {
+    seasonId: t.arg.int({ required: true }),
+    window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
+    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week; default now' }),
+  },
+  resolve: async (_root, args, ctx) => {
+    const season = await ctx.services.season(args.seasonId);
+    return season ? leaderboardOf(season, args.window ?? 'SEASON', args.at ?? ctx.services.now()) : null;
+  },
+}));

@@ -1,0 +1,37 @@
+import { requireScope } from './auth.js';
+import { builder } from './builder.js';
+
+const PlayerResultInput = builder.inputType('PlayerResultInput', {
+  fields: (t) => ({
+    playerId: t.id({ required: true, description: 'a positive 64-bit integer, as a string' }),
+    points: t.int({ required: true, description: "0..the season's maxPointsPerMatch" }),
+    displayName: t.string({ required: false, description: 'up to 64 characters; stored, never sent through Kafka or Redis' }),
+  }),
+});
+
+const MatchResultInput = builder.inputType('MatchResultInput', {
+  fields: (t) => ({
+    matchId: t.id({ required: true, description: 'a UUID; resubmitting the same matchId is safe' }),
+    seasonId: t.int({ required: true }),
+    endedAt: t.field({ type: 'DateTime', required: true, description: 'when the match ended: picks its DAY and WEEK boards' }),
+    results: t.field({ type: [PlayerResultInput], required: true, description: '1..100 results, one per player' }),
+  }),
+});
+
+const SubmitPayload = builder.objectRef<{ matchId: string; accepted: number }>('SubmitMatchResultPayload').implement({
+  fields: (t) => ({
+    matchId: t.exposeID('matchId'),
+    accepted: t.exposeInt('accepted', { description: 'results durably in Kafka' }),
+  }),
+});
+
+builder.mutationField('submitMatchResult', (t) => t.field({
+  type: SubmitPayload,
+  description: 'Scope: submit. Answers once Kafka acknowledged every result; UNAVAILABLE otherwise (retry with the same matchId).',
+  args: { input: t.arg({ type: MatchResultInput, required: true }) },
+  resolve: async (_root, { input }, ctx) => {
+    const principal = await requireScope(ctx, 'submit');
+    ctx.services.rateLimit('submit', `key:${principal.keyId}`);
+    return ctx.services.submit(input, principal);
+  },
+}));

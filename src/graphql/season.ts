@@ -1,0 +1,99 @@
+import type { Season } from '../domain/season.js';
+import { requireScope } from './auth.js';
+import { builder } from './builder.js';
+import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum } from './scalars.js';
+
+export const SeasonRef = builder.objectRef<Season>('Season');
+
+SeasonRef.implement({
+  description: 'The unit of a board: its rules and its SEASON, DAY and WEEK leaderboards (see leaderboard.ts).',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name'),
+    startsAt: t.expose('startsAt', { type: 'DateTime' }),
+    endsAt: t.expose('endsAt', { type: 'DateTime' }),
+    status: t.expose('status', { type: SeasonStatusEnum }),
+    scoring: t.expose('scoring', { type: ScoringModeEnum }),
+    order: t.expose('order', { type: SortOrderEnum }),
+    rankStyle: t.expose('rankStyle', { type: RankStyleEnum }),
+    maxPointsPerMatch: t.exposeInt('maxPointsPerMatch'),
+  }),
+});
+
+const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    startsAt: t.field({ type: 'DateTime', required: true }),
+    endsAt: t.field({ type: 'DateTime', required: true }),
+    scoring: t.field({ type: ScoringModeEnum, required: true }),
+    order: t.field({ type: SortOrderEnum, required: false, defaultValue: 'DESC' }),
+    rankStyle: t.field({ type: RankStyleEnum, required: false, defaultValue: 'ORDINAL' }),
+    maxPointsPerMatch: t.int({ required: true }),
+    pointsBits: t.int({ required: false, description: 'Bits of the composite score for points (default: 21 BEST, 31 SUM)' }),
+    timeBits: t.int({ required: false, description: 'Bits for the time since season start (default: 32 BEST, 22 SUM)' }),
+    timeUnitSeconds: t.int({ required: false, description: 'Tie-break clock resolution (default: 1 BEST, 60 SUM)' }),
+  }),
+});
+
+const RebuildReportRef = builder.objectRef<{
+  seasonId: number; boards: number; members: number; expiredBoardsSkipped: number; durationMs: number;
+}>('RebuildReport').implement({
+  fields: (t) => ({
+    seasonId: t.exposeInt('seasonId'),
+    boards: t.exposeInt('boards', { description: 'boards rebuilt (SEASON plus live DAY and WEEK boards)' }),
+    members: t.exposeInt('members', { description: 'board entries written' }),
+    expiredBoardsSkipped: t.exposeInt('expiredBoardsSkipped', { description: 'DAY/WEEK boards past their expiry, left in PostgreSQL only' }),
+    durationMs: t.exposeInt('durationMs'),
+  }),
+});
+
+builder.queryFields((t) => ({
+  season: t.field({
+    type: SeasonRef,
+    nullable: true,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, { id }, ctx) => ctx.services.season(id),
+  }),
+  seasons: t.field({
+    type: [SeasonRef],
+    args: { status: t.arg({ type: SeasonStatusEnum, required: false }) },
+    resolve: (_root, { status }, ctx) => ctx.services.seasons(status ?? undefined),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createSeason: t.field({
+    type: SeasonRef,
+    description: 'Scope: admin.',
+    args: { input: t.arg({ type: CreateSeasonInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      await requireScope(ctx, 'admin');
+      const { pointsBits, timeBits, timeUnitSeconds, ...rest } = input;
+      const custom = pointsBits != null || timeBits != null || timeUnitSeconds != null;
+      return ctx.services.createSeason({
+        ...rest,
+        order: input.order ?? 'DESC',
+        rankStyle: input.rankStyle ?? 'ORDINAL',
+        split: custom ? { pointsBits: pointsBits ?? 21, timeBits: timeBits ?? 32, timeUnitSeconds: timeUnitSeconds ?? 1 } : undefined,
+      });
+    },
+  }),
+  closeSeason: t.field({
+    type: SeasonRef,
+    description: 'Scope: admin. Ends the season now.',
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      await requireScope(ctx, 'admin');
+      return ctx.services.closeSeason(id);
+    },
+  }),
+  rebuildLeaderboard: t.field({
+    type: RebuildReportRef,
+    description: "Scope: admin. Rebuilds the season's Redis boards from PostgreSQL; one at a time per season.",
+    args: { seasonId: t.arg.int({ required: true }) },
+    resolve: async (_root, { seasonId }, ctx) => {
+      await requireScope(ctx, 'admin');
+      return ctx.services.rebuild(seasonId);
+    },
+  }),
+}));

@@ -1,0 +1,71 @@
+import { LIMITS } from '../domain/board.js';
+import { DomainError } from '../domain/errors.js';
+import { parsePlayerId } from '../domain/submission.js';
+import { builder } from './builder.js';
+import type { Context } from './context.js';
+import { EntryRef } from './entry.js';
+import { leaderboardOf } from './leaderboard.js';
+import { WindowEnum } from './scalars.js';
+
+const RecordUpdateRef = builder.objectRef<{
+  seasonId: number; playerId: string; points: number; achievedAt: Date; rank: number;
+}>('RecordUpdate').implement({
+  description: "A player's score on the SEASON board rose.",
+  fields: (t) => ({
+    seasonId: t.exposeInt('seasonId'),
+    playerId: t.exposeID('playerId'),
+    points: t.exposeInt('points'),
+    achievedAt: t.expose('achievedAt', { type: 'DateTime' }),
+    rank: t.exposeInt('rank', { description: 'rank right after the update' }),
+  }),
+});
+
+async function seasonOrFail(ctx: Context, seasonId: number) {
+  const season = await ctx.services.season(seasonId);
+  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  return season;
+}
+
+builder.subscriptionType({
+  fields: (t) => ({
+    topChanged: t.field({
+      type: [EntryRef],
+      description: 'The top `limit` (1..100) now, then whenever it changes (a few times a second at most).',
+      args: {
+        seasonId: t.arg.int({ required: true }),
+        window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
+        limit: t.arg.int({ required: false, defaultValue: 10 }),
+      },
+      subscribe: async (_root, args, ctx) => {
+        const limit = args.limit ?? 10;
+        if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
+          throw new DomainError('BAD_USER_INPUT', `limit must be an integer in 1..${LIMITS.topChangedLimit}`, 'limit');
+        }
+        const board = leaderboardOf(await seasonOrFail(ctx, args.seasonId), args.window ?? 'SEASON', ctx.services.now());
+        return ctx.services.live.topChanges(board, limit);
+      },
+      resolve: (entries) => entries,
+    }),
+    recordUpdated: t.field({
+      type: RecordUpdateRef,
+      description: "Every improvement on the season's board; of one player when playerId is given.",
+      args: { seasonId: t.arg.int({ required: true }), playerId: t.arg.id({ required: false }) },
+      subscribe: async (_root, args, ctx) => {
+        const playerId = args.playerId == null ? undefined : parsePlayerId(args.playerId);
+        return ctx.services.live.recordUpdates(await seasonOrFail(ctx, args.seasonId), playerId);
+      },
+      resolve: (update) => update,
+    }),
+    rankChanged: t.field({
+      type: EntryRef,
+      description: "The player's entry now (when ranked), then whenever their rank moves (checked about once a second).",
+      args: { seasonId: t.arg.int({ required: true }), playerId: t.arg.id({ required: true }) },
+      subscribe: async (_root, args, ctx) => {
+        const playerId = parsePlayerId(args.playerId);
+        const board = leaderboardOf(await seasonOrFail(ctx, args.seasonId), 'SEASON', ctx.services.now());
+        return ctx.services.live.rankChanges(board, playerId);
+      },
+      resolve: (entry) => entry,
+    }),
+  }),
+});

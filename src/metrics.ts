@@ -1,0 +1,84 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The outcomes of a submission, as the `outcome` label of ladder_submissions_total. */
+export const SUBMISSION_OUTCOMES = ['accepted', 'rejected', 'unavailable'] as const;
+export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
+
+/**
+ * A fresh registry with every instrument of the service. Nothing touches prom-client's global
+ * registry, so tests (and several apps in one process) can each create their own.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const submissions = new Counter({
+    name: 'ladder_submissions_total',
+    help: 'submitMatchResult calls by outcome: accepted (acked by Kafka), rejected (client error), unavailable (retryable)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  // Export every outcome from the start: rate() over a series that appears late misses its first hits.
+  for (const outcome of SUBMISSION_OUTCOMES) submissions.inc({ outcome }, 0);
+
+  return {
+    registry,
+    /** inc({ outcome }) with a SubmissionOutcome. */
+    submissions,
+    resultsIngested: new Counter({
+      name: 'ladder_results_ingested_total',
+      help: 'Player results stored in PostgreSQL for the first time',
+      registers,
+    }),
+    resultsDuplicate: new Counter({
+      name: 'ladder_results_duplicate_total',
+      help: 'Player results consumed again (replays, producer retries) and ignored',
+      registers,
+    }),
+    poisonMessages: new Counter({
+      name: 'ladder_poison_messages_total',
+      help: 'Messages sent to the dead-letter topic, by error code',
+      labelNames: ['code'] as const,
+      registers,
+    }),
+    recordUpdates: new Counter({
+      name: 'ladder_record_updates_total',
+      help: 'Board entries whose score rose in Redis',
+      registers,
+    }),
+    consumerLagMs: new Gauge({
+      name: 'ladder_consumer_lag_ms',
+      help: 'Age of the newest consumed message when its batch was applied',
+      registers,
+    }),
+    topCacheAgeSeconds: new Gauge({
+      name: 'ladder_top_cache_age_seconds',
+      help: 'Age of the cached top of a board',
+      labelNames: ['board'] as const,
+      registers,
+    }),
+    subscriptions: new Gauge({
+      name: 'ladder_subscriptions',
+      help: 'Open GraphQL subscriptions by kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    graphqlDuration: new Histogram({
+      name: 'ladder_graphql_duration_seconds',
+      help: 'GraphQL operation duration',
+      labelNames: ['operation_type'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    ingestBatchDuration: new Histogram({
+      name: 'ladder_ingest_batch_duration_seconds',
+      help: 'Time to apply one consumed batch to PostgreSQL and Redis',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+  };
+}
+
+/** The registry and instruments of one app. */
+export type Metrics = ReturnType<typeof createMetrics>;

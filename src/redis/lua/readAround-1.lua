@@ -1,0 +1,29 @@
+--[[
+  readAround: a player and the players around them, read at one instant. The window keeps its
+  full size at the edges: rank 1 sees the 2*radius players below, last place the 2*radius above.
+
+  KEYS[1]  the board ZSET
+  ARGV[1]  member (player id)
+  ARGV[2]  radius (0..50)
+  ARGV[3]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
+
+  Returns {}, when the player has no score on the board, or
+  {firstPosition, firstRank, member1, score1, ...} where firstPosition is the 0-based
+  position of the first entry.
+]]
+local board, radius, step = KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local position = redis.call('ZREVRANK', board, ARGV[1])
+if not position then
+  return {}
+end
+local last = redis.call('ZCARD', board) - 1
+local first = math.max(0, math.min(position - radius, last - 2 * radius))
+local page = redis.call('ZREVRANGE', board, first, math.min(last, first + 2 * radius), 'WITHSCORES')
+local firstRank = first + 1
+if step > 0 and first > 0 then
+  local s = tonumber(page[2])
+  firstRank = redis.call('ZCOUNT', board, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+end
+table.insert(page, 1, firstRank)
+table.insert(page, 1, first)
+return page

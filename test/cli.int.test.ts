@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
+import { createAuthenticator, hashApiKey } from '../src/service/api-keys.js';
+import { TEST_DATABASE_URL, testConfig, uniqueName } from './support/env.js';
+import { openServices, type Services } from './support/services.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs the CLI as operators do, in a real child process against the test database. */
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const lines = (out: string) => out.trimEnd().split('\n');
+
+let s: Services;
+beforeAll(() => {
+  s = openServices(testConfig());
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('keys create, list, revoke', () => {
+  it('creates a key printed alone on the last line, lists it without secrets, and revokes it', async () => {
+    const name = uniqueName('ci');
+    const created = await cli('keys', 'create', '--name', name, '--scope', 'submit');
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const key = lines(created.stdout).at(-1)!;
+    expect(key).toMatch(/^ldr_[A-Za-z0-9_-]{43}$/);
+
+    const repo = createApiKeysRepo(s.pg.db);
+    const principal = await createAuthenticator(repo).authenticate(`Bearer ${key}`);
+    expect(principal?.name).toBe(name);
+    expect([...principal!.scopes]).toEqual(['submit']);
+
+    const listed = await cli('keys', 'list');
+    expect(listed.code).toBe(0);
+    const row = lines(listed.stdout).find((l) => l.split(/\s+/)[1] === name);
+    expect(row?.split(/\s+/)).toEqual([String(principal!.keyId), name, 'submit', expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:]{8}Z$/), '-']);
+    expect(listed.stdout).not.toContain(key.slice(4));
+    expect(listed.stdout).not.toContain(hashApiKey(key));
+
+    const revoked = await cli('keys', 'revoke', String(principal!.keyId));
+    expect(revoked.code).toBe(0);
+    await expect(createAuthenticator(repo).authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    const relisted = await cli('keys', 'list');
+    expect(lines(relisted.stdout).find((l) => l.split(/\s+/)[1] === name)?.split(/\s+/)[4]).toMatch(/Z$/);
+
+    // Revoking twice is an error (exit 1), not bad usage.
+    const again = await cli('keys', 'revoke', String(principal!.keyId));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`no active API key with id ${principal!.keyId}`);
+  });
+
+  it('gives a key every --scope it is created with', async () => {
+    const created = await cli('keys', 'create', '--name', uniqueName('ci-admin'), '--scope', 'admin', '--scope', 'submit');
+    expect(created.code).toBe(0);
+    const principal = await createAuthenticator(createApiKeysRepo(s.pg.db)).authenticate(`Bearer ${lines(created.stdout).at(-1)}`);
+    expect([...principal!.scopes].sort()).toEqual(['admin', 'submit']);
+  });
+});
+
+// Concurrent: each case is a child process that mostly waits for tsx to start.
+describe('bad usage', () => {
+  it.concurrent.for<[string, string[]]>([
+    ['no command', []],
+    ['an unknown command', ['frobnicate']],
+    ['a group without its subcommand', ['keys']],
+    ['an unknown subcommand', ['keys', 'rotate']],
+    ['create without --name', ['keys', 'create', '--scope', 'submit']],
+    ['create without --scope', ['keys', 'create', '--name', 'x']],
+    ['create with an unknown scope', ['keys', 'create', '--name', 'x', '--scope', 'root']],
+    ['create with an unknown option', ['keys', 'create', '--name', 'x', '--scope', 'submit', '--ttl', '5']],
+    ['revoke without an id', ['keys', 'revoke']],
+    ['revoke with a non-numeric id', ['keys', 'revoke', 'abc']],
+    ['revoke with an id beyond the int4 range', ['keys', 'revoke', '99999999999']],
+    ['list with an extra argument', ['keys', 'list', 'all']],
+  ])('exits 2 with the usage text on %s', async ([, args], { expect }) => {
+    const run = await cli(...args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('usage: npm run cli');
+    expect(run.stdout).toBe('');
+  });
+
+  it('prints the usage on stdout and exits 0 for --help', async () => {
+    const run = await cli('--help');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('keys create --name <name>');
+  });
+});
