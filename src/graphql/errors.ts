@@ -23,6 +23,8 @@ export function maskError(error: unknown, message: string): Error {
 
 /** A GraphQL-level error (syntax, validation, variable types) is bad input unless it says otherwise. */
 function withDefaultCode(error: GraphQLError): GraphQLError {
+  // A resolver's error (originalError set) is maskError's business, which runs after this.
+  if (error.originalError && !(error.originalError instanceof GraphQLError)) return error;
   if (error.extensions?.code && error.extensions.code !== 'GRAPHQL_VALIDATION_FAILED' && error.extensions.code !== 'GRAPHQL_PARSE_FAILED') {
     return error;
   }

@@ -58,7 +58,8 @@ export function createTopCache(opts: {
       const fetchedAt = now();
       try {
         const entries = await opts.source.top(slot.board, 0, capacity);
-        const changed = !sameEntries(slot.entries, entries);
+        // The first fetch always notifies: a watcher waits for its initial snapshot, even an empty one.
+        const changed = slot.fetchedAt === 0 || !sameEntries(slot.entries, entries);
         slot.entries = entries;
         slot.fetchedAt = fetchedAt;
         if (changed) for (const l of slot.listeners) l(entries);

@@ -1,0 +1,146 @@
+// `npm run demo`: a live ladder on this machine in one process: migrations, two demo seasons,
+// API keys, the API and ingest consumer, and simulated game servers submitting matches.
+//   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>
+import type { AddressInfo } from 'node:net';
+import { buildApp, type App } from '../src/app.js';
+import { parseConfig, type Config } from '../src/config.js';
+import type { SeasonDefinition } from '../src/domain/season.js';
+import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
+import { createApiKey } from '../src/service/api-keys.js';
+import { createSeason, listSeasons, type SeasonStore } from '../src/service/seasons.js';
+import { ensureDatabase } from './ensure-database.js';
+import { regularPlayerId, startSimulator, type Simulator } from './simulator.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The demo's own knobs, checked before anything starts. */
+function demoSettings(env: NodeJS.ProcessEnv) {
+  const num = (name: string, fallback: number | undefined, ok: (n: number) => boolean) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!ok(n)) throw new Error(`${name}=${raw} is not valid`);
+    return n;
+  };
+  return {
+    rate: num('DEMO_RATE', 20, (n) => n > 0 && n <= 10_000)!,
+    players: num('DEMO_PLAYERS', 5000, (n) => Number.isInteger(n) && n >= 2)!,
+    durationS: num('DEMO_DURATION_S', undefined, (n) => n > 0),
+  };
+}
+
+/** The active season with this name, or a new one: rerunning the demo keeps its board. */
+async function ensureSeason(store: SeasonStore, def: SeasonDefinition, now: Date) {
+  const active = await listSeasons(store, 'ACTIVE', now);
+  return active.filter((s) => s.name === def.name).at(-1) ?? createSeason(store, def, now);
+}
+
+/** Creates (or reuses) the two demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles show. */
+async function demoSeasons(app: App) {
+  const now = new Date();
+  // Whole seconds: the boards' clocks count from startsAt.
+  const start = new Date(Math.floor((now.getTime() - 3 * DAY_MS) / 1000) * 1000);
+  const best = await ensureSeason(app.seasonsRepo, {
+    name: 'Demo season', startsAt: start, endsAt: new Date(start.getTime() + 30 * DAY_MS),
+    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 10_000,
+  }, now);
+  const sum = await ensureSeason(app.seasonsRepo, {
+    name: 'Demo weekly total', startsAt: start, endsAt: new Date(start.getTime() + 7 * DAY_MS),
+    scoring: 'SUM', order: 'DESC', rankStyle: 'COMPETITION', maxPointsPerMatch: 100,
+  }, now);
+  return { best, sum };
+}
+
+function banner(o: { url: string; bestId: number; sumId: number; player: string; submitKey: string; adminKey: string; rate: number; players: number; durationS: number | undefined }): string {
+  const until = o.durationS ? `for ${o.durationS} s` : 'until you press Ctrl-C';
+  return `
+──────────────────────────────────────────────────────────────────────────────
+ ladder demo is running ${until}
+──────────────────────────────────────────────────────────────────────────────
+ Open GraphiQL:  ${o.url}
+
+ Seasons:  ${o.bestId} "Demo season"        best match counts, ranks 1,2,3,4
+           ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
+ Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to both seasons.
+
+ Paste into GraphiQL:
+
+   # the top 10, with player names
+   { leaderboard(seasonId: ${o.bestId}) { size top(limit: 10) { rank points player { displayName } } } }
+
+   # the players around one player (this one plays a lot)
+   { leaderboard(seasonId: ${o.bestId}) { around(playerId: "${o.player}", radius: 3) { rank playerId points player { displayName } } } }
+
+   # live: the top 5 of the weekly total, pushed as it changes (press ▶ and watch)
+   subscription { topChanged(seasonId: ${o.sumId}, limit: 5) { rank playerId points } }
+
+ API keys (shown once, only their hashes are stored):
+   submit (used by the simulator): ${o.submitKey}
+   admin (createSeason, closeSeason, rebuildLeaderboard): ${o.adminKey}
+   GraphiQL → Headers: { "Authorization": "Bearer <key>" }
+──────────────────────────────────────────────────────────────────────────────
+`;
+}
+
+let config: Config;
+let settings: ReturnType<typeof demoSettings>;
+try {
+  // The service's JSON logs (and kafkajs' start-up warnings) would bury the banner;
+  // LOG_LEVEL=info brings them back.
+  config = parseConfig({ LOG_LEVEL: 'error', ...process.env });
+  settings = demoSettings(process.env);
+} catch (err) {
+  console.error((err as Error).message);
+  process.exit(1);
+}
+
+const say = (line: string) => console.log(line);
+say(`[demo] database ${new URL(config.databaseUrl).pathname.slice(1)}: creating it if missing, then migrating`);
+await ensureDatabase(config.databaseUrl);
+const app = buildApp(config, { roles: ['api', 'ingest'] });
+let simulator: Simulator | undefined;
+
+let stopping = false;
+/** Simulator first (no submission hits a closing API), then the app; exits 0 when clean. */
+async function shutdown(why: string, code = 0): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say(`[demo] ${why}: stopping the simulator, then the service`);
+    // A hung close must not keep the terminal hostage.
+    setTimeout(() => { console.error('[demo] did not stop within 30 s; exiting'); process.exit(1); }, 30_000).unref();
+    await simulator?.stop();
+    const s = simulator?.stats();
+    if (s) say(`[demo] simulator: ${s.accepted} submissions accepted, ${s.failed} failed, ${s.retried} retries`);
+    await app.stop().catch((err: unknown) => { console.error(err); code = 1; });
+    say('[demo] stopped');
+    process.exit(code);
+  }
+  return new Promise<never>(() => {});
+}
+process.on('SIGINT', () => void shutdown('Ctrl-C'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+try {
+  say('[demo] starting the API and the ingest consumer (migrations, Kafka topics)');
+  await app.start();
+  const { best, sum } = await demoSeasons(app);
+  const keys = createApiKeysRepo(app.pg.db);
+  const submitKey = await createApiKey(keys, { name: 'demo simulator', scopes: ['submit'] });
+  const adminKey = await createApiKey(keys, { name: 'demo admin', scopes: ['admin'] });
+  // The port actually bound, so PORT=0 works too.
+  const { port } = app.api!.server.server.address() as AddressInfo;
+  simulator = startSimulator({
+    url: `http://127.0.0.1:${port}/graphql`, apiKey: submitKey.key, seasonIds: [best.id, sum.id],
+    ratePerSec: settings.rate, players: settings.players, log: say,
+  });
+  await simulator.ready;
+  say(banner({
+    url: `http://localhost:${port}/graphql`, bestId: best.id, sumId: sum.id, player: regularPlayerId(settings.players),
+    submitKey: submitKey.key, adminKey: adminKey.key, rate: settings.rate, players: settings.players, durationS: settings.durationS,
+  }));
+  if (settings.durationS) setTimeout(() => void shutdown(`${settings.durationS} s are up`), settings.durationS * 1000);
+} catch (err) {
+  console.error('[demo] failed to start:', err);
+  console.error('[demo] is the stack up? `npm run stack:up` starts PostgreSQL, Redis and Kafka');
+  await shutdown('start failed', 1);
+}

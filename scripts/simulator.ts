@@ -1,0 +1,269 @@
+// Simulated game servers: realistic matches submitted through the public submitMatchResult
+// mutation over HTTP, exactly as a real game server would. Used by `npm run demo`, and on its own:
+//   npm run simulate -- --url http://localhost:4000/graphql --key <key> --season 1 --rate 50
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+/** What startSimulator needs; `players` ids are 1..players. */
+export interface SimulatorOptions {
+  url: string;
+  apiKey: string;
+  seasonIds: readonly number[];
+  /** Matches per second, each submitted to every season (with its own matchId). */
+  ratePerSec: number;
+  players: number;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** How often a summary line is logged; 0 turns it off. */
+  summaryEveryMs?: number;
+}
+
+/** Counters of a simulator run, in submissions (one match to one season). */
+export interface SimulatorStats { accepted: number; failed: number; retried: number; skipped: number }
+
+/** A 32-bit integer hash (lowbias32): deterministic names and skills without storing anything. */
+function hash32(n: number): number {
+  let x = (n ^ (n >>> 16)) >>> 0;
+  x = Math.imul(x, 0x7feb352d) >>> 0;
+  x = (x ^ (x >>> 15)) >>> 0;
+  x = Math.imul(x, 0x846ca68b) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+const ADJECTIVES = ['Swift', 'Silent', 'Crimson', 'Lucky', 'Brave', 'Frosty', 'Sneaky', 'Mighty', 'Clever', 'Wild',
+  'Golden', 'Shadow', 'Rapid', 'Stormy', 'Iron', 'Cosmic', 'Fuzzy', 'Grumpy', 'Jolly', 'Nimble'];
+const ANIMALS = ['Otter', 'Falcon', 'Badger', 'Panda', 'Wolf', 'Gecko', 'Lynx', 'Yak', 'Heron', 'Moose',
+  'Cobra', 'Koala', 'Raven', 'Bison', 'Ferret', 'Walrus', 'Mantis', 'Puffin', 'Jaguar', 'Llama'];
+
+/** The display name of a simulated player, the same on every run (e.g. "SwiftOtter42"). */
+export function playerName(id: number): string {
+  const h = hash32(id);
+  return `${ADJECTIVES[h % ADJECTIVES.length]}${ANIMALS[(h >>> 8) % ANIMALS.length]}${id % 1000}`;
+}
+
+/** A player's skill in 0..1, fixed per id: the best players stay near the top, the rest churn. */
+function skillOf(id: number): number {
+  const h = hash32(id ^ 0x5eed);
+  // The mean of three uniforms: most players are average, a few are very good or very bad.
+  return ((h & 0x3ff) + ((h >>> 10) & 0x3ff) + ((h >>> 20) & 0x3ff)) / (3 * 0x3ff);
+}
+
+/**
+ * The id of the player with activity rank 0..players-1 (0 plays most). A stride coprime with
+ * `players` makes this a permutation, so the busiest players are spread over the id range
+ * instead of being ids 1, 2, 3...
+ */
+function idOfActivityRank(rank: number, players: number): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  let stride = 7919;
+  while (gcd(stride, players) !== 1) stride += 2;
+  return ((rank * stride + 4242) % players) + 1;
+}
+
+/** The id of the simulated player who plays the most: a good one to look up with `around`. */
+export function regularPlayerId(players: number): string {
+  return String(idOfActivityRank(0, players));
+}
+
+/** One match: 2..8 distinct players, the busy ones more often (activity falls off like u^3). */
+function pickPlayers(players: number): number[] {
+  const size = Math.min(players, 2 + Math.floor(Math.random() * 7));
+  const ids = new Set<number>();
+  while (ids.size < size) ids.add(idOfActivityRank(Math.floor(players * Math.random() ** 3), players));
+  return [...ids];
+}
+
+/** Points of one player in one match: skill plus luck, scaled to the season's maximum. */
+function pointsFor(id: number, maxPoints: number): number {
+  const luck = (Math.random() + Math.random() + Math.random() - 1.5) * 0.25;
+  const performance = Math.min(1, Math.max(0, skillOf(id) + luck));
+  return Math.round(performance * performance * maxPoints);
+}
+
+const SUBMIT = `mutation Submit($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`;
+// Retryable per the contract (DESIGN §3): the same matchId may be resubmitted safely.
+const RETRYABLE = new Set(['UNAVAILABLE', 'RATE_LIMITED']);
+const MAX_ATTEMPTS = 8;
+// Bounds memory when the server is down: beyond this, new matches are skipped, not queued.
+const MAX_IN_FLIGHT = 500;
+
+class SubmitError extends Error {
+  constructor(message: string, readonly retryable: boolean) { super(message); }
+}
+
+async function graphql(opts: SimulatorOptions, query: string, variables: object): Promise<Record<string, unknown>> {
+  let res: Response;
+  try {
+    res = await fetch(opts.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` },
+      body: JSON.stringify({ query, variables }),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (err) {
+    throw new SubmitError(`network: ${(err as Error).message}`, true); // connection refused, reset, timeout
+  }
+  const body = await res.json().catch(() => ({})) as { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  const error = body.errors?.[0];
+  if (error) {
+    const code = error.extensions?.code ?? 'UNKNOWN';
+    throw new SubmitError(`${code}: ${error.message}`, RETRYABLE.has(code));
+  }
+  if (!res.ok || !body.data) throw new SubmitError(`HTTP ${res.status}`, res.status >= 500);
+  return body.data;
+}
+
+/** Waits `ms`, or less when `signal` aborts; leaves no listener behind either way. */
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const done = () => { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); };
+  const timer = setTimeout(done, ms);
+  signal.addEventListener('abort', done);
+});
+
+/** Starts submitting matches at `ratePerSec`; stop() (or the signal) ends it once in-flight calls settle. */
+export function startSimulator(opts: SimulatorOptions) {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const stopper = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stopper.signal]) : stopper.signal;
+  const named = new Set<number>(); // players whose name the server has: sent once per run
+  const stats: SimulatorStats = { accepted: 0, failed: 0, retried: 0, skipped: 0 };
+  const failures = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+  let maxPoints: Map<number, number> | undefined;
+
+  async function loadSeasons(): Promise<Map<number, number>> {
+    const query = `query($id: Int!) { season(id: $id) { maxPointsPerMatch status } }`;
+    const entries = await Promise.all(opts.seasonIds.map(async (id) => {
+      const { season } = await graphql(opts, query, { id }) as { season: { maxPointsPerMatch: number; status: string } | null };
+      if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
+      if (season.status !== 'ACTIVE') log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
+      return [id, season.maxPointsPerMatch] as const;
+    }));
+    return new Map(entries);
+  }
+
+  /** One match to one season, retried with the SAME matchId until accepted or clearly refused. */
+  async function submit(seasonId: number, ids: number[]): Promise<void> {
+    const results = ids.map((id) => ({
+      playerId: String(id),
+      points: pointsFor(id, maxPoints!.get(seasonId)!),
+      ...(named.has(id) ? {} : { displayName: playerName(id) }),
+    }));
+    const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
+    const input = { matchId: randomUUID(), seasonId, endedAt: endedAt.toISOString(), results };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await graphql(opts, SUBMIT, { input });
+        stats.accepted++;
+        for (const id of ids) named.add(id);
+        return;
+      } catch (err) {
+        const e = err instanceof SubmitError ? err : new SubmitError(String(err), false);
+        if (!e.retryable || attempt >= MAX_ATTEMPTS || signal.aborted) {
+          stats.failed++;
+          const seen = failures.get(e.message) ?? 0;
+          if (seen === 0) log(`[simulator] submission failed: ${e.message}`); // each distinct reason once
+          failures.set(e.message, seen + 1);
+          return;
+        }
+        stats.retried++;
+        await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random()), signal);
+      }
+    }
+  }
+
+  function launchMatch(): void {
+    if (inFlight.size >= MAX_IN_FLIGHT) { stats.skipped += opts.seasonIds.length; return; }
+    const ids = pickPlayers(opts.players);
+    for (const seasonId of opts.seasonIds) {
+      const p = submit(seasonId, ids).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+  }
+
+  // Ticks of 100 ms with a fractional carry, so any rate (even 0.5/s) is honoured on average.
+  let carry = 0;
+  let lastAccepted = 0;
+  const ticker = setInterval(() => {
+    if (!maxPoints || signal.aborted) return;
+    carry += opts.ratePerSec / 10;
+    for (; carry >= 1; carry--) launchMatch();
+  }, 100);
+  const summaryEveryMs = opts.summaryEveryMs ?? 10_000;
+  const summary = summaryEveryMs > 0 ? setInterval(() => {
+    const recent = stats.accepted - lastAccepted;
+    lastAccepted = stats.accepted;
+    const skipped = stats.skipped > 0 ? `, ${stats.skipped} skipped (server too slow)` : '';
+    log(`[simulator] last ${summaryEveryMs / 1000} s: ${recent} submissions accepted (${(recent * 1000 / summaryEveryMs).toFixed(1)}/s); `
+      + `total ${stats.accepted} accepted, ${stats.failed} failed, ${stats.retried} retries${skipped}; ${named.size} players seen`);
+  }, summaryEveryMs) : undefined;
+
+  const ready = loadSeasons().then((m) => { maxPoints = m; });
+
+  async function stop(): Promise<void> {
+    stopper.abort();
+    clearInterval(ticker);
+    clearInterval(summary);
+    await ready.catch(() => {});
+    await Promise.all(inFlight);
+  }
+  signal.addEventListener('abort', () => { clearInterval(ticker); clearInterval(summary); }, { once: true });
+
+  return {
+    /** Resolves once the seasons are known and submitting has begun; rejects if they cannot be read. */
+    ready,
+    stats: (): Readonly<SimulatorStats> => ({ ...stats }),
+    stop,
+  };
+}
+
+export type Simulator = ReturnType<typeof startSimulator>;
+
+/** `npm run simulate -- --url ... --key ... --season 1 [--season 2] [--rate 20] [--players 5000]` */
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      url: { type: 'string', default: 'http://localhost:4000/graphql' },
+      key: { type: 'string' },
+      season: { type: 'string', multiple: true },
+      rate: { type: 'string', default: '20' },
+      players: { type: 'string', default: '5000' },
+    },
+  });
+  const seasonIds = (values.season ?? []).map(Number);
+  const ratePerSec = Number(values.rate);
+  const players = Number(values.players);
+  const problems = [
+    !values.key && '--key <API key with scope submit> is required',
+    (seasonIds.length === 0 || !seasonIds.every((n) => Number.isInteger(n) && n > 0)) && '--season <id> is required (repeatable)',
+    !(ratePerSec > 0) && '--rate must be a positive number of matches per second',
+    !(Number.isInteger(players) && players >= 2) && '--players must be an integer >= 2',
+  ].filter(Boolean);
+  if (problems.length > 0) {
+    console.error(`${problems.join('\n')}\nusage: npm run simulate -- --url <graphql url> --key <key> --season <id> [--rate 20] [--players 5000]`);
+    return 2;
+  }
+  const sim = startSimulator({ url: values.url!, apiKey: values.key!, seasonIds, ratePerSec, players });
+  try {
+    await sim.ready;
+  } catch (err) {
+    console.error(`cannot start: ${(err as Error).message}`);
+    await sim.stop();
+    return 1;
+  }
+  console.log(`[simulator] submitting ${ratePerSec} matches/s of ${players} players to season(s) ${seasonIds.join(', ')} at ${values.url}; Ctrl-C stops`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await sim.stop();
+  const s = sim.stats();
+  console.log(`[simulator] stopped: ${s.accepted} accepted, ${s.failed} failed, ${s.retried} retries`);
+  return 0;
+}
+
+// Only when run directly (`tsx scripts/simulator.ts`), not when the demo imports it.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main();
+}

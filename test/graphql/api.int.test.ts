@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { waitFor } from '../support/services.js';
+
+let api: TestApi;
+let admin: string;
+let submitter: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  admin = await api.key('admin');
+  submitter = await api.key('submit');
+});
+afterAll(async () => { await api?.close(); });
+
+const ENTRY = 'rank playerId points achievedAt';
+
+async function createSeason(input: Record<string, unknown>): Promise<number> {
+  const res = await api.gql(`mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id status } }`, {
+    input: { name: 'e2e', startsAt: minutesFromNow(-3 * 24 * 60), endsAt: minutesFromNow(30 * 24 * 60), scoring: 'BEST', maxPointsPerMatch: 1000, ...input },
+  }, admin);
+  expect(res.errors).toBeUndefined();
+  return res.data!.createSeason.id;
+}
+
+async function submit(seasonId: number, endedAt: string, results: Array<[string, number, string?]>, matchId = randomUUID()) {
+  const res = await api.gql(`mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { matchId accepted } }`, {
+    input: { matchId, seasonId, endedAt, results: results.map(([playerId, points, displayName]) => ({ playerId, points, displayName })) },
+  }, submitter);
+  expect(res.errors).toBeUndefined();
+  expect(res.data!.submitMatchResult.accepted).toBe(results.length);
+  return matchId;
+}
+
+async function top(seasonId: number, extra = '') {
+  const res = await api.gql(`{ leaderboard(seasonId: ${seasonId}${extra}) { size top(limit: 10) { ${ENTRY} } } }`);
+  expect(res.errors).toBeUndefined();
+  return res.data!.leaderboard as { size: number; top: Array<{ rank: number; playerId: string; points: number }> };
+}
+
+const ranked = (entries: Array<{ rank: number; playerId: string; points?: number }>) => entries.map((e) => [e.rank, e.playerId, e.points]);
+
+describe('the GraphQL API end to end', () => {
+  it('shows a submitted match through top, entry, around and friends within a second, and pushes recordUpdated, rankChanged and topChanged', async () => {
+    const seasonId = await createSeason({});
+    const records = api.subscribe(`subscription($s: Int!) { recordUpdated(seasonId: $s) { seasonId playerId points rank achievedAt } }`, { s: seasonId });
+    const ranks = api.subscribe(`subscription($s: Int!) { rankChanged(seasonId: $s, playerId: "1001") { ${ENTRY} } }`, { s: seasonId });
+    const tops = api.subscribe(`subscription($s: Int!) { topChanged(seasonId: $s, limit: 3) { ${ENTRY} } }`, { s: seasonId });
+    await tops.waitFor('the initial (empty) top', (e) => Array.isArray(e.data?.topChanged));
+
+    const t0 = Date.now();
+    await submit(seasonId, minutesFromNow(-1), [['1001', 30, 'Ann'], ['1002', 50], ['1003', 40]]);
+    await waitFor('the match to be visible', async () => (await top(seasonId)).size === 3, 1_000);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+
+    const res = await api.gql(`query($s: Int!) { leaderboard(seasonId: $s) {
+      top(limit: 10) { rank playerId points player { displayName } }
+      entry(playerId: "1003") { rank points }
+      around(playerId: "1001", radius: 1) { rank playerId }
+      friends(playerIds: ["1001", "1002", "999"]) { rank playerId } } }`, { s: seasonId });
+    expect(res.errors).toBeUndefined();
+    const lb = res.data!.leaderboard;
+    expect(lb.top).toEqual([
+      { rank: 1, playerId: '1002', points: 50, player: { displayName: null } },
+      { rank: 2, playerId: '1003', points: 40, player: { displayName: null } },
+      { rank: 3, playerId: '1001', points: 30, player: { displayName: 'Ann' } },
+    ]);
+    expect(lb.entry).toEqual({ rank: 2, points: 40 });
+    // Last place: the window keeps its 2 * radius + 1 size by reaching further up.
+    expect(lb.around).toEqual([{ rank: 1, playerId: '1002' }, { rank: 2, playerId: '1003' }, { rank: 3, playerId: '1001' }]);
+    expect(lb.friends).toEqual([{ rank: 1, playerId: '1002' }, { rank: 3, playerId: '1001' }]);
+
+    for (const [player, points] of [['1001', 30], ['1002', 50], ['1003', 40]] as const) {
+      await records.waitFor(`recordUpdated of ${player}`, (e) => e.data?.recordUpdated.playerId === player && e.data.recordUpdated.points === points);
+    }
+    await ranks.waitFor('rankChanged: 1001 enters at rank 3', (e) => e.data?.rankChanged.rank === 3);
+    await tops.waitFor('topChanged with the three players', (e) =>
+      JSON.stringify(e.data?.topChanged.map((x: { playerId: string }) => x.playerId)) === '["1002","1003","1001"]');
+
+    // Someone overtakes 1001: its rank moves without 1001 playing.
+    const endedAt = minutesFromNow(-1);
+    const overtaking = await submit(seasonId, endedAt, [['1004', 35]]);
+    await ranks.waitFor('rankChanged: 1001 overtaken, now 4th', (e) => e.data?.rankChanged.rank === 4, 5_000);
+    await records.waitFor('recordUpdated of 1004', (e) => e.data?.recordUpdated.playerId === '1004');
+
+    // A lower score and a replayed match emit no record update, and change no board.
+    const before = records.events.length;
+    await submit(seasonId, endedAt, [['1004', 35]], overtaking);
+    await submit(seasonId, minutesFromNow(-1), [['1002', 10], ['1005', 1]]);
+    await records.waitFor('recordUpdated of newcomer 1005', (e) => e.data?.recordUpdated.playerId === '1005');
+    expect(records.events.slice(before).map((e) => e.data?.recordUpdated.playerId)).toEqual(['1005']);
+    expect(ranked((await top(seasonId)).top).slice(0, 2)).toEqual([[1, '1002', 50], [2, '1003', 40]]);
+  });
+
+  it('orders ties by who reached the score first (ORDINAL) and shares ranks 1,2,2,4 (COMPETITION)', async () => {
+    const ordinal = await createSeason({ rankStyle: 'ORDINAL' });
+    const competition = await createSeason({ rankStyle: 'COMPETITION' });
+    for (const seasonId of [ordinal, competition]) {
+      await submit(seasonId, minutesFromNow(-30), [['1', 50], ['2', 40]]);
+      await submit(seasonId, minutesFromNow(-20), [['3', 40], ['4', 30]]);
+    }
+    await waitFor('both seasons ingested', async () => (await top(ordinal)).size === 4 && (await top(competition)).size === 4);
+    expect(ranked((await top(ordinal)).top)).toEqual([[1, '1', 50], [2, '2', 40], [3, '3', 40], [4, '4', 30]]);
+    expect(ranked((await top(competition)).top)).toEqual([[1, '1', 50], [2, '2', 40], [2, '3', 40], [4, '4', 30]]);
+    const res = await api.gql(`{ leaderboard(seasonId: ${competition}) { entry(playerId: "3") { rank } around(playerId: "4", radius: 1) { rank playerId } } }`);
+    expect(res.data!.leaderboard).toEqual({ entry: { rank: 2 }, around: [{ rank: 2, playerId: '2' }, { rank: 2, playerId: '3' }, { rank: 4, playerId: '4' }] });
+  });
+
+  it('ranks fewer points first on an ASC season (time trials)', async () => {
+    const seasonId = await createSeason({ order: 'ASC', maxPointsPerMatch: 100_000 });
+    await submit(seasonId, minutesFromNow(-10), [['7', 6120], ['8', 5980], ['9', 6500]]);
+    await submit(seasonId, minutesFromNow(-5), [['9', 5900]]); // 9 improves its time
+    await waitFor('ingested', async () => (await top(seasonId)).top[0]?.playerId === '9');
+    expect(ranked((await top(seasonId)).top)).toEqual([[1, '9', 5900], [2, '8', 5980], [3, '7', 6120]]);
+  });
+
+  it('picks DAY and WEEK boards with `at`, by the time the match ended', async () => {
+    const seasonId = await createSeason({ startsAt: minutesFromNow(-20 * 24 * 60) });
+    const tenDaysAgo = minutesFromNow(-10 * 24 * 60);
+    await submit(seasonId, tenDaysAgo, [['21', 100]]);
+    await submit(seasonId, minutesFromNow(-1), [['22', 50]]);
+    await waitFor('ingested', async () => (await top(seasonId)).size === 2);
+    expect(ranked((await top(seasonId, `, window: DAY, at: "${tenDaysAgo}"`)).top)).toEqual([[1, '21', 100]]);
+    expect(ranked((await top(seasonId, ', window: DAY')).top)).toEqual([[1, '22', 50]]);
+    expect(ranked((await top(seasonId, `, window: WEEK, at: "${tenDaysAgo}"`)).top)).toEqual([[1, '21', 100]]);
+    const res = await api.gql(`{ leaderboard(seasonId: ${seasonId}, window: DAY, at: "${tenDaysAgo}") { window periodStart } }`);
+    expect(res.data!.leaderboard).toEqual({ window: 'DAY', periodStart: `${tenDaysAgo.slice(0, 10)}T00:00:00.000Z` });
+  });
+
+  it('loads the players of a whole page in one PostgreSQL query (DataLoader)', async () => {
+    const seasonId = await createSeason({});
+    await submit(seasonId, minutesFromNow(-1), Array.from({ length: 20 }, (_, i) => [String(500 + i), i, `p${i}`] as [string, number, string]));
+    // top is served from the cache, refreshed asynchronously: wait until it shows the page.
+    await waitFor('ingested', async () => (await top(seasonId)).top.length === 10);
+    const services = api.app.api!.services;
+    const original = services.playerNames;
+    let calls = 0;
+    services.playerNames = (ids) => { calls++; return original(ids); };
+    try {
+      const res = await api.gql(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 20) { player { displayName } } around(playerId: "505") { player { displayName } } } }`);
+      expect(res.data!.leaderboard.top).toHaveLength(20);
+      expect(calls).toBe(1);
+    } finally {
+      services.playerNames = original;
+    }
+  });
+
+  it('serves GraphiQL with no internet (assets bundled), /health, /ready and /metrics', async () => {
+    const page = await fetch(api.url, { headers: { accept: 'text/html' } });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('GraphiQL');
+    expect(html).not.toMatch(/https?:\/\/(unpkg\.com|cdn\.jsdelivr\.net)/);
+    expect((await fetch(`${api.base}/health`)).status).toBe(200);
+    const ready = await fetch(`${api.base}/ready`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { ok: true, checks: { postgres: 'ok', redis: 'ok', ingest: 'ok' } } });
+    const metrics = await (await fetch(`${api.base}/metrics`)).text();
+    for (const name of ['ladder_submissions_total', 'ladder_results_ingested_total', 'ladder_consumer_lag_ms', 'ladder_top_cache_age_seconds', 'ladder_graphql_duration_seconds']) {
+      expect(metrics).toContain(name);
+    }
+  });
+});

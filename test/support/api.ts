@@ -1,0 +1,77 @@
+// A real ladder (API + ingest) on port 0 for end-to-end tests, with HTTP and graphql-ws clients.
+import type { AddressInfo } from 'node:net';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { buildApp } from '../../src/app.js';
+import { createApiKeysRepo } from '../../src/postgres/api-keys-repo.js';
+import { createApiKey, type Scope } from '../../src/service/api-keys.js';
+import { testConfig } from './env.js';
+import { createTopics, openServices, waitFor } from './services.js';
+
+export interface GqlResponse<T = Record<string, any>> {
+  status: number;
+  data?: T;
+  errors?: Array<{ message: string; extensions?: { code?: string; field?: string } }>;
+}
+
+export async function startApi(overrides: Record<string, string> = {}) {
+  const config = testConfig({ PORT: '0', HOST: '127.0.0.1', ...overrides });
+  const s = openServices(config);
+  await createTopics(s.kafka, config);
+  const app = buildApp(config, { roles: ['api', 'ingest'], logger: s.logger });
+  await app.start();
+  const { port } = app.api!.server.server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
+  const url = `${base}/graphql`;
+  const keys = createApiKeysRepo(s.pg.db);
+  const key = async (...scopes: Scope[]) => (await createApiKey(keys, { name: `test ${scopes.join('+')}`, scopes })).key;
+  const clients: Client[] = [];
+
+  async function gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, apiKey?: string): Promise<GqlResponse<T>> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: res.status, ...(await res.json() as object) };
+  }
+
+  /** Opens a subscription over a real graphql-ws socket; collects every message it gets. */
+  function subscribe(query: string, variables?: Record<string, unknown>) {
+    const client = createClient({ url: url.replace('http', 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+    clients.push(client);
+    const events: Array<GqlResponse> = [];
+    let failure: unknown;
+    const dispose = client.subscribe({ query, variables }, {
+      next: (value) => { events.push(value as GqlResponse); },
+      error: (err) => { failure = err; },
+      complete: () => {},
+    });
+    return {
+      events,
+      get failure() { return failure; },
+      /** Waits until some event satisfies `match` and returns it. */
+      async waitFor<T = any>(what: string, match: (e: GqlResponse) => boolean, timeoutMs = 10_000): Promise<GqlResponse<T>> {
+        let found: GqlResponse | undefined;
+        await waitFor(what, async () => (found = events.find(match)) !== undefined || failure !== undefined, timeoutMs);
+        if (!found) throw Object.assign(new Error(`subscription failed: ${JSON.stringify(failure)}`), { failure });
+        return found as GqlResponse<T>;
+      },
+      close: () => { dispose(); void client.dispose(); },
+    };
+  }
+
+  return {
+    config, s, app, base, url, key, gql, subscribe,
+    async close() {
+      for (const c of clients) await c.dispose();
+      await app.stop();
+      await s.close();
+    },
+  };
+}
+
+export type TestApi = Awaited<ReturnType<typeof startApi>>;
+
+/** An ISO instant `minutes` from now. */
+export const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
