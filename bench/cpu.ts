@@ -23,8 +23,9 @@ function read(path: string): string | undefined {
  */
 function groupOf(comm: string, cmdline: string, database: string): CpuGroup | undefined {
   if (comm === 'postgres') {
-    const backend = /^postgres: [^:]+: \S+ (\S+) /.exec(cmdline);
-    return !backend || backend[1] === database ? 'pg' : undefined;
+    if (cmdline.includes(` ${database} `) || cmdline.endsWith(` ${database}`)) return 'pg';
+    // A client backend ("user db 127.0.0.1(port) state") of another database is someone else's.
+    return /\(\d+\)|\[local\]/.test(cmdline) ? undefined : 'pg';
   }
   if (comm === 'redis-server') return 'redis';
   if (comm === 'java' && cmdline.includes('kafka.Kafka')) return 'kafka';

@@ -5,14 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
-/** What startSimulator needs; `players` ids are 1..players. */
+/** What startSimulator needs: player ids are 1..players; each match goes to every season. */
 export interface SimulatorOptions {
-  url: string;
-  apiKey: string;
-  seasonIds: readonly number[];
-  /** Matches per second, each submitted to every season (with its own matchId). */
-  ratePerSec: number;
-  players: number;
+  url: string; apiKey: string; seasonIds: readonly number[]; ratePerSec: number; players: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** How often a summary line is logged; 0 turns it off. */
@@ -24,22 +19,18 @@ export interface SimulatorStats { accepted: number; failed: number; retried: num
 
 /** A 32-bit integer hash (lowbias32): deterministic names and skills without storing anything. */
 function hash32(n: number): number {
-  let x = (n ^ (n >>> 16)) >>> 0;
-  x = Math.imul(x, 0x7feb352d) >>> 0;
-  x = (x ^ (x >>> 15)) >>> 0;
-  x = Math.imul(x, 0x846ca68b) >>> 0;
+  let x = Math.imul(n ^ (n >>> 16), 0x7feb352d);
+  x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
   return (x ^ (x >>> 16)) >>> 0;
 }
 
-const ADJECTIVES = ['Swift', 'Silent', 'Crimson', 'Lucky', 'Brave', 'Frosty', 'Sneaky', 'Mighty', 'Clever', 'Wild',
-  'Golden', 'Shadow', 'Rapid', 'Stormy', 'Iron', 'Cosmic', 'Fuzzy', 'Grumpy', 'Jolly', 'Nimble'];
-const ANIMALS = ['Otter', 'Falcon', 'Badger', 'Panda', 'Wolf', 'Gecko', 'Lynx', 'Yak', 'Heron', 'Moose',
-  'Cobra', 'Koala', 'Raven', 'Bison', 'Ferret', 'Walrus', 'Mantis', 'Puffin', 'Jaguar', 'Llama'];
+const ADJECTIVES = 'Swift Silent Crimson Lucky Brave Frosty Sneaky Mighty Clever Wild Golden Shadow Rapid Stormy Iron Cosmic Fuzzy Grumpy Jolly Nimble'.split(' ');
+const ANIMALS = 'Otter Falcon Badger Panda Wolf Gecko Lynx Yak Heron Moose Cobra Koala Raven Bison Ferret Walrus Mantis Puffin Jaguar Llama'.split(' ');
 
-/** The display name of a simulated player, the same on every run (e.g. "SwiftOtter42"). */
+/** The display name of a simulated player, the same on every run and unique (e.g. "SwiftOtter42"). */
 export function playerName(id: number): string {
   const h = hash32(id);
-  return `${ADJECTIVES[h % ADJECTIVES.length]}${ANIMALS[(h >>> 8) % ANIMALS.length]}${id % 1000}`;
+  return `${ADJECTIVES[h % ADJECTIVES.length]}${ANIMALS[(h >>> 8) % ANIMALS.length]}${id}`;
 }
 
 /** A player's skill in 0..1, fixed per id: the best players stay near the top, the rest churn. */
@@ -66,18 +57,19 @@ export function regularPlayerId(players: number): string {
   return String(idOfActivityRank(0, players));
 }
 
-/** One match: 2..8 distinct players, the busy ones more often (activity falls off like u^3). */
+/** One match: 2..8 distinct players; the busiest plays ~100x as often as the median player. */
 function pickPlayers(players: number): number[] {
   const size = Math.min(players, 2 + Math.floor(Math.random() * 7));
   const ids = new Set<number>();
-  while (ids.size < size) ids.add(idOfActivityRank(Math.floor(players * Math.random() ** 3), players));
+  while (ids.size < size) ids.add(idOfActivityRank(Math.floor(players * Math.random() ** 2), players));
   return [...ids];
 }
 
-/** Points of one player in one match: skill plus luck, scaled to the season's maximum. */
+/** Points of one player in one match: mostly skill, some luck, scaled to the season's maximum. */
 function pointsFor(id: number, maxPoints: number): number {
-  const luck = (Math.random() + Math.random() + Math.random() - 1.5) * 0.25;
-  const performance = Math.min(1, Math.max(0, skillOf(id) + luck));
+  const luck = (Math.random() + Math.random() + Math.random() - 1.5) * 0.1; // -0.15..0.15
+  // At most 0.95: nobody pins the maximum, so the head is ordered by skill, not by ties at the cap.
+  const performance = Math.max(0, 0.1 + 0.7 * skillOf(id) + luck);
   return Math.round(performance * performance * maxPoints);
 }
 
@@ -88,28 +80,23 @@ const MAX_ATTEMPTS = 8;
 // Bounds memory when the server is down: beyond this, new matches are skipped, not queued.
 const MAX_IN_FLIGHT = 500;
 
-class SubmitError extends Error {
-  constructor(message: string, readonly retryable: boolean) { super(message); }
-}
+class SubmitError extends Error { constructor(message: string, readonly retryable: boolean) { super(message); } }
 
 async function graphql(opts: SimulatorOptions, query: string, variables: object): Promise<Record<string, unknown>> {
   let res: Response;
   try {
     res = await fetch(opts.url, {
-      method: 'POST',
+      method: 'POST', body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(15_000),
       headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` },
-      body: JSON.stringify({ query, variables }),
-      signal: AbortSignal.timeout(15_000),
     });
   } catch (err) {
     throw new SubmitError(`network: ${(err as Error).message}`, true); // connection refused, reset, timeout
   }
-  const body = await res.json().catch(() => ({})) as { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  type Body = { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  const body = await res.json().catch(() => ({})) as Body;
   const error = body.errors?.[0];
-  if (error) {
-    const code = error.extensions?.code ?? 'UNKNOWN';
-    throw new SubmitError(`${code}: ${error.message}`, RETRYABLE.has(code));
-  }
+  const code = error?.extensions?.code ?? 'UNKNOWN';
+  if (error) throw new SubmitError(`${code}: ${error.message}`, RETRYABLE.has(code));
   if (!res.ok || !body.data) throw new SubmitError(`HTTP ${res.status}`, res.status >= 500);
   return body.data;
 }
@@ -128,7 +115,7 @@ export function startSimulator(opts: SimulatorOptions) {
   const signal = opts.signal ? AbortSignal.any([opts.signal, stopper.signal]) : stopper.signal;
   const named = new Set<number>(); // players whose name the server has: sent once per run
   const stats: SimulatorStats = { accepted: 0, failed: 0, retried: 0, skipped: 0 };
-  const failures = new Map<string, number>();
+  const reported = new Set<string>(); // each distinct failure is logged once
   const inFlight = new Set<Promise<void>>();
   let maxPoints: Map<number, number> | undefined;
 
@@ -146,11 +133,11 @@ export function startSimulator(opts: SimulatorOptions) {
   /** One match to one season, retried with the SAME matchId until accepted or clearly refused. */
   async function submit(seasonId: number, ids: number[]): Promise<void> {
     const results = ids.map((id) => ({
-      playerId: String(id),
-      points: pointsFor(id, maxPoints!.get(seasonId)!),
+      playerId: String(id), points: pointsFor(id, maxPoints!.get(seasonId)!),
       ...(named.has(id) ? {} : { displayName: playerName(id) }),
     }));
     const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
+    // A matchId per season too: results are deduplicated by (matchId, playerId) across seasons.
     const input = { matchId: randomUUID(), seasonId, endedAt: endedAt.toISOString(), results };
     for (let attempt = 1; ; attempt++) {
       try {
@@ -162,9 +149,7 @@ export function startSimulator(opts: SimulatorOptions) {
         const e = err instanceof SubmitError ? err : new SubmitError(String(err), false);
         if (!e.retryable || attempt >= MAX_ATTEMPTS || signal.aborted) {
           stats.failed++;
-          const seen = failures.get(e.message) ?? 0;
-          if (seen === 0) log(`[simulator] submission failed: ${e.message}`); // each distinct reason once
-          failures.set(e.message, seen + 1);
+          if (!reported.has(e.message)) { reported.add(e.message); log(`[simulator] submission failed: ${e.message}`); }
           return;
         }
         stats.retried++;
@@ -183,8 +168,7 @@ export function startSimulator(opts: SimulatorOptions) {
   }
 
   // Ticks of 100 ms with a fractional carry, so any rate (even 0.5/s) is honoured on average.
-  let carry = 0;
-  let lastAccepted = 0;
+  let [carry, lastAccepted] = [0, 0];
   const ticker = setInterval(() => {
     if (!maxPoints || signal.aborted) return;
     carry += opts.ratePerSec / 10;
@@ -200,63 +184,58 @@ export function startSimulator(opts: SimulatorOptions) {
   }, summaryEveryMs) : undefined;
 
   const ready = loadSeasons().then((m) => { maxPoints = m; });
-
-  async function stop(): Promise<void> {
-    stopper.abort();
-    clearInterval(ticker);
-    clearInterval(summary);
-    await ready.catch(() => {});
-    await Promise.all(inFlight);
-  }
   signal.addEventListener('abort', () => { clearInterval(ticker); clearInterval(summary); }, { once: true });
 
   return {
     /** Resolves once the seasons are known and submitting has begun; rejects if they cannot be read. */
     ready,
     stats: (): Readonly<SimulatorStats> => ({ ...stats }),
-    stop,
+    /** Stops launching matches (retries give up) and resolves once in-flight submissions settled. */
+    async stop(): Promise<void> {
+      stopper.abort();
+      await ready.catch(() => {});
+      await Promise.all(inFlight);
+    },
   };
 }
 
 export type Simulator = ReturnType<typeof startSimulator>;
 
-/** `npm run simulate -- --url ... --key ... --season 1 [--season 2] [--rate 20] [--players 5000]` */
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      url: { type: 'string', default: 'http://localhost:4000/graphql' },
-      key: { type: 'string' },
-      season: { type: 'string', multiple: true },
-      rate: { type: 'string', default: '20' },
+const USAGE = 'usage: npm run simulate -- --key <API key, scope submit> --season <id> [--season <id>...]\n'
+  + '         [--url http://localhost:4000/graphql] [--rate <matches/s, 20>] [--players <5000>]';
+
+/** The command line: runs until Ctrl-C; exit code 2 on bad usage, 1 when the seasons cannot be read. */
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: {
+      url: { type: 'string', default: 'http://localhost:4000/graphql' }, key: { type: 'string' },
+      season: { type: 'string', multiple: true }, rate: { type: 'string', default: '20' },
       players: { type: 'string', default: '5000' },
-    },
-  });
-  const seasonIds = (values.season ?? []).map(Number);
-  const ratePerSec = Number(values.rate);
-  const players = Number(values.players);
-  const problems = [
-    !values.key && '--key <API key with scope submit> is required',
-    (seasonIds.length === 0 || !seasonIds.every((n) => Number.isInteger(n) && n > 0)) && '--season <id> is required (repeatable)',
-    !(ratePerSec > 0) && '--rate must be a positive number of matches per second',
-    !(Number.isInteger(players) && players >= 2) && '--players must be an integer >= 2',
-  ].filter(Boolean);
-  if (problems.length > 0) {
-    console.error(`${problems.join('\n')}\nusage: npm run simulate -- --url <graphql url> --key <key> --season <id> [--rate 20] [--players 5000]`);
+    } }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  const sim = startSimulator({ url: values.url!, apiKey: values.key!, seasonIds, ratePerSec, players });
+  const [seasonIds, ratePerSec, players] = [(values.season ?? []).map(Number), Number(values.rate), Number(values.players)];
+  const problems = [!values.key && '--key is required',
+    (seasonIds.length === 0 || !seasonIds.every((n) => Number.isInteger(n) && n > 0)) && '--season <id> is required',
+    !(ratePerSec > 0) && '--rate must be a positive number',
+    !(Number.isInteger(players) && players >= 2) && '--players must be an integer >= 2'].filter(Boolean);
+  if (problems.length > 0) {
+    console.error(`${problems.join('\n')}\n${USAGE}`);
+    return 2;
+  }
+  const sim = startSimulator({ url: values.url, apiKey: values.key!, seasonIds, ratePerSec, players });
   try {
     await sim.ready;
   } catch (err) {
-    console.error(`cannot start: ${(err as Error).message}`);
+    console.error(`cannot start: ${(err as Error).message} (is ladder serving ${values.url}?)`);
     await sim.stop();
     return 1;
   }
-  console.log(`[simulator] submitting ${ratePerSec} matches/s of ${players} players to season(s) ${seasonIds.join(', ')} at ${values.url}; Ctrl-C stops`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  console.log(`[simulator] ${ratePerSec} matches/s of ${players} players to season(s) ${seasonIds.join(', ')} at ${values.url}; Ctrl-C stops`);
+  await new Promise((resolve) => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve); });
   await sim.stop();
   const s = sim.stats();
   console.log(`[simulator] stopped: ${s.accepted} accepted, ${s.failed} failed, ${s.retried} retries`);
@@ -265,5 +244,5 @@ async function main(): Promise<number> {
 
 // Only when run directly (`tsx scripts/simulator.ts`), not when the demo imports it.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await main();
+  process.exitCode = await main(process.argv.slice(2));
 }

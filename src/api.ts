@@ -108,6 +108,7 @@ export function createApi(deps: ApiDeps) {
     authenticate: (header) => authenticator.authenticate(header),
     logger,
     routes: deps.routes,
+    limits: config.ws,
     plugins: [{
       onExecute: ({ args }) => {
         const started = performance.now();

@@ -19,6 +19,8 @@ const schema = z.object({
   RATE_LIMIT_READS_BURST: z.coerce.number().min(1).default(100),
   RATE_LIMIT_SUBMITS_PER_SEC: z.coerce.number().positive().default(2_000),
   RATE_LIMIT_SUBMITS_BURST: z.coerce.number().min(1).default(4_000),
+  WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+  WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
@@ -55,6 +57,8 @@ export interface Config {
     readonly reads: { readonly ratePerSec: number; readonly burst: number };
     readonly submits: { readonly ratePerSec: number; readonly burst: number };
   };
+  /** WebSocket limits: open sockets per client address, subscriptions per socket. */
+  readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
   /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
   readonly apiKeyCacheMs: number;
   readonly port: number;
@@ -92,6 +96,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       reads: Object.freeze({ ratePerSec: e.RATE_LIMIT_READS_PER_SEC, burst: e.RATE_LIMIT_READS_BURST }),
       submits: Object.freeze({ ratePerSec: e.RATE_LIMIT_SUBMITS_PER_SEC, burst: e.RATE_LIMIT_SUBMITS_BURST }),
     }),
+    ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
     port: e.PORT,
     host: e.HOST,

@@ -68,7 +68,8 @@ export function createGraphQLServer(deps: {
   const rateLimitReads: Plugin<Context> = {
     onExecute: ({ args }) => {
       const op = args.document.definitions.find((d: DefinitionNode) => d.kind === Kind.OPERATION_DEFINITION);
-      if (op && 'operation' in op && op.operation !== 'mutation') {
+      // Queries only: mutations are limited per API key, subscriptions by the socket limits.
+      if (op && 'operation' in op && op.operation === 'query') {
         args.contextValue.services.rateLimit('read', args.contextValue.clientAddress);
       }
     },
@@ -152,28 +153,35 @@ export function createGraphQLServer(deps: {
     subscribe: (args) => (args.rootValue as WsRoot).subscribe(args),
     onSubscribe: async (ctx, _id, params) => {
       const socket = ctx.extra.socket;
+      // Counted before the first await: a burst of subscribe messages must not all see the old count.
       const count = (subscriptionsBySocket.get(socket) ?? 0) + 1;
       if (count > limits.subscriptionsPerSocket) {
         return [new GraphQLError(`at most ${limits.subscriptionsPerSocket} subscriptions per socket`, {
           extensions: { code: 'RATE_LIMITED' },
         })];
       }
-      // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
-      const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-        ...ctx, req: ctx.extra.request, socket, params,
-      });
-      const args: ExecutionArgs = {
-        schema: s,
-        operationName: params.operationName,
-        document: parse(params.query),
-        variableValues: params.variables,
-        contextValue: await contextFactory(),
-        rootValue: { execute, subscribe },
-      };
-      const errors = validate(args.schema, args.document);
-      if (errors.length > 0) return errors;
       subscriptionsBySocket.set(socket, count);
-      return args;
+      const release = () => subscriptionsBySocket.set(socket, Math.max(0, (subscriptionsBySocket.get(socket) ?? 1) - 1));
+      try {
+        // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
+        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx, req: ctx.extra.request, socket, params,
+        });
+        const args: ExecutionArgs = {
+          schema: s,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        if (errors.length > 0) release();
+        return errors.length > 0 ? errors : args;
+      } catch (err) {
+        release();
+        throw err;
+      }
     },
     onComplete: (ctx) => {
       const socket = ctx.extra.socket;

@@ -42,55 +42,56 @@ async function top(seasonId: number, extra = '') {
 const ranked = (entries: Array<{ rank: number; playerId: string; points?: number }>) => entries.map((e) => [e.rank, e.playerId, e.points]);
 
 describe('the GraphQL API end to end', () => {
+  // Player ids no other test file uses: display names live in one shared players table.
   it('shows a submitted match through top, entry, around and friends within a second, and pushes recordUpdated, rankChanged and topChanged', async () => {
     const seasonId = await createSeason({});
     const records = api.subscribe(`subscription($s: Int!) { recordUpdated(seasonId: $s) { seasonId playerId points rank achievedAt } }`, { s: seasonId });
-    const ranks = api.subscribe(`subscription($s: Int!) { rankChanged(seasonId: $s, playerId: "1001") { ${ENTRY} } }`, { s: seasonId });
+    const ranks = api.subscribe(`subscription($s: Int!) { rankChanged(seasonId: $s, playerId: "800000001001") { ${ENTRY} } }`, { s: seasonId });
     const tops = api.subscribe(`subscription($s: Int!) { topChanged(seasonId: $s, limit: 3) { ${ENTRY} } }`, { s: seasonId });
     await tops.waitFor('the initial (empty) top', (e) => Array.isArray(e.data?.topChanged));
 
     const t0 = Date.now();
-    await submit(seasonId, minutesFromNow(-1), [['1001', 30, 'Ann'], ['1002', 50], ['1003', 40]]);
+    await submit(seasonId, minutesFromNow(-1), [['800000001001', 30, 'Ann'], ['800000001002', 50], ['800000001003', 40]]);
     await waitFor('the match to be visible', async () => (await top(seasonId)).size === 3, 1_000);
     expect(Date.now() - t0).toBeLessThan(1_000);
 
     const res = await api.gql(`query($s: Int!) { leaderboard(seasonId: $s) {
       top(limit: 10) { rank playerId points player { displayName } }
-      entry(playerId: "1003") { rank points }
-      around(playerId: "1001", radius: 1) { rank playerId }
-      friends(playerIds: ["1001", "1002", "999"]) { rank playerId } } }`, { s: seasonId });
+      entry(playerId: "800000001003") { rank points }
+      around(playerId: "800000001001", radius: 1) { rank playerId }
+      friends(playerIds: ["800000001001", "800000001002", "999"]) { rank playerId } } }`, { s: seasonId });
     expect(res.errors).toBeUndefined();
     const lb = res.data!.leaderboard;
     expect(lb.top).toEqual([
-      { rank: 1, playerId: '1002', points: 50, player: { displayName: null } },
-      { rank: 2, playerId: '1003', points: 40, player: { displayName: null } },
-      { rank: 3, playerId: '1001', points: 30, player: { displayName: 'Ann' } },
+      { rank: 1, playerId: '800000001002', points: 50, player: { displayName: null } },
+      { rank: 2, playerId: '800000001003', points: 40, player: { displayName: null } },
+      { rank: 3, playerId: '800000001001', points: 30, player: { displayName: 'Ann' } },
     ]);
     expect(lb.entry).toEqual({ rank: 2, points: 40 });
     // Last place: the window keeps its 2 * radius + 1 size by reaching further up.
-    expect(lb.around).toEqual([{ rank: 1, playerId: '1002' }, { rank: 2, playerId: '1003' }, { rank: 3, playerId: '1001' }]);
-    expect(lb.friends).toEqual([{ rank: 1, playerId: '1002' }, { rank: 3, playerId: '1001' }]);
+    expect(lb.around).toEqual([{ rank: 1, playerId: '800000001002' }, { rank: 2, playerId: '800000001003' }, { rank: 3, playerId: '800000001001' }]);
+    expect(lb.friends).toEqual([{ rank: 1, playerId: '800000001002' }, { rank: 3, playerId: '800000001001' }]);
 
-    for (const [player, points] of [['1001', 30], ['1002', 50], ['1003', 40]] as const) {
+    for (const [player, points] of [['800000001001', 30], ['800000001002', 50], ['800000001003', 40]] as const) {
       await records.waitFor(`recordUpdated of ${player}`, (e) => e.data?.recordUpdated.playerId === player && e.data.recordUpdated.points === points);
     }
-    await ranks.waitFor('rankChanged: 1001 enters at rank 3', (e) => e.data?.rankChanged.rank === 3);
+    await ranks.waitFor('rankChanged: 80000000800000001001 enters at rank 3', (e) => e.data?.rankChanged.rank === 3);
     await tops.waitFor('topChanged with the three players', (e) =>
-      JSON.stringify(e.data?.topChanged.map((x: { playerId: string }) => x.playerId)) === '["1002","1003","1001"]');
+      JSON.stringify(e.data?.topChanged.map((x: { playerId: string }) => x.playerId)) === '["800000001002","800000001003","800000001001"]');
 
-    // Someone overtakes 1001: its rank moves without 1001 playing.
+    // Someone overtakes 800000001001: its rank moves without 800000001001 playing.
     const endedAt = minutesFromNow(-1);
-    const overtaking = await submit(seasonId, endedAt, [['1004', 35]]);
-    await ranks.waitFor('rankChanged: 1001 overtaken, now 4th', (e) => e.data?.rankChanged.rank === 4, 5_000);
-    await records.waitFor('recordUpdated of 1004', (e) => e.data?.recordUpdated.playerId === '1004');
+    const overtaking = await submit(seasonId, endedAt, [['800000001004', 35]]);
+    await ranks.waitFor('rankChanged: 80000000800000001001 overtaken, now 4th', (e) => e.data?.rankChanged.rank === 4, 5_000);
+    await records.waitFor('recordUpdated of 800000001004', (e) => e.data?.recordUpdated.playerId === '800000001004');
 
     // A lower score and a replayed match emit no record update, and change no board.
     const before = records.events.length;
-    await submit(seasonId, endedAt, [['1004', 35]], overtaking);
-    await submit(seasonId, minutesFromNow(-1), [['1002', 10], ['1005', 1]]);
-    await records.waitFor('recordUpdated of newcomer 1005', (e) => e.data?.recordUpdated.playerId === '1005');
-    expect(records.events.slice(before).map((e) => e.data?.recordUpdated.playerId)).toEqual(['1005']);
-    expect(ranked((await top(seasonId)).top).slice(0, 2)).toEqual([[1, '1002', 50], [2, '1003', 40]]);
+    await submit(seasonId, endedAt, [['800000001004', 35]], overtaking);
+    await submit(seasonId, minutesFromNow(-1), [['800000001002', 10], ['800000001005', 1]]);
+    await records.waitFor('recordUpdated of newcomer 800000001005', (e) => e.data?.recordUpdated.playerId === '800000001005');
+    expect(records.events.slice(before).map((e) => e.data?.recordUpdated.playerId)).toEqual(['800000001005']);
+    expect(ranked((await top(seasonId)).top).slice(0, 2)).toEqual([[1, '800000001002', 50], [2, '800000001003', 40]]);
   });
 
   it('orders ties by who reached the score first (ORDINAL) and shares ranks 1,2,2,4 (COMPETITION)', async () => {

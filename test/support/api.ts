@@ -36,10 +36,15 @@ export async function startApi(overrides: Record<string, string> = {}) {
     return { status: res.status, ...(await res.json() as object) };
   }
 
-  /** Opens a subscription over a real graphql-ws socket; collects every message it gets. */
-  function subscribe(query: string, variables?: Record<string, unknown>) {
+  /** A graphql-ws client on its own socket. */
+  function wsClient(): Client {
     const client = createClient({ url: url.replace('http', 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
     clients.push(client);
+    return client;
+  }
+
+  /** Opens a subscription over a real graphql-ws socket (its own, unless `client` is given); collects every message it gets. */
+  function subscribe(query: string, variables?: Record<string, unknown>, client: Client = wsClient()) {
     const events: Array<GqlResponse> = [];
     let failure: unknown;
     const dispose = client.subscribe({ query, variables }, {
@@ -62,7 +67,7 @@ export async function startApi(overrides: Record<string, string> = {}) {
   }
 
   return {
-    config, s, app, base, url, key, gql, subscribe,
+    config, s, app, base, url, key, gql, subscribe, wsClient,
     async close() {
       for (const c of clients) await c.dispose();
       await app.stop();

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { updatesChannel } from '../../src/redis/keys.js';
+import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { produceRaw, waitFor } from '../support/services.js';
+
+// A private Redis: this file counts Redis commands and channel subscriptions.
+let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
+let redis: Redis;
+let api: TestApi;
+let seasonId: number;
+let submitter: string;
+
+async function submit(results: Array<[string, number]>) {
+  const res = await api.gql('mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }', {
+    i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: results.map(([playerId, points]) => ({ playerId, points })) },
+  }, submitter);
+  expect(res.errors).toBeUndefined();
+}
+
+async function commandCalls(command: string): Promise<number> {
+  const info = await redis.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+}
+
+beforeAll(async () => {
+  redisServer = await startRedisServer();
+  redis = new Redis(redisServer.url);
+  api = await startApi({ REDIS_URL: redisServer.url, RATE_LIMIT_READS_PER_SEC: '1000000', RATE_LIMIT_READS_BURST: '1000000' });
+  submitter = await api.key('submit');
+  const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
+    i: { name: 'live', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(60 * 24), scoring: 'BEST', maxPointsPerMatch: 100_000 },
+  }, await api.key('admin'));
+  seasonId = created.data!.createSeason.id;
+  await submit(Array.from({ length: 50 }, (_, i) => [String(i + 1), i * 10] as [string, number]));
+  await waitFor('the first match', async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 50);
+});
+
+afterAll(async () => {
+  await api?.close();
+  redis?.disconnect();
+  await redisServer?.stop();
+});
+
+describe('the top-N cache', () => {
+  it('keeps Redis at O(1) top reads per second per board, however many clients ask', async () => {
+    const before = await commandCalls('zrevrange');
+    let served = 0;
+    let writes = 0;
+    const until = Date.now() + 3_000;
+    // 50 concurrent clients reading the top while results keep arriving (the cache gets dirty).
+    const readers = Array.from({ length: 50 }, async () => {
+      while (Date.now() < until) {
+        const res = await api.gql(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 100) { rank playerId } } }`);
+        if (res.data?.leaderboard.top.length >= 50) served++;
+      }
+    });
+    // New records straight into Kafka (the API would queue behind the readers in this process).
+    const writer = (async () => {
+      while (Date.now() < until) {
+        const m = { v: 1, matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), playerId: String(1000 + writes), points: 5_000 + writes };
+        await produceRaw(api.s.kafka, api.config.kafka.topic, [{ key: m.playerId, value: JSON.stringify(m) }]);
+        writes++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    await Promise.all([...readers, writer]);
+    const topReads = (await commandCalls('zrevrange')) - before;
+    console.log(`top(100): ${served} responses in 3 s, ${topReads} ZREVRANGE in Redis, ${writes} writes`);
+    // Many more answers than Redis reads: the clients are served from RAM.
+    expect(served).toBeGreaterThan(20 * Math.max(topReads, 1));
+    // At most one refresh per 100 ms while updates land (minIntervalMs), whatever the client count.
+    expect(topReads).toBeLessThanOrEqual(3 * 10 + 2);
+    expect(writes).toBeGreaterThan(5);
+  });
+});
+
+describe('subscriptions', () => {
+  it('leave nothing behind when clients drop, cleanly or abruptly', async () => {
+    const channel = updatesChannel(seasonId);
+    const numsub = async () => Number((await redis.pubsub('NUMSUB', channel))[1]);
+    const open = () => api.app.api!.services.live.openSubscriptions();
+    expect(await numsub()).toBe(0);
+    expect(open()).toEqual({ recordUpdated: 0, topChanged: 0, rankChanged: 0 });
+
+    const queries = [
+      `subscription { recordUpdated(seasonId: ${seasonId}) { playerId } }`,
+      `subscription { topChanged(seasonId: ${seasonId}, limit: 5) { playerId } }`,
+      `subscription { rankChanged(seasonId: ${seasonId}, playerId: "7") { rank } }`,
+    ];
+    // 20 clients through graphql-ws (one socket each) that unsubscribe cleanly...
+    const clean = Array.from({ length: 20 }, () => {
+      const client = api.wsClient();
+      return queries.map((q) => api.subscribe(q, undefined, client));
+    });
+    // ...and 20 raw sockets that vanish without a close frame.
+    const abrupt = await Promise.all(Array.from({ length: 20 }, () => rawSubscriber(api.url.replace('http', 'ws'), queries)));
+    await waitFor('every subscription to be open', async () => {
+      const o = open();
+      return o.recordUpdated === 40 && o.topChanged === 40 && o.rankChanged === 40;
+    });
+    expect(await numsub()).toBe(1); // one shared Redis subscription per channel, reference-counted
+
+    for (const subs of clean) for (const s of subs) s.close();
+    for (const socket of abrupt) socket.terminate();
+    await waitFor('every subscription to be closed', async () => {
+      const o = open();
+      return o.recordUpdated + o.topChanged + o.rankChanged === 0;
+    }, 15_000);
+    await waitFor('the Redis channel subscription to go', async () => (await numsub()) === 0);
+    expect(api.app.api!.topCache.watchers()).toBe(0);
+  });
+});
+
+/** A graphql-transport-ws client by hand, so the test can drop the TCP connection. */
+async function rawSubscriber(url: string, queries: string[]): Promise<WebSocket> {
+  const socket = new WebSocket(url, 'graphql-transport-ws');
+  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+  socket.send(JSON.stringify({ type: 'connection_init' }));
+  await new Promise((resolve, reject) => { // connection_ack
+    socket.once('message', resolve);
+    socket.once('close', (code, reason) => reject(new Error(`socket closed: ${code} ${reason}`)));
+  });
+  queries.forEach((query, i) => socket.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query } })));
+  return socket;
+}
