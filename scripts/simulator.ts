@@ -90,7 +90,7 @@ async function graphql(opts: SimulatorOptions, query: string, variables: object)
       headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` },
     });
   } catch (err) {
-    throw new SubmitError(`network: ${(err as Error).message}`, true); // connection refused, reset, timeout
+    const se = new SubmitError(`network: ${(err as Error).message} ${String((err as any).cause)}`, true); throw se;
   }
   type Body = { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
   const body = await res.json().catch(() => ({})) as Body;
@@ -152,7 +152,7 @@ export function startSimulator(opts: SimulatorOptions) {
           if (!reported.has(e.message)) { reported.add(e.message); log(`[simulator] submission failed: ${e.message}`); }
           return;
         }
-        stats.retried++;
+        stats.retried++; if (stats.retried % 20 === 1) log("retry: " + e.message + " " + JSON.stringify((e as any).cause ?? ""));
         await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random()), signal);
       }
     }

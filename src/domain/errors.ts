@@ -11,7 +11,8 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
   | 'CONFLICT'
-  | 'REBUILD_IN_PROGRESS';
+  | 'REBUILD_IN_PROGRESS'
+  | 'PLAYER_BLOCKED';
 
 /** An expected, client-facing failure: callers branch on `code` (and `field`), never on `message`. */
 export class DomainError extends Error {

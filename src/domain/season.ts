@@ -30,6 +30,8 @@ export interface Season {
   rankStyle: RankStyle;
   maxPointsPerMatch: number;
   split: ScoreSplit;
+  /** Set once the season was closed and its final standings written: its boards live in PostgreSQL only. */
+  finalizedAt?: Date | null;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */

@@ -15,6 +15,8 @@ export interface IngestOptions {
   sessionTimeoutMs: number;
   /** Season lookup (cached by the caller); rejects when PostgreSQL is unreachable. */
   seasonById(id: number): Promise<Season | undefined>;
+  /** Players barred from a season (cheaters): their results go to the DLQ. Cached by the caller. */
+  isBlocked?(seasonId: number, playerId: string): Promise<boolean>;
   /** Applies good results durably (PostgreSQL, then Redis). */
   apply(results: AcceptedResult[], seasonOf: (id: number) => Season): Promise<ApplyReport>;
   logger: Logger;
@@ -70,9 +72,15 @@ export function createIngestConsumer(opts: IngestOptions) {
         const season = seasons.get(msg.seasonId) ?? await opts.seasonById(msg.seasonId);
         if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${msg.seasonId} does not exist`, 'seasonId');
         seasons.set(season.id, season);
+        // A closed season still takes results already in Kafka at its close (their endedAt is
+        // inside it); once its final standings are written it takes nothing more.
+        if (season.finalizedAt) throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final`, 'seasonId');
         const endedAt = new Date(msg.endedAt);
         // No "not in the future" check here: a replay hours later is still a valid result.
         checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
+        if (await opts.isBlocked?.(season.id, msg.playerId)) {
+          throw new DomainError('PLAYER_BLOCKED', `player ${msg.playerId} is blocked in season ${season.id}`, 'playerId');
+        }
         good.push({ ...msg, endedAt, partition, offset: message.offset });
       } catch (err) {
         if (!isDomainError(err)) throw err; // infrastructure (season lookup): retry the chunk

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, check, integer, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uuid,
+  bigint, check, integer, jsonb, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLOSED']);
@@ -26,6 +26,8 @@ export const seasons = pgTable('seasons', {
   timeBits: smallint('time_bits').notNull(),
   timeUnitSeconds: integer('time_unit_seconds').notNull(),
   createdAt: tstz('created_at').notNull().defaultNow(),
+  /** Set once closing wrote season_final_standings and removed the Redis boards. */
+  finalizedAt: tstz('finalized_at'),
 }, (t) => [
   check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
   check('seasons_split_fits_double', sql`${t.pointsBits} + ${t.timeBits} <= 53`),
@@ -72,6 +74,46 @@ export const standings = pgTable('standings', {
 }, (t) => [
   primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] }),
 ]);
+
+/**
+ * Every player's final place on every board of a closed season, computed in PostgreSQL from
+ * standings in exactly Redis's order; reads of a closed season come from here.
+ * `position` is the 0-based place in board order (ORDINAL rank - 1), for paging.
+ */
+export const seasonFinalStandings = pgTable('season_final_standings', {
+  seasonId: integer('season_id').notNull().references(() => seasons.id),
+  window: boardWindow('window').notNull(),
+  period: text('period').notNull(),
+  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+  position: integer('position').notNull(),
+  rank: integer('rank').notNull(),
+  points: bigint('points', { mode: 'number' }).notNull(),
+  achievedAt: tstz('achieved_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] }),
+  uniqueIndex('season_final_standings_position').on(t.seasonId, t.window, t.period, t.position),
+]);
+
+/** Players barred from a season's boards (cheaters); their later results are refused. */
+export const blockedPlayers = pgTable('blocked_players', {
+  seasonId: integer('season_id').notNull().references(() => seasons.id),
+  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+  reason: text('reason').notNull(),
+  blockedAt: tstz('blocked_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })]);
+
+/** Who did what to which season, and why: removals, blocks, closes, repairs. */
+export const adminAudit = pgTable('admin_audit', {
+  id: serial('id').primaryKey(),
+  at: tstz('at').notNull().defaultNow(),
+  actor: text('actor').notNull(),
+  action: text('action').notNull(),
+  seasonId: integer('season_id'),
+  playerId: bigint('player_id', { mode: 'bigint' }),
+  matchId: uuid('match_id'),
+  reason: text('reason').notNull(),
+  details: jsonb('details'),
+});
 
 /** API keys: only a SHA-256 of the key is stored; the key is shown once. */
 export const apiKeys = pgTable('api_keys', {

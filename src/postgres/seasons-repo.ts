@@ -17,6 +17,7 @@ function toSeason(row: SeasonRow): Season {
     rankStyle: row.rankStyle,
     maxPointsPerMatch: row.maxPointsPerMatch,
     split: { pointsBits: row.pointsBits, timeBits: row.timeBits, timeUnitSeconds: row.timeUnitSeconds },
+    finalizedAt: row.finalizedAt,
   };
 }
 

@@ -13,6 +13,8 @@ export interface RawUpdate {
   s: string;
   /** Rank on that board right after the update. */
   r: number;
+  /** "reset" when a score was lowered or removed (setStandings-3.lua) rather than raised. */
+  k?: 'reset';
   /** Season id, added on receipt from the channel name. */
   seasonId: number;
 }

@@ -19,6 +19,10 @@ declare module 'ioredis' {
     readAround(board: string, member: string, radius: string, step: string): Result<Array<string | number>, Context>;
     /** lua/readEntries-1.lua: [member, score, rank, ...] */
     readEntries(board: string, step: string, ...members: string[]): Result<Array<string | number>, Context>;
+    /** lua/setStandings-3.lua: may lower or remove scores (cheater removal, repairs) */
+    setStandings(
+      board: string, marker: string, copy: string, channel: string, label: string, ...memberScorePairs: string[]
+    ): Result<number, Context>;
     /** lua/swapBoard-3.lua */
     swapBoard(copy: string, board: string, retired: string, expireAt: string): Result<number, Context>;
   }

@@ -5,7 +5,8 @@ import type { Season } from '../domain/season.js';
 import { pushStream } from './push-stream.js';
 
 /** A board update as published by ingest (see redis/lua/applyStandings-3.lua). */
-export interface BoardUpdate { b: string; m: string; s: string; r: number; seasonId: number }
+/** k = "reset": an explicit lowering or removal (setStandings-3.lua), not an improvement. */
+export interface BoardUpdate { b: string; m: string; s: string; r: number; seasonId: number; k?: 'reset' }
 
 export interface UpdateEvents {
   onSeasonUpdate(seasonId: number, onUpdate: (u: BoardUpdate) => void): Promise<() => void>;
@@ -38,7 +39,7 @@ export function createLiveUpdates(deps: { events: UpdateEvents; tops: TopWatch; 
     recordUpdates(season: Season, playerId?: string): AsyncIterableIterator<RecordUpdate> {
       const codec = createCodec(season);
       return pushStream<RecordUpdate>(async (push) => counted('recordUpdated', await deps.events.onSeasonUpdate(season.id, (u) => {
-        if (u.b !== 'SEASON' || (playerId !== undefined && u.m !== playerId)) return;
+        if (u.b !== 'SEASON' || u.k === 'reset' || (playerId !== undefined && u.m !== playerId)) return;
         const { points, achievedAt } = codec.decode(codec.fromRedis(u.s));
         push({ seasonId: season.id, playerId: u.m, points, achievedAt, rank: u.r });
       })));

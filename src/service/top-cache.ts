@@ -87,6 +87,7 @@ export function createTopCache(opts: {
     /** An update landed on a board: refresh it if the new score could enter the cached top. */
     noteUpdate(seasonId: number, window: Board['window'], period: string, rank: number): void {
       const slot = slots.get(`${seasonId}|${window}|${period}`);
+      // rank 0: a member was removed (setStandings-3.lua); anywhere in the board can shift.
       if (slot && rank <= capacity) slot.dirty = true;
     },
 
