@@ -9,7 +9,7 @@ import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
 import { createSeason, listSeasons, type SeasonStore } from '../src/service/seasons.js';
 import { ensureDatabase } from './ensure-database.js';
-import { regularPlayerId, startSimulator, type Simulator } from './simulator.js';
+import { regularPlayerId, startSimulator } from './simulator.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -38,7 +38,7 @@ async function ensureSeason(store: SeasonStore, def: SeasonDefinition, now: Date
 /** Creates (or reuses) the two demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles show. */
 async function demoSeasons(app: App) {
   const now = new Date();
-  // Whole seconds: the boards' clocks count from startsAt.
+  // Whole seconds, so startsAt reads cleanly in GraphiQL.
   const start = new Date(Math.floor((now.getTime() - 3 * DAY_MS) / 1000) * 1000);
   const best = await ensureSeason(app.seasonsRepo, {
     name: 'Demo season', startsAt: start, endsAt: new Date(start.getTime() + 30 * DAY_MS),
@@ -95,10 +95,8 @@ try {
 }
 
 const say = (line: string) => console.log(line);
-say(`[demo] database ${new URL(config.databaseUrl).pathname.slice(1)}: creating it if missing, then migrating`);
-await ensureDatabase(config.databaseUrl);
 const app = buildApp(config, { roles: ['api', 'ingest'] });
-let simulator: Simulator | undefined;
+let simulator: ReturnType<typeof startSimulator> | undefined;
 
 let stopping = false;
 /** Simulator first (no submission hits a closing API), then the app; exits 0 when clean. */
@@ -121,6 +119,8 @@ process.on('SIGINT', () => void shutdown('Ctrl-C'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 try {
+  say(`[demo] database "${new URL(config.databaseUrl).pathname.slice(1)}": creating it if missing, then migrating`);
+  await ensureDatabase(config.databaseUrl);
   say('[demo] starting the API and the ingest consumer (migrations, Kafka topics)');
   await app.start();
   const { best, sum } = await demoSeasons(app);
@@ -140,7 +140,9 @@ try {
   }));
   if (settings.durationS) setTimeout(() => void shutdown(`${settings.durationS} s are up`), settings.durationS * 1000);
 } catch (err) {
-  console.error('[demo] failed to start:', err);
+  // The message, not the stack: this is a newcomer's first command.
+  const e = err as { message?: string; code?: string };
+  console.error(`[demo] failed to start: ${e.message || e.code || String(err)}`);
   console.error('[demo] is the stack up? `npm run stack:up` starts PostgreSQL, Redis and Kafka');
   await shutdown('start failed', 1);
 }

@@ -2,6 +2,7 @@
 // mutation over HTTP, exactly as a real game server would. Used by `npm run demo`, and on its own:
 //   npm run simulate -- --url http://localhost:4000/graphql --key <key> --season 1 --rate 50
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -74,6 +75,7 @@ function pointsFor(id: number, maxPoints: number): number {
 }
 
 const SUBMIT = `mutation Submit($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`;
+const SEASON = `query Season($id: Int!) { season(id: $id) { maxPointsPerMatch status } }`;
 // Retryable per the contract (DESIGN §3): the same matchId may be resubmitted safely.
 const RETRYABLE = new Set(['UNAVAILABLE', 'RATE_LIMITED']);
 const MAX_ATTEMPTS = 8;
@@ -90,7 +92,9 @@ async function graphql(opts: SimulatorOptions, query: string, variables: object)
       headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` },
     });
   } catch (err) {
-    const se = new SubmitError(`network: ${(err as Error).message} ${String((err as any).cause)}`, true); throw se;
+    // Connection refused or reset, or no answer in time: undici hides the reason in `cause`.
+    const reason = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    throw new SubmitError(`network error (${reason}) at ${opts.url}`, true);
   }
   type Body = { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
   const body = await res.json().catch(() => ({})) as Body;
@@ -113,6 +117,7 @@ export function startSimulator(opts: SimulatorOptions) {
   const log = opts.log ?? ((line: string) => console.log(line));
   const stopper = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stopper.signal]) : stopper.signal;
+  setMaxListeners(MAX_IN_FLIGHT + 10, signal); // every submission backing off listens to it
   const named = new Set<number>(); // players whose name the server has: sent once per run
   const stats: SimulatorStats = { accepted: 0, failed: 0, retried: 0, skipped: 0 };
   const reported = new Set<string>(); // each distinct failure is logged once
@@ -120,9 +125,8 @@ export function startSimulator(opts: SimulatorOptions) {
   let maxPoints: Map<number, number> | undefined;
 
   async function loadSeasons(): Promise<Map<number, number>> {
-    const query = `query($id: Int!) { season(id: $id) { maxPointsPerMatch status } }`;
     const entries = await Promise.all(opts.seasonIds.map(async (id) => {
-      const { season } = await graphql(opts, query, { id }) as { season: { maxPointsPerMatch: number; status: string } | null };
+      const { season } = await graphql(opts, SEASON, { id }) as { season: { maxPointsPerMatch: number; status: string } | null };
       if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
       if (season.status !== 'ACTIVE') log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
       return [id, season.maxPointsPerMatch] as const;
@@ -152,7 +156,7 @@ export function startSimulator(opts: SimulatorOptions) {
           if (!reported.has(e.message)) { reported.add(e.message); log(`[simulator] submission failed: ${e.message}`); }
           return;
         }
-        stats.retried++; if (stats.retried % 20 === 1) log("retry: " + e.message + " " + JSON.stringify((e as any).cause ?? ""));
+        stats.retried++;
         await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random()), signal);
       }
     }
@@ -185,7 +189,6 @@ export function startSimulator(opts: SimulatorOptions) {
 
   const ready = loadSeasons().then((m) => { maxPoints = m; });
   signal.addEventListener('abort', () => { clearInterval(ticker); clearInterval(summary); }, { once: true });
-
   return {
     /** Resolves once the seasons are known and submitting has begun; rejects if they cannot be read. */
     ready,
@@ -199,8 +202,6 @@ export function startSimulator(opts: SimulatorOptions) {
   };
 }
 
-export type Simulator = ReturnType<typeof startSimulator>;
-
 const USAGE = 'usage: npm run simulate -- --key <API key, scope submit> --season <id> [--season <id>...]\n'
   + '         [--url http://localhost:4000/graphql] [--rate <matches/s, 20>] [--players <5000>]';
 
@@ -209,9 +210,8 @@ async function main(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({ args: argv, options: {
-      url: { type: 'string', default: 'http://localhost:4000/graphql' }, key: { type: 'string' },
-      season: { type: 'string', multiple: true }, rate: { type: 'string', default: '20' },
-      players: { type: 'string', default: '5000' },
+      url: { type: 'string', default: 'http://localhost:4000/graphql' }, key: { type: 'string' }, rate: { type: 'string', default: '20' },
+      season: { type: 'string', multiple: true }, players: { type: 'string', default: '5000' },
     } }));
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
@@ -230,7 +230,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     await sim.ready;
   } catch (err) {
-    console.error(`cannot start: ${(err as Error).message} (is ladder serving ${values.url}?)`);
+    console.error(`cannot start: ${(err as Error).message}; is ladder running (npm start)?`);
     await sim.stop();
     return 1;
   }

@@ -9,21 +9,28 @@ import type { Services } from './graphql/context.js';
 import { createResultProducer } from './kafka/producer.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import type { Db } from './postgres/client.js';
+import type { Db, Sql } from './postgres/client.js';
+import { createFinalStandingsReader } from './postgres/final-standings-reader.js';
+import { createStandingsRanker } from './postgres/ranked-standings.js';
 import { createApiKeysRepo } from './postgres/api-keys-repo.js';
+import { createMatchLookup } from './postgres/match-lookup.js';
 import { createPlayersRepo } from './postgres/players-repo.js';
 import { createBoardReader } from './redis/board-reader.js';
+import { boardExpireAt } from './redis/board-writer.js';
 import { boardOfLabel, createLivePubSub } from './redis/live-pubsub.js';
 import { createAuthenticator } from './service/api-keys.js';
+import type { CloseRequest } from './service/close-season.js';
 import { createLeaderboardReads } from './service/leaderboard-reads.js';
 import { createLiveUpdates } from './service/live-updates.js';
 import { createRankWatcher } from './service/rank-watcher.js';
 import { createRateLimiter } from './service/rate-limiter.js';
 import type { RebuildReport } from './service/rebuild-season.js';
+import type { ReconcileReport } from './service/reconcile-season.js';
 import type { SeasonCache } from './service/season-cache.js';
 import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from './service/seasons.js';
 import { submitMatchResult } from './service/submit-match-result.js';
 import { createTopCache } from './service/top-cache.js';
+import type { PlayerAdmin } from './player-admin.js';
 
 export interface ApiDeps {
   config: Config;
@@ -35,6 +42,13 @@ export interface ApiDeps {
   seasonStore: SeasonStore;
   seasons: SeasonCache;
   rebuild(seasonId: number): Promise<RebuildReport>;
+  /** Raw PostgreSQL, for reads of closed seasons and expired boards. */
+  sql: Sql;
+  /** The close procedure (src/service/close-season.ts). */
+  closeSeason(id: number, by: CloseRequest): Promise<unknown>;
+  reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
+  /** Removing and blocking players (src/player-admin.ts); its block cache also guards submissions. */
+  playerAdmin: PlayerAdmin;
   routes: Routes;
 }
 
@@ -48,9 +62,12 @@ export function createApi(deps: ApiDeps) {
   const topCache = createTopCache({ source: reader, onError });
   const rankWatcher = createRankWatcher({ source: reader, onError });
   // A subscribed connection can run no other command: pub/sub gets two of its own.
-  const livePubSub = createLivePubSub(deps.redis.duplicate(), deps.redis.duplicate());
+  const [publisher, subscriber] = [deps.redis.duplicate(), deps.redis.duplicate()];
+  for (const c of [publisher, subscriber]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis pub/sub connection error'));
+  const livePubSub = createLivePubSub(publisher, subscriber);
   const live = createLiveUpdates({ events: livePubSub, tops: topCache, ranks: rankWatcher });
   const players = createPlayersRepo(deps.db);
+  const matches = createMatchLookup(deps.db);
   const authenticator = createAuthenticator(createApiKeysRepo(deps.db), { cacheTtlMs: config.apiKeyCacheMs });
   const limiters = {
     read: createRateLimiter(config.rateLimits.reads),
@@ -66,15 +83,19 @@ export function createApi(deps: ApiDeps) {
     },
     seasons: (status) => listSeasons(deps.seasonStore, status, now()),
     createSeason: (def) => createSeason(deps.seasonStore, def, now()),
-    closeSeason: async (id) => {
-      await requireSeason(deps.seasonStore, id);
-      const closed = (await deps.seasonStore.setStatus(id, 'CLOSED'))!;
-      deps.seasons.invalidate(id);
-      return closed;
+    closeSeason: async (id, by) => {
+      await deps.closeSeason(id, by);
+      return withCurrentStatus(await requireSeason(deps.seasonStore, id), now());
     },
     rebuild: async (seasonId) => {
       await requireSeason(deps.seasonStore, seasonId);
       return deps.rebuild(seasonId);
+    },
+    reconcile: (seasonId, repair) => deps.reconcile(seasonId, repair),
+    playerAdmin: {
+      remove: (input) => deps.playerAdmin.remove(input),
+      block: (input) => deps.playerAdmin.block(input),
+      unblock: (input) => deps.playerAdmin.unblock(input),
     },
     submit: async (input) => {
       try {
@@ -82,10 +103,14 @@ export function createApi(deps: ApiDeps) {
           seasonById: (id) => deps.seasons.get(id),
           queue: producer,
           names: players,
+          stored: matches,
+          onLookupFailed: (err) => log.warn({ err }, 'matchId conflict check skipped'),
           now,
           skewMs: config.submitSkewMs,
           sendTimeoutMs: config.submitTimeoutMs,
           onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
+          blocked: deps.playerAdmin.blocked,
+          onBlockedCheckFailed: (err) => log.warn({ err }, 'blocked players not checked; the consumer checks again'),
         }, input);
         metrics.submissions.inc({ outcome: 'accepted' });
         return result;
@@ -95,7 +120,13 @@ export function createApi(deps: ApiDeps) {
         throw err;
       }
     },
-    boards: createLeaderboardReads({ boards: reader, top: topCache }),
+    boards: createLeaderboardReads({
+      boards: reader,
+      top: topCache,
+      archive: createFinalStandingsReader(deps.sql),
+      history: createStandingsRanker(deps.sql),
+      expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, config.windowTtlSeconds),
+    }),
     live,
     playerNames: (ids) => players.names(ids),
     rateLimit: (kind, key) => {

@@ -9,6 +9,9 @@ import { createPostgres, migrateDatabase } from './postgres/client.js';
 import { createResultsStore } from './postgres/results-store.js';
 import { createSeasonsRepo } from './postgres/seasons-repo.js';
 import { createStandingsReader } from './postgres/standings-reader.js';
+import { createPlayerAdmin } from './player-admin.js';
+import { createReconcile } from './reconcile.js';
+import { createSeasonLifecycle } from './season-lifecycle.js';
 import { createBoardRebuilder } from './redis/board-rebuilder.js';
 import { boardExpireAt, createBoardWriter } from './redis/board-writer.js';
 import { assertNoBoardEviction, createRedis } from './redis/client.js';
@@ -27,16 +30,23 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
   const redis = createRedis(config.redisUrl, logger);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   const seasonsRepo = createSeasonsRepo(pg.db);
-  const seasons = createSeasonCache((id) => seasonsRepo.get(id));
+  const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
   const store = createResultsStore(pg.sql);
   const boards = createBoardWriter(redis, config.windowTtlSeconds);
 
-  const rebuild = async (seasonId: number) => rebuildSeason({
+  const rebuild = async (seasonId: number, onProgress?: (members: number) => void) => rebuildSeason({
     source: createStandingsReader(pg.sql),
     target: createBoardRebuilder(redis, config.windowTtlSeconds),
     expireAt: (season, window, period) => boardExpireAt(season, window, period, config.windowTtlSeconds),
     now: Date.now,
+    onProgress,
   }, await requireSeason(seasonsRepo, seasonId));
+  const reconcile = createReconcile({ config, logger, metrics, sql: pg.sql, seasonStore: seasonsRepo });
+  const playerAdmin = createPlayerAdmin({
+    sql: pg.sql, redis, seasonById: (id) => seasons.get(id), windowTtlSeconds: config.windowTtlSeconds,
+    blockedPlayersCacheMs: config.blockedPlayersCacheMs, logger,
+  });
+  const lifecycle = createSeasonLifecycle({ config, logger, pg, redis, kafka, invalidate: (id) => seasons.invalidate(id) });
 
   const ingest = opts.roles.includes('ingest')
     ? createIngestConsumer({
@@ -47,6 +57,8 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
       sessionTimeoutMs: config.kafka.sessionTimeoutMs,
       seasonById: (id) => seasons.get(id),
+      // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
+      isBlocked: (seasonId, playerId) => playerAdmin.blocked.isBlocked(seasonId, playerId),
       apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
       logger,
       onApplied: (r) => {
@@ -77,6 +89,9 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
   const api = opts.roles.includes('api')
     ? createApi({
       config, logger, metrics, db: pg.db, redis, kafka, seasonStore: seasonsRepo, seasons, rebuild,
+      sql: pg.sql, closeSeason: lifecycle.close,
+      reconcile: reconcile.runAndRecord,
+      playerAdmin,
       routes: {
         '/ready': async () => {
           const r = await readiness();
@@ -91,7 +106,7 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
     : undefined;
 
   return {
-    logger, metrics, pg, redis, kafka, seasonsRepo, seasons, ingest, api, rebuild, readiness,
+    logger, metrics, pg, redis, kafka, seasonsRepo, seasons, ingest, api, rebuild, readiness, reconcile, lifecycle, playerAdmin,
     async start(): Promise<void> {
       await assertNoBoardEviction(redis);
       await migrateDatabase(config.databaseUrl);
@@ -104,11 +119,16 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       }
       await ingest?.start();
       await api?.start();
+      reconcile.job.start();
+      lifecycle.start();
       logger.info({ roles: opts.roles }, 'ladder started');
     },
     /** Graceful: close sockets, stop consuming (the running chunk finishes or stays unresolved), close clients. */
     async stop(): Promise<void> {
+      await lifecycle.stop();
+      await reconcile.job.stop();
       await api?.stop();
+      playerAdmin.stop();
       await ingest?.stop();
       redis.disconnect();
       await pg.close();

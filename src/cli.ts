@@ -1,11 +1,16 @@
 // The operator's command line: `npm run cli -- <command> [options]`.
 // To add a command, add an entry to `commands`; it gets its arguments and a context.
+import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { isDomainError } from './domain/errors.js';
 import { createApiKeysRepo } from './postgres/api-keys-repo.js';
 import { createPostgres, migrateDatabase, type Db } from './postgres/client.js';
 import { createApiKey, DEFAULT_AUTH_CACHE_TTL_MS, SCOPES } from './service/api-keys.js';
+import { buildApp, type App } from './app.js';
+import { createLogger } from './logger.js';
+import { createProgressBar } from './progress-bar.js';
+import { rebuildReportLines, reconcileReportLines } from './report-text.js';
 
 /** Bad invocation: exit code 2 and the usage text. */
 class UsageError extends Error {}
@@ -49,6 +54,49 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
     return await fn(pg.db);
   } finally {
     await pg.close();
+  }
+}
+
+/** Runs `fn` with the service's wiring but no role started: clients only, closed afterwards. */
+async function withApp<T>(config: Config, fn: (app: App) => Promise<T>): Promise<T> {
+  // Silent: stdout carries the report; failures reach the operator as thrown errors.
+  const app = buildApp(config, { roles: [], logger: createLogger('silent') });
+  try {
+    return await fn(app);
+  } finally {
+    await app.stop();
+  }
+}
+
+/** A positive int4 from an option, or a usage error naming it. */
+function positiveInt(name: string, raw: string | undefined, max = 2 ** 31 - 1): number {
+  if (raw === undefined) throw new UsageError(`--${name} is required`);
+  const v = /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!(v <= max)) throw new UsageError(`--${name} must be an integer in 1..${max}, got "${raw}"`);
+  return v;
+}
+
+/** Runs `job` with a progress bar on stderr towards the season's live board members. */
+async function withProgress<T>(app: App, label: string, seasonId: number, job: (tick: (n: number) => void) => Promise<T>, done: (r: T) => number): Promise<T> {
+  const bar = createProgressBar({
+    label, total: await app.reconcile.liveMembers(seasonId), write: (s) => process.stderr.write(s), now: Date.now,
+  });
+  try {
+    const result = await job((n) => bar.update(n));
+    bar.finish(done(result));
+    return result;
+  } catch (err) {
+    bar.abandon();
+    throw err;
+  }
+}
+
+/** The operator's login name, for the audit log. */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown user'; // no passwd entry (some containers)
   }
 }
 
@@ -98,6 +146,49 @@ const commands: Record<string, Command> = {
       if (!revoked) throw new Error(`no active API key with id ${id}`);
       // The authenticator caches lookups (src/service/api-keys.ts).
       ctx.out(`revoked API key ${id}; running servers refuse it within ${DEFAULT_AUTH_CACHE_TTL_MS / 1000} s`);
+    },
+  },
+  'seasons close': {
+    args: '--season <id> --reason <text>',
+    summary: 'close a season now: apply what Kafka holds, write every final rank, remove its Redis boards (idempotent)',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { season: { type: 'string' }, reason: { type: 'string' } });
+      const seasonId = positiveInt('season', values.season);
+      const reason = values.reason?.trim();
+      if (!reason) throw new UsageError('--reason is required: it goes to the audit log');
+      const r = await withApp(ctx.config(), (app) => app.lifecycle.close(seasonId, { actor: `cli (${osUser()})`, reason }));
+      ctx.out(r.finalized
+        ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
+        : `season ${seasonId} was already closed and final; ${r.keysRemoved} leftover Redis keys removed`);
+    },
+  },
+  'rebuild': {
+    args: '--season <id>',
+    summary: "rebuild a season's Redis boards from PostgreSQL (progress on stderr, report on stdout)",
+    async run(argv, ctx) {
+      const seasonId = positiveInt('season', parse(argv, { season: { type: 'string' } }).values.season);
+      const report = await withApp(ctx.config(), (app) =>
+        withProgress(app, 'rebuild', seasonId, (tick) => app.rebuild(seasonId, tick), (r) => r.members),
+      ).catch((err: unknown) => {
+        if (!isDomainError(err) || err.code !== 'REBUILD_IN_PROGRESS') throw err;
+        // The marker of a crashed rebuild lives MARKER_TTL_MS (src/redis/board-rebuilder.ts).
+        throw new Error(`season ${seasonId} is already being rebuilt (REBUILD_IN_PROGRESS): one rebuild per season at a time. `
+          + 'Wait for it to finish; the lock of a crashed rebuild expires within 60 s.');
+      });
+      for (const line of rebuildReportLines(report)) ctx.out(line);
+    },
+  },
+  'reconcile': {
+    args: '--season <id> [--repair] [--page-size <n>]',
+    summary: "compare a season's Redis boards with PostgreSQL; --repair writes PostgreSQL's values over the drift",
+    async run(argv, ctx) {
+      const { values } = parse(argv, { season: { type: 'string' }, repair: { type: 'boolean' }, 'page-size': { type: 'string' } });
+      const seasonId = positiveInt('season', values.season);
+      const pageSize = values['page-size'] === undefined ? undefined : positiveInt('page-size', values['page-size'], 100_000);
+      const report = await withApp(ctx.config(), (app) => withProgress(app, 'reconcile', seasonId,
+        (tick) => app.reconcile.run(seasonId, { repair: values.repair ?? false, pageSize, onProgress: tick }),
+        (r) => r.total.pgCount));
+      for (const line of reconcileReportLines(report)) ctx.out(line);
     },
   },
 };

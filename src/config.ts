@@ -22,6 +22,13 @@ const schema = z.object({
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  BLOCKED_PLAYERS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  SEASON_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  SEASON_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  SEASON_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
+  SEASON_CLOSE_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(0),
+  RECONCILE_AUTO_REPAIR: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   LADDER_ROLES: z.string().default('api,ingest').transform((s) => s.split(',').map((r) => r.trim()))
@@ -61,6 +68,22 @@ export interface Config {
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
   /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
   readonly apiKeyCacheMs: number;
+  /** How long a season's blocked players are cached: a block made elsewhere is enforced this much later. */
+  readonly blockedPlayersCacheMs: number;
+  /**
+   * Season lifecycle: how often the scheduler runs (0: never in this process); how long a season
+   * stays cached (a close waits this long twice, so every process sees it); how long after that
+   * a validated submission may still be acknowledged by Kafka (default: submitTimeoutMs); the
+   * longest a close waits for the ingest group to apply what Kafka held at the close.
+   */
+  readonly seasons: {
+    readonly schedulerIntervalMs: number;
+    readonly cacheTtlMs: number;
+    readonly closeGraceMs: number;
+    readonly closeDrainTimeoutMs: number;
+  };
+  /** Scheduled reconcile of every ACTIVE season (0: off), and whether it repairs what it finds. */
+  readonly reconcile: { readonly intervalSeconds: number; readonly autoRepair: boolean };
   readonly port: number;
   readonly host: string;
   readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -98,6 +121,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
+    blockedPlayersCacheMs: e.BLOCKED_PLAYERS_CACHE_MS,
+    seasons: Object.freeze({
+      schedulerIntervalMs: e.SEASON_SCHEDULER_INTERVAL_MS,
+      cacheTtlMs: e.SEASON_CACHE_TTL_MS,
+      closeGraceMs: e.SEASON_CLOSE_GRACE_MS ?? e.SUBMIT_TIMEOUT_MS,
+      closeDrainTimeoutMs: e.SEASON_CLOSE_DRAIN_TIMEOUT_MS,
+    }),
+    reconcile: Object.freeze({ intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, autoRepair: e.RECONCILE_AUTO_REPAIR }),
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,

@@ -77,6 +77,22 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+    reconcileDrift: new Gauge({
+      name: 'ladder_reconcile_drift',
+      help: 'Board entries the last reconcile of a season found differing from PostgreSQL, by kind (missing, extra, different)',
+      labelNames: ['season', 'kind'] as const,
+      registers,
+    }),
+    reconcileLastRun: new Gauge({
+      name: 'ladder_reconcile_last_run_timestamp_seconds',
+      help: 'When this instance last finished a reconcile (scheduled, mutation)',
+      registers,
+    }),
+    reconcileRepaired: new Counter({
+      name: 'ladder_reconcile_repaired_total',
+      help: 'Board entries written or removed by reconcile repairs',
+      registers,
+    }),
   };
 }
 

@@ -66,6 +66,8 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
       KAFKA_BROKERS: TEST_KAFKA_BROKERS,
       KAFKA_TOPIC: uniqueName('test-demo'),
       KAFKA_GROUP_ID: uniqueName('test-demo'),
+      // ladder_test holds every test run's seasons: the demo's scheduler must not close them.
+      SEASON_SCHEDULER_INTERVAL_MS: '0',
       PORT: String(port),
       DEMO_RATE: '20',
       DEMO_PLAYERS: '5000',

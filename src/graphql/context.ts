@@ -6,6 +6,9 @@ import type { SubmissionInput } from '../domain/submission.js';
 import type { LeaderboardReads } from '../service/leaderboard-reads.js';
 import type { LiveUpdates } from '../service/live-updates.js';
 import type { RebuildReport } from '../service/rebuild-season.js';
+import type { ReconcileReport } from '../service/reconcile-season.js';
+import type { BlockInput, BlockReport } from '../service/blocked-players.js';
+import type { PlayerRemovalReport, RemovalInput } from '../service/remove-player-results.js';
 
 import type { Principal } from '../service/api-keys.js';
 
@@ -17,14 +20,23 @@ export interface Services {
   season(id: number): Promise<Season | undefined>;
   seasons(status?: SeasonStatus): Promise<Season[]>;
   createSeason(def: SeasonDefinition): Promise<Season>;
-  closeSeason(id: number): Promise<Season>;
+  /** Runs the whole close procedure (final standings, Redis keys removed); `by` is audited. */
+  closeSeason(id: number, by: { actor: string; reason: string }): Promise<Season>;
   rebuild(seasonId: number): Promise<RebuildReport>;
+  /** Compares the season's boards with PostgreSQL; with repair, makes them equal (SEASON_NOT_FOUND, SEASON_CLOSED, REBUILD_IN_PROGRESS). */
+  reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
   submit(input: SubmissionInput, principal: Principal): Promise<{ matchId: string; accepted: number }>;
   boards: LeaderboardReads;
   live: LiveUpdates;
   playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
   /** Throws RATE_LIMITED when `key` spent its budget. */
   rateLimit(kind: 'read' | 'submit', key: string): void;
+  /** Cheaters: remove a player's results, block, unblock; each audited under `actor`. */
+  playerAdmin: {
+    remove(input: RemovalInput): Promise<PlayerRemovalReport>;
+    block(input: BlockInput): Promise<BlockReport>;
+    unblock(input: BlockInput): Promise<BlockReport>;
+  };
 }
 
 /** The per-request context. */

@@ -6,6 +6,8 @@ import './entry.js';
 import './season.js';
 import './leaderboard.js';
 import './match-result.js';
+import './player-admin.js';
+import './reconcile.js';
 import './subscriptions.js';
 
 builder.queryType({});

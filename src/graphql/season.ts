@@ -80,11 +80,14 @@ builder.mutationFields((t) => ({
   }),
   closeSeason: t.field({
     type: SeasonRef,
-    description: 'Scope: admin. Ends the season now.',
+    description: 'Scope: admin. Ends the season now: results already in Kafka are applied, every final rank is '
+      + 'written to PostgreSQL (reads of the season come from there), and its Redis boards are removed. '
+      + 'Takes a few seconds (caches expire, ingest catches up); UNAVAILABLE if ingest lags too long '
+      + '(the season stays CLOSED and the scheduler finishes the close). Idempotent.',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      await requireScope(ctx, 'admin');
-      return ctx.services.closeSeason(id);
+      const principal = await requireScope(ctx, 'admin');
+      return ctx.services.closeSeason(id, { actor: `api key ${principal.keyId} (${principal.name})`, reason: 'closeSeason mutation' });
     },
   }),
   rebuildLeaderboard: t.field({

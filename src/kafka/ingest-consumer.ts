@@ -1,4 +1,4 @@
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
@@ -44,7 +44,10 @@ export function createIngestConsumer(opts: IngestOptions) {
     maxWaitTimeInMs: 100, // a result should show within a second of the match ending
     allowAutoTopicCreation: false,
   });
-  const dlq: Producer = opts.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const dlq: Producer = opts.kafka.producer({
+    idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: Number.MAX_SAFE_INTEGER },
+  });
   const state = { joined: false, crashed: false, lastFetchAt: 0, retryingSince: 0 };
 
   consumer.on(consumer.events.GROUP_JOIN, () => { state.joined = true; });

@@ -1,11 +1,20 @@
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { MatchResultMessage } from '../domain/submission.js';
 
 /** Produces match results, one message per player result keyed by playerId. */
 export function createResultProducer(kafka: Kafka, topic: string) {
   // Idempotent (acks=all): broker-side dedup of the producer's own retries. It does not dedup a
   // game server's retry of a whole submission (kafkajs #353): matchId + playerId does that.
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, allowAutoTopicCreation: false });
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 5,
+    allowAutoTopicCreation: false,
+    // The default (murmur2, as the Java client): a key always lands on the same partition.
+    createPartitioner: Partitioners.DefaultPartitioner,
+    // An idempotent producer must not give up on its own retries (kafkajs warns otherwise);
+    // kafkajs still stops after maxRetryTime (30 s), and submit answers UNAVAILABLE before that.
+    retry: { retries: Number.MAX_SAFE_INTEGER },
+  });
   let connected = false;
   return {
     async start() {

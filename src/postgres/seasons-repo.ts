@@ -5,7 +5,8 @@ import { seasons } from './schema.js';
 
 type SeasonRow = typeof seasons.$inferSelect;
 
-function toSeason(row: SeasonRow): Season {
+/** A seasons row as the domain type. */
+export function toSeason(row: SeasonRow): Season {
   return {
     id: row.id,
     name: row.name,

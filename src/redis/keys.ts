@@ -47,3 +47,23 @@ export function seasonOfChannel(channel: string): number {
 export function boardLabel(window: Window, period: string): string {
   return window === 'SEASON' ? 'SEASON' : `${window}:${period}`;
 }
+
+/** SCAN pattern of a season's DAY and WEEK boards (and their scratch keys: windowBoardOfKey tells them apart). */
+export function windowBoardsPattern(seasonId: number): string {
+  return `${tag(seasonId)}:*`;
+}
+
+/** The DAY or WEEK board a key of `seasonId` names, or undefined for any other key (SEASON, copies, markers). */
+export function windowBoardOfKey(seasonId: number, key: string): { window: 'DAY' | 'WEEK'; period: string } | undefined {
+  const prefix = `${tag(seasonId)}:`;
+  if (!key.startsWith(prefix)) return undefined;
+  const m = /^([dw]):([^:]+)$/.exec(key.slice(prefix.length));
+  if (!m) return undefined;
+  return { window: m[1] === 'd' ? 'DAY' : 'WEEK', period: m[2]! };
+}
+
+/** SCAN pattern of every key of a season (boards, rebuild copies and markers): `lb:{s1}*`. */
+export function seasonKeysPattern(seasonId: number): string {
+  // Braces are literal in Redis glob patterns; `}` right after the id keeps s1 from matching s10.
+  return `${tag(seasonId)}*`;
+}

@@ -17,13 +17,33 @@ function checkInt(value: number, min: number, max: number, field: string): void 
   }
 }
 
+// Route to PostgreSQL this long before a board's Redis key expires: a Redis clock a little ahead
+// of ours must not answer from a board it already dropped. PostgreSQL is right at any time.
+const EXPIRY_MARGIN_MS = 60_000;
+
 /**
  * The read use cases of a leaderboard, with the contract's limits. A finalized (closed) season's
- * boards are read from `archive` (PostgreSQL final standings); live ones from Redis.
+ * boards are read from `archive` (PostgreSQL final standings); a DAY or WEEK board past its
+ * Redis expiry from `history` (PostgreSQL standings ranked on the fly); the rest from Redis.
  */
-export function createLeaderboardReads(deps: { boards: BoardReads; top: Pick<BoardReads, 'top'>; archive?: BoardReads }) {
-  const live = (b: Board): BoardReads => (b.season.finalizedAt && deps.archive ? deps.archive : deps.boards);
-  const cached = (b: Board): Pick<BoardReads, 'top'> => (b.season.finalizedAt && deps.archive ? deps.archive : deps.top);
+export function createLeaderboardReads(deps: {
+  boards: BoardReads;
+  top: Pick<BoardReads, 'top'>;
+  archive?: BoardReads;
+  history?: BoardReads;
+  /** When a board's Redis key expires, in epoch seconds; 0: never. */
+  expiresAt?(b: Board): number;
+  now?(): number;
+}) {
+  const now = deps.now ?? Date.now;
+  const expired = (b: Board) => {
+    const at = deps.expiresAt?.(b) ?? 0;
+    return at !== 0 && at * 1000 - EXPIRY_MARGIN_MS <= now();
+  };
+  const fromPostgres = (b: Board): BoardReads | undefined =>
+    (b.season.finalizedAt && deps.archive) || (deps.history && expired(b) ? deps.history : undefined);
+  const live = (b: Board): BoardReads => fromPostgres(b) ?? deps.boards;
+  const cached = (b: Board): Pick<BoardReads, 'top'> => fromPostgres(b) ?? deps.top;
   return {
     size: (b: Board) => live(b).size(b),
 

@@ -39,6 +39,11 @@ export async function rebuildSeason(
   season: Season,
 ): Promise<RebuildReport> {
   const started = deps.now();
+  // A finalized season is read from its final standings; a rebuild would only bring back the
+  // Redis keys its close removed.
+  if (season.finalizedAt) {
+    throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final; its boards are read from PostgreSQL`, 'seasonId');
+  }
   if (!await deps.target.acquire(season.id)) {
     throw new DomainError('REBUILD_IN_PROGRESS', `a rebuild of season ${season.id} is already running`);
   }

@@ -7,6 +7,17 @@ export interface ResultQueue {
   send(messages: readonly MatchResultMessage[]): Promise<void>;
 }
 
+/** Players barred from a season (src/service/blocked-players.ts), cached briefly by the caller. */
+export interface BlockedPlayers {
+  /** The blocked ones among `playerIds`. */
+  blockedAmong(seasonId: number, playerIds: readonly string[]): Promise<readonly string[]>;
+}
+
+/** What PostgreSQL already stored of a match, to tell a safe retry from a conflicting reuse. */
+export interface StoredMatches {
+  find(matchId: string): Promise<Array<{ seasonId: number; playerId: string; points: number; endedAt: Date }>>;
+}
+
 export interface PlayerNames {
   upsert(names: ReadonlyArray<{ id: string; displayName: string }>): Promise<void>;
 }
@@ -22,15 +33,21 @@ export async function submitMatchResult(
     seasonById(id: number): Promise<Season | undefined>;
     queue: ResultQueue;
     names: PlayerNames;
+    stored?: StoredMatches;
     now(): Date;
     skewMs: number;
     sendTimeoutMs: number;
     onNamesFailed?(err: unknown): void;
+    blocked?: BlockedPlayers;
+    onBlockedCheckFailed?(err: unknown): void;
+    onLookupFailed?(err: unknown): void;
   },
   input: SubmissionInput,
 ): Promise<{ matchId: string; accepted: number }> {
   const season = await deps.seasonById(input.seasonId);
   const messages = validateSubmission(input, season, deps.now(), deps.skewMs);
+  await refuseBlocked(deps, messages);
+  await refuseConflictingReuse(deps, messages);
   try {
     await withTimeout(deps.queue.send(messages), deps.sendTimeoutMs);
   } catch (err) {
@@ -43,6 +60,55 @@ export async function submitMatchResult(
     r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : []);
   if (names.length > 0) await deps.names.upsert(names).catch((err) => deps.onNamesFailed?.(err));
   return { matchId: messages[0]!.matchId, accepted: messages.length };
+}
+
+/**
+ * PLAYER_BLOCKED when a player of the match is blocked: the whole match is refused, like any
+ * other invalid result, and the game server resubmits it without them. The check fails open: if
+ * the list cannot be read, the consumer (which checks again and fails closed) dead-letters them.
+ */
+async function refuseBlocked(
+  deps: { blocked?: BlockedPlayers; onBlockedCheckFailed?(err: unknown): void }, messages: readonly MatchResultMessage[],
+): Promise<void> {
+  if (!deps.blocked) return;
+  const seasonId = messages[0]!.seasonId;
+  let blocked: readonly string[];
+  try {
+    blocked = await deps.blocked.blockedAmong(seasonId, messages.map((m) => m.playerId));
+  } catch (err) {
+    deps.onBlockedCheckFailed?.(err);
+    return;
+  }
+  if (blocked.length > 0) {
+    throw new DomainError('PLAYER_BLOCKED', `player ${blocked.join(', ')} is blocked in season ${seasonId}`, 'playerId');
+  }
+}
+
+/**
+ * The same matchId with a different payload would be silently dropped by ingest (the primary
+ * key keeps the first), so say so now. Best effort: without PostgreSQL the check is skipped
+ * rather than refusing a submission Kafka could take.
+ */
+async function refuseConflictingReuse(
+  deps: { stored?: StoredMatches; onLookupFailed?(err: unknown): void },
+  messages: readonly MatchResultMessage[],
+): Promise<void> {
+  if (!deps.stored) return;
+  let stored: Awaited<ReturnType<StoredMatches['find']>>;
+  try {
+    stored = await deps.stored.find(messages[0]!.matchId);
+  } catch (err) {
+    deps.onLookupFailed?.(err);
+    return;
+  }
+  const submitted = new Map(messages.map((m) => [m.playerId, m]));
+  const differs = stored.some((row) => {
+    const m = submitted.get(row.playerId);
+    return !m || row.seasonId !== m.seasonId || row.points !== m.points || row.endedAt.getTime() !== Date.parse(m.endedAt);
+  });
+  if (differs) {
+    throw new DomainError('CONFLICT', `match ${messages[0]!.matchId} was already submitted with different results`, 'matchId');
+  }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

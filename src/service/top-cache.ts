@@ -50,6 +50,7 @@ export function createTopCache(opts: {
     return slot;
   }
 
+  const isCold = (s: Slot) => s.fetchedAt === 0 || now() - s.fetchedAt >= 2 * maxAgeMs;
   const isStale = (s: Slot) => (s.dirty || now() - s.fetchedAt >= maxAgeMs) && now() - s.fetchedAt >= minIntervalMs;
 
   function refresh(slot: Slot): Promise<void> {
@@ -79,8 +80,10 @@ export function createTopCache(opts: {
       if (offset + limit > capacity) return opts.source.top(board, offset, limit);
       const slot = slotOf(board);
       slot.lastUsed = now();
-      if (slot.fetchedAt === 0) await refresh(slot);
-      else if (isStale(slot)) refresh(slot).catch((err) => opts.onError?.(err)); // serve the last copy meanwhile
+      // A slot nobody kept warm may be far behind: wait for it. A warm one is served at once
+      // and refreshed behind the reader, so a read is never more than ~2 x maxAgeMs old.
+      if (isCold(slot)) await refresh(slot);
+      else if (isStale(slot)) refresh(slot).catch((err) => opts.onError?.(err));
       return slot.entries.slice(offset, offset + limit);
     },
 
@@ -95,8 +98,10 @@ export function createTopCache(opts: {
     watch(board: Board, listener: (entries: readonly RankedStanding[]) => void): () => void {
       const slot = slotOf(board);
       slot.listeners.add(listener);
-      if (slot.fetchedAt > 0) listener(slot.entries);
-      else refresh(slot).catch((err) => opts.onError?.(err));
+      // The first message is a snapshot; an old one would be worse than waiting for a fresh one.
+      if (!isCold(slot)) listener(slot.entries);
+      else refresh(slot).then(() => { if (slot.fetchedAt > 0 && slot.listeners.has(listener)) listener(slot.entries); })
+        .catch((err) => opts.onError?.(err));
       return () => { slot.listeners.delete(listener); slot.lastUsed = now(); };
     },
 

@@ -129,6 +129,21 @@ describe('the GraphQL API end to end', () => {
     expect(res.data!.leaderboard).toEqual({ window: 'DAY', periodStart: `${tenDaysAgo.slice(0, 10)}T00:00:00.000Z` });
   });
 
+  it('accepts an identical retry of a match but refuses its matchId reused with other results (CONFLICT)', async () => {
+    const [seasonId, other] = [await createSeason({}), await createSeason({})];
+    const endedAt = minutesFromNow(-2);
+    const matchId = await submit(seasonId, endedAt, [['31', 10], ['32', 20]]);
+    await waitFor('ingested', async () => (await top(seasonId)).size === 2);
+    await submit(seasonId, endedAt, [['31', 10], ['32', 20]], matchId); // a game server's retry: fine
+    const conflicting = async (season: number, results: Array<[string, number]>) => (await api.gql(
+      'mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }',
+      { input: { matchId, seasonId: season, endedAt, results: results.map(([playerId, points]) => ({ playerId, points })) } },
+      submitter,
+    )).errors?.[0]?.extensions;
+    expect(await conflicting(seasonId, [['31', 99], ['32', 20]])).toEqual({ code: 'CONFLICT', field: 'matchId' });
+    expect(await conflicting(other, [['31', 10], ['32', 20]])).toEqual({ code: 'CONFLICT', field: 'matchId' });
+  });
+
   it('loads the players of a whole page in one PostgreSQL query (DataLoader)', async () => {
     const seasonId = await createSeason({});
     await submit(seasonId, minutesFromNow(-1), Array.from({ length: 20 }, (_, i) => [String(500 + i), i, `p${i}`] as [string, number, string]));

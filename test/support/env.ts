@@ -22,6 +22,12 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     KAFKA_TOPIC: uniqueName('test-results'),
     KAFKA_GROUP_ID: uniqueName('test-ingest'),
     WINDOW_TTL_SECONDS: String(90 * 24 * 3600),
+    // Off: ladder_test holds every earlier run's seasons, and a scheduler would close them all.
+    // Tests of the scheduler build one over their own seasons (test/service/season-scheduler.int.test.ts).
+    SEASON_SCHEDULER_INTERVAL_MS: '0',
+    // A close waits these out (twice the TTL): short, so a closeSeason in a test takes well under a second.
+    SEASON_CACHE_TTL_MS: '250',
+    SEASON_CLOSE_GRACE_MS: '250',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...overrides,
   };

@@ -1,0 +1,203 @@
+// The PostgreSQL side of removing and blocking players (cheaters). See
+// src/service/remove-player-results.ts for the whole procedure and its concurrency argument.
+import type { BoardRef } from '../domain/board-deltas.js';
+import { DomainError } from '../domain/errors.js';
+import {
+  planRemoval, type AuditEntry, type BoardOutcome, type PlayerResult, type RemovalCommand, type RemovalPlan,
+  type StoredRemoval,
+} from '../domain/player-removal.js';
+import { epochMs, type Sql, type Tx } from './client.js';
+
+// The removed results copied into the audit row: enough to see (or undo) what was taken away,
+// bounded so a bot with 100k matches does not write a 10 MB jsonb value.
+const AUDITED_RESULTS = 1_000;
+
+/** Removal, blocking and unblocking of players, each in one transaction with its audit row. */
+export function createPlayerResultsStore(sql: Sql) {
+  return {
+    /**
+     * Locks the player's SEASON standing (the row every ingest transaction of this player
+     * upserts first), optionally blocks them, deletes the selected results and rewrites their
+     * standing on every board those results counted on; all or nothing.
+     */
+    async remove(cmd: RemovalCommand): Promise<StoredRemoval> {
+      const { season, playerId } = cmd;
+      return sql.begin(async (tx) => {
+        await lockOpenSeason(tx, season.id);
+        await tx`select 1 from standings
+                 where season_id = ${season.id} and "window" = 'SEASON' and period = '' and player_id = ${playerId}
+                 for update`;
+        const newlyBlocked = cmd.blockReason !== null && await insertBlock(tx, season.id, playerId, cmd.blockReason);
+        const plan = await planFor(tx, cmd);
+        if (plan.removed.length > 0) {
+          await tx`delete from match_results
+                   where season_id = ${season.id} and player_id = ${playerId}
+                     and match_id = any(${tx.array(plan.removed.map((r) => r.matchId))}::uuid[])`;
+          await writeStandings(tx, season.id, playerId, plan.boards);
+        }
+        let auditId: number | null = null;
+        if (plan.removed.length > 0 || cmd.auditWhenEmpty) {
+          auditId = await insertAudit(tx, season.id, playerId, { ...cmd.audit, details: removalDetails(cmd, plan) });
+        }
+        if (newlyBlocked) {
+          await insertAudit(tx, season.id, playerId, { ...cmd.audit, action: 'block_player', reason: cmd.blockReason!, matchId: null });
+        }
+        return { ...plan, newlyBlocked, auditId };
+      }) as Promise<StoredRemoval>;
+    },
+
+    /**
+     * Runs `fn` with the player's current standings on `refs` while holding their row locks, so
+     * no ingest transaction of this player can commit (and then write Redis) in between.
+     */
+    async withLockedStandings<T>(
+      seasonId: number, playerId: string, refs: readonly BoardRef[], fn: (current: BoardOutcome[]) => Promise<T>,
+    ): Promise<T> {
+      return sql.begin(async (tx) => {
+        const rows = await tx<{ window: BoardRef['window']; period: string; points: string; achieved_ms: string }[]>`
+          select s."window", s.period, s.points, ${epochMs(tx, 's.achieved_at')} as achieved_ms
+          from standings s
+          join unnest(${tx.array(refs.map((r) => r.window))}::board_window[], ${tx.array(refs.map((r) => r.period))}::text[])
+            as k(w, period) on s."window" = k.w and s.period = k.period
+          where s.season_id = ${seasonId} and s.player_id = ${playerId}
+          order by s."window", s.period
+          for update of s`;
+        const found = new Map(rows.map((r) => [`${r.window}|${r.period}`, r]));
+        const current = refs.map((ref) => {
+          const row = found.get(`${ref.window}|${ref.period}`);
+          const standing = row ? { points: Number(row.points), achievedAt: new Date(Number(row.achieved_ms)) } : null;
+          return { ...ref, standing };
+        });
+        return fn(current);
+      }) as Promise<T>;
+    },
+
+    /** Blocks a player in a season; false when they already were. Audited either way. */
+    async block(seasonId: number, playerId: string, audit: AuditEntry): Promise<{ changed: boolean; auditId: number }> {
+      return sql.begin(async (tx) => {
+        await lockOpenSeason(tx, seasonId, { allowFinalized: true });
+        const changed = await insertBlock(tx, seasonId, playerId, audit.reason);
+        const auditId = await insertAudit(tx, seasonId, playerId, { ...audit, details: { ...audit.details, changed } });
+        return { changed, auditId };
+      }) as Promise<{ changed: boolean; auditId: number }>;
+    },
+
+    /** Lifts a block; false when the player was not blocked. Audited either way. */
+    async unblock(seasonId: number, playerId: string, audit: AuditEntry): Promise<{ changed: boolean; auditId: number }> {
+      return sql.begin(async (tx) => {
+        await lockOpenSeason(tx, seasonId, { allowFinalized: true });
+        const deleted = await tx`delete from blocked_players where season_id = ${seasonId} and player_id = ${playerId} returning 1`;
+        const changed = deleted.length > 0;
+        const auditId = await insertAudit(tx, seasonId, playerId, { ...audit, details: { ...audit.details, changed } });
+        return { changed, auditId };
+      }) as Promise<{ changed: boolean; auditId: number }>;
+    },
+
+    /** Every player blocked in a season (a short list: the caches load it whole). */
+    async blockedIn(seasonId: number): Promise<Set<string>> {
+      const rows = await sql<{ player_id: string }[]>`select player_id from blocked_players where season_id = ${seasonId}`;
+      return new Set(rows.map((r) => r.player_id));
+    },
+  };
+}
+
+export type PlayerResultsStore = ReturnType<typeof createPlayerResultsStore>;
+
+/**
+ * SEASON_NOT_FOUND, or SEASON_CLOSED once final standings were written. FOR SHARE: closing
+ * cannot finalize the season while this transaction changes its standings (ingest's foreign-key
+ * checks take FOR KEY SHARE, which does not conflict).
+ */
+async function lockOpenSeason(tx: Tx, seasonId: number, opts: { allowFinalized?: boolean } = {}): Promise<void> {
+  const [row] = await tx<{ finalized: boolean }[]>`
+    select finalized_at is not null as finalized from seasons where id = ${seasonId} for share`;
+  if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  if (row.finalized && !opts.allowFinalized) {
+    throw new DomainError('SEASON_CLOSED', `season ${seasonId} is closed and its final standings are written; they are not changed`, 'seasonId');
+  }
+}
+
+async function insertBlock(tx: Tx, seasonId: number, playerId: string, reason: string): Promise<boolean> {
+  const rows = await tx`
+    insert into blocked_players (season_id, player_id, reason) values (${seasonId}, ${playerId}, ${reason})
+    on conflict do nothing returning 1`;
+  return rows.length > 0;
+}
+
+const nothing: RemovalPlan = { removed: [], kept: [], boards: [] };
+
+/**
+ * The removal plan from the player's results. Removing given matches without blocking first
+ * probes their primary keys: when none exists (a repeated request, a settle pass with nothing to
+ * take back) the full scan below is skipped. A block needs the kept results, so it always scans.
+ */
+async function planFor(tx: Tx, cmd: RemovalCommand): Promise<RemovalPlan> {
+  const { season, playerId, selection } = cmd;
+  if (selection.kind === 'only' && cmd.blockReason === null) {
+    const [hit] = await tx`select 1 from match_results
+      where match_id = any(${tx.array([...selection.matchIds])}::uuid[]) and player_id = ${playerId} and season_id = ${season.id}
+      limit 1`;
+    if (!hit) return nothing;
+  }
+  return planRemoval(season, playerId, await readResults(tx, season.id, playerId), selection);
+}
+
+/**
+ * Every result of the player in the season. match_results has no index on player_id (a second
+ * index halves ingest, DESIGN §8), so this is a sequential scan of the table: a removal is rare,
+ * ingest is not. Measured in the report of this change: ~0.1 s per million rows.
+ */
+async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<PlayerResult[]> {
+  const rows = await tx<{ match_id: string; points: number; ended_ms: string }[]>`
+    select match_id::text as match_id, points, ${epochMs(tx, 'ended_at')} as ended_ms
+    from match_results where season_id = ${seasonId} and player_id = ${playerId}`;
+  return rows.map((r) => ({ matchId: r.match_id, points: r.points, endedAt: new Date(Number(r.ended_ms)) }));
+}
+
+/** Absolute values, not deltas: this is the one path that may lower a standing. */
+async function writeStandings(tx: Tx, seasonId: number, playerId: string, boards: readonly BoardOutcome[]): Promise<void> {
+  const set = boards.filter((b) => b.standing !== null);
+  const gone = boards.filter((b) => b.standing === null);
+  if (set.length > 0) {
+    await tx`
+      insert into standings as st (season_id, "window", period, player_id, points, achieved_at)
+      select ${seasonId}, k.w, k.period, ${playerId}, k.points, k.achieved_at
+      from unnest(
+        ${tx.array(set.map((b) => b.window))}::board_window[],
+        ${tx.array(set.map((b) => b.period))}::text[],
+        ${tx.array(set.map((b) => b.standing!.points))}::int8[],
+        ${tx.array(set.map((b) => b.standing!.achievedAt.toISOString()))}::timestamptz[]) as k(w, period, points, achieved_at)
+      on conflict (season_id, "window", period, player_id) do update set
+        points = excluded.points, achieved_at = excluded.achieved_at, updated_at = now()`;
+  }
+  if (gone.length > 0) {
+    await tx`
+      delete from standings s
+      using unnest(${tx.array(gone.map((b) => b.window))}::board_window[], ${tx.array(gone.map((b) => b.period))}::text[]) as k(w, period)
+      where s.season_id = ${seasonId} and s.player_id = ${playerId} and s."window" = k.w and s.period = k.period`;
+  }
+}
+
+function removalDetails(cmd: RemovalCommand, plan: RemovalPlan): Record<string, unknown> {
+  return {
+    ...cmd.audit.details,
+    selection: cmd.selection.kind,
+    removedCount: plan.removed.length,
+    keptCount: plan.kept.length,
+    removed: plan.removed.slice(0, AUDITED_RESULTS)
+      .map((r) => ({ matchId: r.matchId, points: r.points, endedAt: r.endedAt.toISOString() })),
+    boards: plan.boards.map((b) => ({
+      window: b.window, period: b.period,
+      points: b.standing?.points ?? null, achievedAt: b.standing?.achievedAt.toISOString() ?? null,
+    })),
+  };
+}
+
+async function insertAudit(tx: Tx, seasonId: number, playerId: string, entry: AuditEntry): Promise<number> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into admin_audit (actor, action, season_id, player_id, match_id, reason, details)
+    values (${entry.actor}, ${entry.action}, ${seasonId}, ${playerId}, ${entry.matchId ?? null}, ${entry.reason},
+            ${entry.details ? tx.json(entry.details as never) : null})
+    returning id`;
+  return row!.id;
+}

@@ -1,0 +1,117 @@
+// Ranking in PostgreSQL, in exactly the order Redis ranks a board (src/domain/ranking.ts
+// rankStandings states it): composite score descending, i.e. points (desc for DESC seasons, asc
+// for ASC), then the time unit the points were reached in (earlier first), then the player id as
+// bytes DESCENDING (ZREVRANGE reverses Redis's member order among equal scores).
+import type postgres from 'postgres';
+import type { Board } from '../domain/board.js';
+import type { RankedStanding } from '../domain/ranking.js';
+import type { Season, Window } from '../domain/season.js';
+import type { BoardReads } from '../service/leaderboard-reads.js';
+import { epochMs, type Sql, type Tx } from './client.js';
+
+type Fragment = postgres.Fragment;
+
+/** A ranked relation's row as the readers select it. */
+interface RankedRow {
+  player_id: string;
+  points: string;
+  achieved_ms: string;
+  position: number;
+  rank: number;
+}
+
+/**
+ * The standings of a season (or of one of its boards) with each player's 0-based `position` and
+ * `rank` on their board (ORDINAL: position + 1; COMPETITION: 1 + players with strictly better
+ * points). Columns: window, period, player_id, points, achieved_at, achieved_ms, position, rank.
+ */
+export function rankedStandings(sql: Sql | Tx, season: Season, board?: { window: Window; period: string }): Fragment {
+  const dir = sql.unsafe(season.order === 'ASC' ? 'asc' : 'desc');
+  const startMs = String(season.startsAt.getTime());
+  const unitMs = String(season.split.timeUnitSeconds * 1000);
+  const maxPoints = String(2 ** season.split.pointsBits - 1);
+  const rank = season.rankStyle === 'COMPETITION' ? sql`rank() over by_points` : sql`row_number() over board`;
+  // Only what the score codec can encode is on a Redis board: a SUM total past the season's point
+  // bits is kept in PostgreSQL but was never ranked (ingest logs it), so it is not ranked here.
+  return sql`
+    select s."window", s.period, s.player_id, s.points, s.achieved_at, ${epochMs(sql, 's.achieved_at')} as achieved_ms,
+           (row_number() over board - 1)::int4 as position, (${rank})::int4 as rank
+    from standings s
+    where s.season_id = ${season.id}
+      ${board ? sql`and s."window" = ${board.window}::board_window and s.period = ${board.period}` : sql``}
+      and s.points <= ${maxPoints}::int8 and ${epochMs(sql, 's.achieved_at')} >= ${startMs}::int8
+    window part as (partition by s."window", s.period),
+           by_points as (part order by s.points ${dir}),
+           board as (part order by s.points ${dir},
+                     (${epochMs(sql, 's.achieved_at')} - ${startMs}::int8) / ${unitMs}::int8,
+                     s.player_id::text collate "C" desc)`;
+}
+
+/** achievedAt as a Redis board reports it: floored to the season's time unit (what the score codec keeps). */
+function asStoredInScore(season: Season, ms: number): Date {
+  const start = season.startsAt.getTime();
+  const unit = season.split.timeUnitSeconds * 1000;
+  return new Date(start + Math.floor((ms - start) / unit) * unit);
+}
+
+const toEntry = (season: Season, r: RankedRow): RankedStanding => ({
+  playerId: r.player_id, points: Number(r.points), achievedAt: asStoredInScore(season, Number(r.achieved_ms)), rank: r.rank,
+});
+
+/**
+ * BoardReads over a ranked relation (columns player_id, points, achieved_ms, position, rank) with
+ * the semantics of the Redis reader, around's edge filling included (readAround-1.lua).
+ * `materialize`: compute the relation once per query (a window function over a whole board)
+ * rather than inline it (a table with an index on position).
+ */
+export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment, materialize: boolean): BoardReads {
+  const cte = sql.unsafe(materialize ? 'materialized' : 'not materialized');
+  const cols = sql`b.player_id::text as player_id, b.points::text as points, b.achieved_ms::text as achieved_ms, b.position, b.rank`;
+  return {
+    async size(b) {
+      const [row] = await sql<Array<{ n: number }>>`
+        with b as ${cte} (${source(b)}) select coalesce(max(position) + 1, 0)::int4 as n from b`;
+      return row!.n;
+    },
+
+    async top(b, offset, limit) {
+      const rows = await sql<RankedRow[]>`
+        with b as ${cte} (${source(b)})
+        select ${cols} from b where b.position >= ${offset}::int4 and b.position < ${offset + limit}::int4
+        order by b.position`;
+      return rows.map((r) => toEntry(b.season, r));
+    },
+
+    async around(b, playerId, radius) {
+      // The window keeps 2 * radius + 1 entries at the edges, like readAround-1.lua.
+      const rows = await sql<RankedRow[]>`
+        with b as ${cte} (${source(b)}),
+        me as (select position from b where player_id = ${playerId}::int8),
+        span as (select greatest(0, least(me.position - ${radius}::int4, (select max(position) from b) - 2 * ${radius}::int4)) as first from me)
+        select ${cols} from b, span
+        where b.position between span.first and span.first + 2 * ${radius}::int4
+        order by b.position`;
+      return rows.map((r) => toEntry(b.season, r));
+    },
+
+    async entries(b, playerIds) {
+      if (playerIds.length === 0) return [];
+      const rows = await sql<RankedRow[]>`
+        with b as ${cte} (${source(b)})
+        select ${cols} from b where b.player_id = any(${sql.array([...playerIds])}::int8[])`;
+      // In the order asked, like the Redis reader.
+      const byId = new Map(rows.map((r) => [r.player_id, r]));
+      return playerIds.flatMap((id) => { const r = byId.get(id); return r ? [toEntry(b.season, r)] : []; });
+    },
+  };
+}
+
+/**
+ * Ranks one board's standings on the fly: for DAY and WEEK boards whose Redis key has expired.
+ * Cost: every read sorts the whole board in PostgreSQL (O(n log n); about 0.1-0.2 s for a
+ * 100,000-player board on the development machine, see docs/season-lifecycle.md). Fine for
+ * history that is rarely read; a hot board belongs in Redis.
+ */
+export function createStandingsRanker(sql: Sql): BoardReads {
+  return createRankedBoardReads(sql, (b) => rankedStandings(sql, b.season, b), true);
+}

@@ -1,0 +1,69 @@
+import { asc, gt, isNull, or } from 'drizzle-orm';
+import { DomainError } from '../domain/errors.js';
+import type { Season } from '../domain/season.js';
+import type { CloseRequest, CloseStore, FinalizeReport } from '../service/close-season.js';
+import type { SchedulerStore } from '../service/season-scheduler.js';
+import type { Db, Sql, Tx } from './client.js';
+import { rankedStandings } from './ranked-standings.js';
+import { seasons } from './schema.js';
+import { createSeasonsRepo, toSeason } from './seasons-repo.js';
+
+/** Advisory lock of the season scheduler (727274: migrations, 727275: reconcile). */
+export const SEASON_SCHEDULER_LOCK = 727_276;
+
+/** Season lifecycle state in PostgreSQL: what the scheduler and the close procedure read and write. */
+export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore & SchedulerStore {
+  const repo = createSeasonsRepo(pg.db);
+  return {
+    get: (id) => repo.get(id),
+
+    async listUnfinished(finalizedSince: Date): Promise<Season[]> {
+      const rows = await pg.db.select().from(seasons)
+        .where(or(isNull(seasons.finalizedAt), gt(seasons.finalizedAt, finalizedSince)))
+        .orderBy(asc(seasons.id));
+      return rows.map(toSeason);
+    },
+
+    async activate(id: number): Promise<boolean> {
+      // Conditional: a season an admin closed between the scheduler's read and this write stays closed.
+      const rows = await pg.sql`update seasons set status = 'ACTIVE' where id = ${id} and status = 'SCHEDULED' returning id`;
+      return rows.length > 0;
+    },
+
+    async markClosed(id: number, by: CloseRequest): Promise<void> {
+      await pg.sql.begin(async (tx) => {
+        const rows = await tx`update seasons set status = 'CLOSED' where id = ${id} and status <> 'CLOSED' returning id`;
+        if (rows.length > 0) await audit(tx, id, 'close_season', by, null);
+      });
+    },
+
+    async finalize(season: Season, by: CloseRequest): Promise<FinalizeReport | undefined> {
+      return pg.sql.begin(async (tx) => {
+        // FOR UPDATE serialises concurrent closes (the second sees finalized_at and does nothing)
+        // and waits for player removals, which hold FOR SHARE while they rewrite standings.
+        const [row] = await tx<Array<{ finalized: boolean }>>`
+          select finalized_at is not null as finalized from seasons where id = ${season.id} for update`;
+        if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${season.id} does not exist`, 'id');
+        if (row.finalized) return undefined;
+        // Sorting a whole board: keep large sorts in memory rather than on disk, for this transaction only.
+        await tx`set local work_mem = '256MB'`;
+        const [written] = await tx<FinalizeReport[]>`
+          with ins as (
+            insert into season_final_standings (season_id, "window", period, player_id, position, rank, points, achieved_at)
+            select ${season.id}, r."window", r.period, r.player_id, r.position, r.rank, r.points, r.achieved_at
+            from (${rankedStandings(tx, season)}) r
+            returning position)
+          select count(*)::int4 as rows, (count(*) filter (where position = 0))::int4 as boards from ins`;
+        await tx`update seasons set finalized_at = now(), status = 'CLOSED' where id = ${season.id}`;
+        await audit(tx, season.id, 'finalize_season', by, written!);
+        return { rows: written!.rows, boards: written!.boards };
+      }) as Promise<FinalizeReport | undefined>;
+    },
+  };
+}
+
+async function audit(tx: Tx, seasonId: number, action: string, by: CloseRequest, details: FinalizeReport | null): Promise<void> {
+  await tx`
+    insert into admin_audit (actor, action, season_id, reason, details)
+    values (${by.actor}, ${action}, ${seasonId}, ${by.reason}, ${details ? tx.json({ ...details }) : null})`;
+}

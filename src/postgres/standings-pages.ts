@@ -1,0 +1,49 @@
+import type { BoardStanding } from '../domain/board-deltas.js';
+import type { Window } from '../domain/season.js';
+import { epochMs, type Sql } from './client.js';
+
+type Row = { player_id: string; points: string; achieved_ms: string };
+
+/**
+ * One board's standings in pages ordered by player id, for reconcile. Keyset pages (`player_id >
+ * last`) walk the standings primary key, so each page is one short index range scan in its own
+ * snapshot: no transaction stays open for the minutes a 10M-member board takes.
+ */
+export function createStandingsPages(sql: Sql) {
+  const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
+    rows.map((r) => ({
+      seasonId, window, period, playerId: r.player_id,
+      points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
+    }));
+
+  return {
+    /** Every board of the season that has standings, with its member count. */
+    async boardSizes(seasonId: number): Promise<Array<{ window: Window; period: string; members: number }>> {
+      const rows = await sql<Array<{ window: Window; period: string; members: string }>>`
+        select "window", period, count(*) as members from standings
+        where season_id = ${seasonId} group by "window", period order by "window", period`;
+      return rows.map((r) => ({ window: r.window, period: r.period, members: Number(r.members) }));
+    },
+
+    /** Up to `limit` standings of a board with player ids above `after` ('0' for the first page), by player id. */
+    async page(seasonId: number, window: Window, period: string, after: string, limit: number): Promise<BoardStanding[]> {
+      const rows = await sql<Row[]>`
+        select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms from standings
+        where season_id = ${seasonId} and "window" = ${window} and period = ${period} and player_id > ${after}::int8
+        order by player_id limit ${limit}`;
+      return toStandings(seasonId, window, period, rows);
+    },
+
+    /** The standings of these players on a board (ids must be canonical player ids); absent players are left out. */
+    async ofPlayers(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<BoardStanding[]> {
+      if (playerIds.length === 0) return [];
+      const rows = await sql<Row[]>`
+        select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms from standings
+        where season_id = ${seasonId} and "window" = ${window} and period = ${period}
+          and player_id = any(${sql.array(playerIds as string[])}::int8[])`;
+      return toStandings(seasonId, window, period, rows);
+    },
+  };
+}
+
+export type StandingsPages = ReturnType<typeof createStandingsPages>;

@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import type { BoardRef } from '../domain/board-deltas.js';
+import { isDomainError } from '../domain/errors.js';
+import type { StandingValue } from '../domain/ranking.js';
+import type { Season } from '../domain/season.js';
+import { boardExpireAt, codecOf } from './board-writer.js';
+import { boardKey, boardLabel, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+
+/** A standing to set exactly on one board; null removes the member. */
+export interface ExactStanding extends BoardRef {
+  standing: StandingValue | null;
+}
+
+/** What a reset did. */
+export interface ResetReport {
+  /** Members whose score changed or that were removed. */
+  changed: number;
+  /** DAY/WEEK boards past their expiry: left alone (PostgreSQL keeps their history). */
+  expiredBoards: number;
+  /** Standings no score of the season can encode: left as they are on the board. */
+  unencodable: ExactStanding[];
+}
+
+/**
+ * Writes standings to the boards as exact values, lower ones included (setStandings-3.lua, one
+ * call per board, pipelined): the explicit path for removing a cheater, never used by ingest.
+ */
+export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
+  return {
+    /** Sets every standing of one season exactly, as PostgreSQL committed them. */
+    async reset(season: Season, standings: readonly ExactStanding[], nowMs: number): Promise<ResetReport> {
+      const codec = codecOf(season);
+      const report: ResetReport = { changed: 0, expiredBoards: 0, unencodable: [] };
+      const byBoard = new Map<string, { first: ExactStanding; args: string[] }>();
+      for (const s of standings) {
+        const key = boardKey(season.id, s.window, s.period);
+        let board = byBoard.get(key);
+        if (!board) byBoard.set(key, (board = { first: s, args: [] }));
+        try {
+          board.args.push(s.playerId, s.standing ? codec.toRedis(codec.encode(s.standing.points, s.standing.achievedAt)) : '');
+        } catch (err) {
+          // Only a SUM total past the season's point bits: ingest could not show it either.
+          if (!isDomainError(err)) throw err;
+          report.unencodable.push(s);
+        }
+      }
+      const pipeline = redis.pipeline();
+      const isSet: boolean[] = []; // which pipeline replies are setStandings counts
+      for (const [key, { first, args }] of byBoard) {
+        const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
+        // A write to an expired board would only recreate a dead key, without its TTL.
+        if (expireAt !== 0 && expireAt * 1000 <= nowMs) { report.expiredBoards++; continue; }
+        if (args.length === 0) continue;
+        pipeline.setStandings(key, rebuildMarkerKey(season.id), rebuildCopyKey(key),
+          updatesChannel(season.id), boardLabel(first.window, first.period), ...args);
+        isSet.push(true);
+        // setStandings sets no TTL: a board it had to create (Redis lost it) still expires on time.
+        if (expireAt !== 0) { pipeline.expireat(key, expireAt); isSet.push(false); }
+      }
+      if (isSet.length === 0) return report;
+      const replies = (await pipeline.exec()) ?? [];
+      replies.forEach(([err, reply], i) => {
+        if (err) throw err;
+        if (isSet[i]) report.changed += reply as number;
+      });
+      return report;
+    },
+  };
+}
+
+export type BoardResetter = ReturnType<typeof createBoardResetter>;

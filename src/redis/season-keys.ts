@@ -1,0 +1,30 @@
+import type { Redis } from 'ioredis';
+import type { SeasonKeys } from '../service/close-season.js';
+import { boardKey, seasonKeysPattern } from './keys.js';
+
+/**
+ * Removes a closed season's keys. UNLINK, never DEL: a 10M-member board blocks Redis for ~2 s
+ * on DEL and ~10 ms on UNLINK, which frees the memory in a background thread (DESIGN §8).
+ * In Redis Cluster every key of a season lives on the node of its hash tag: run this there.
+ */
+export function createSeasonKeys(redis: Redis): SeasonKeys {
+  return {
+    async remaining(seasonId) {
+      return (await redis.exists(boardKey(seasonId, 'SEASON', ''))) === 1;
+    },
+
+    async remove(seasonId) {
+      const seasonBoard = boardKey(seasonId, 'SEASON', '');
+      let removed = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', seasonKeysPattern(seasonId), 'COUNT', 1000);
+        const others = keys.filter((k) => k !== seasonBoard);
+        if (others.length > 0) removed += await redis.unlink(...others);
+        cursor = next;
+      } while (cursor !== '0');
+      // The SEASON board goes last: while it exists, a cleanup is unfinished (SeasonKeys.remaining).
+      return removed + await redis.unlink(seasonBoard);
+    },
+  };
+}

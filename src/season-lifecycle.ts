@@ -1,0 +1,70 @@
+// Season lifecycle, wired: the close procedure with its PostgreSQL, Kafka and Redis parts, and
+// the scheduler that runs it by the clock. Created by app.ts with the app's clients.
+import type { Redis } from 'ioredis';
+import type { Kafka } from 'kafkajs';
+import type { Config } from './config.js';
+import { createIngestProgress } from './kafka/ingest-progress.js';
+import type { Logger } from './logger.js';
+import { withTryAdvisoryLock } from './postgres/advisory-lock.js';
+import type { Db, Sql } from './postgres/client.js';
+import { createSeasonLifecycleStore, SEASON_SCHEDULER_LOCK } from './postgres/season-lifecycle-store.js';
+import { createSeasonKeys } from './redis/season-keys.js';
+import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from './service/close-season.js';
+import { createSeasonScheduler } from './service/season-scheduler.js';
+
+/** The close procedure bound to this app's clients, and the season scheduler. */
+export function createSeasonLifecycle(deps: {
+  config: Config;
+  logger: Logger;
+  pg: { sql: Sql; db: Db };
+  redis: Redis;
+  kafka: Kafka;
+  /** This process's season cache, dropped at each step of a close so this process switches at once. */
+  invalidate(seasonId: number): void;
+}) {
+  const { config } = deps;
+  const log = deps.logger.child({ component: 'seasons' });
+  const store = createSeasonLifecycleStore(deps.pg);
+  const progress = createIngestProgress(deps.kafka, config.kafka.topic, config.kafka.groupId);
+  const closeDeps: CloseDeps = {
+    store,
+    ingest: progress,
+    keys: createSeasonKeys(deps.redis),
+    invalidate: deps.invalidate,
+    cacheTtlMs: config.seasons.cacheTtlMs,
+    graceMs: config.seasons.closeGraceMs,
+    drainTimeoutMs: config.seasons.closeDrainTimeoutMs,
+    onStep: (seasonId, step, ms) => log.info({ seasonId, step, ms }, 'closing season: step done'),
+  };
+
+  /** Runs the close procedure; a no-op for a season already final. */
+  async function close(seasonId: number, by: CloseRequest, signal?: AbortSignal): Promise<CloseReport> {
+    const report = await closeSeason(closeDeps, seasonId, by, signal);
+    if (report.finalized || report.keysRemoved > 0) log.info({ ...report, actor: by.actor, reason: by.reason }, 'season closed');
+    return report;
+  }
+
+  const scheduler = createSeasonScheduler({
+    store,
+    close: (seasonId, reason, signal) => close(seasonId, { actor: 'scheduler', reason }, signal),
+    tryLock: (fn) => withTryAdvisoryLock(deps.pg.sql, SEASON_SCHEDULER_LOCK, fn),
+    intervalMs: config.seasons.schedulerIntervalMs,
+    onError: (err, seasonId) => log.error({ err, seasonId }, 'season scheduler: step failed; retried next tick'),
+  });
+
+  return {
+    close,
+    scheduler,
+    /** Starts the scheduler unless SEASON_SCHEDULER_INTERVAL_MS is 0. */
+    start(): void {
+      if (config.seasons.schedulerIntervalMs > 0) scheduler.start();
+    },
+    /** Stops the scheduler (abandoning a close at its next wait) and the Kafka admin client. */
+    async stop(): Promise<void> {
+      await scheduler.stop();
+      await progress.close();
+    },
+  };
+}
+
+export type SeasonLifecycle = ReturnType<typeof createSeasonLifecycle>;

@@ -1,0 +1,150 @@
+// Removing a cheater's results from a season: PostgreSQL first (one transaction), then the
+// boards, then, a little later, a settle pass that closes the races with ingest.
+//
+// Concurrency, and why both a row lock and a settle pass:
+// - The removal transaction first locks the player's SEASON standing row. Every ingest
+//   transaction that applies a result of this player upserts that row (results of a player always
+//   count on the SEASON board, and rows are locked in primary-key order, SEASON first), so ingest
+//   of this player and the removal are serialised: a result committed before the lock is seen by
+//   the removal's scan (and removed or kept), one committed after is combined by ingest's upsert
+//   with the standing the removal wrote, never with the old one.
+// - Blocking is inserted in the same transaction, so once it commits the API and the consumer
+//   refuse the player (their caches see it within the block cache TTL).
+// - What the lock cannot stop: a message classified before the block was visible and committed
+//   after the removal; a Kafka redelivery of a removed result (deleting it also deletes its dedup
+//   key); an ingest Redis write computed before the removal landing after ours. The settle pass,
+//   run once those windows have passed, deletes such results again and rewrites the player's
+//   boards from PostgreSQL while holding their row locks, so no ingest write can interleave.
+import type { BoardRef } from '../domain/board-deltas.js';
+import { sortBoardRefs } from '../domain/board-deltas.js';
+import { DomainError } from '../domain/errors.js';
+import {
+  parseReason, type AuditEntry, type BoardOutcome, type RemovalCommand, type ResultSelection, type StoredRemoval,
+} from '../domain/player-removal.js';
+import type { Season } from '../domain/season.js';
+import { parseMatchId, parsePlayerId } from '../domain/submission.js';
+import { parseSeasonId } from './blocked-players.js';
+
+/** The source of truth's side of a removal (src/postgres/player-results-store.ts). */
+export interface RemovalStore {
+  remove(cmd: RemovalCommand): Promise<StoredRemoval>;
+  withLockedStandings<T>(
+    seasonId: number, playerId: string, refs: readonly BoardRef[], fn: (current: BoardOutcome[]) => Promise<T>,
+  ): Promise<T>;
+}
+
+/** The boards' side: exact values, lower ones included (src/redis/board-resetter.ts). */
+export interface BoardResets {
+  reset(season: Season, standings: readonly BoardOutcome[], nowMs: number): Promise<{ changed: number }>;
+}
+
+export interface RemovalDeps {
+  seasonById(id: number): Promise<Season | undefined>;
+  store: RemovalStore;
+  boards: BoardResets;
+  now(): number;
+  /** Called once a block committed: local caches drop the season's blocked list. */
+  onBlocked?(seasonId: number): void;
+}
+
+/** A removal as an administrator asks for it. */
+export interface RemovalInput {
+  seasonId: number;
+  playerId: string;
+  /** Only this match; all of the player's results in the season when absent. */
+  matchId?: string | null;
+  reason: string;
+  block?: boolean | null;
+  /** Who asks: an API key's name or cli:<user>. */
+  actor: string;
+  details?: Record<string, unknown>;
+}
+
+/** What the removal did, as committed. */
+export interface PlayerRemovalReport {
+  seasonId: number;
+  playerId: string;
+  matchId: string | null;
+  removedResults: number;
+  /** The player is blocked in the season (asked now, and newly or already). */
+  blocked: boolean;
+  auditId: number;
+  /** The player's standing afterwards on every board a removed result counted on (null: off that board). */
+  boards: BoardOutcome[];
+  /** Board members changed in Redis. */
+  boardChanges: number;
+}
+
+/** What the settle pass needs to know about a removal. */
+export interface SettleTicket {
+  season: Season;
+  playerId: string;
+  selection: ResultSelection;
+  boards: BoardRef[];
+  audit: AuditEntry;
+}
+
+function parseInput(input: RemovalInput) {
+  return {
+    seasonId: parseSeasonId(input.seasonId),
+    playerId: parsePlayerId(input.playerId),
+    matchId: input.matchId == null ? null : parseMatchId(input.matchId),
+    reason: parseReason(input.reason),
+    block: input.block === true,
+  };
+}
+
+/**
+ * Removes a player's results from a season (all, or one match), recomputes their standings in
+ * PostgreSQL, optionally blocks them, audits, then sets their boards in Redis. Returns the
+ * report and the ticket for settlePlayerRemoval, which the caller runs after the settle delay.
+ */
+export async function removePlayerResults(
+  deps: RemovalDeps, input: RemovalInput,
+): Promise<{ report: PlayerRemovalReport; settle: SettleTicket }> {
+  const { seasonId, playerId, matchId, reason, block } = parseInput(input);
+  const season = await deps.seasonById(seasonId);
+  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  const audit: AuditEntry = { actor: input.actor, action: 'remove_results', reason, matchId, details: input.details ?? {} };
+  const stored = await deps.store.remove({
+    season, playerId,
+    selection: matchId ? { kind: 'only', matchIds: [matchId] } : { kind: 'all' },
+    blockReason: block ? reason : null,
+    audit,
+    auditWhenEmpty: true,
+  });
+  if (stored.newlyBlocked) deps.onBlocked?.(seasonId);
+  const { changed } = await deps.boards.reset(season, stored.boards, deps.now());
+  const report: PlayerRemovalReport = {
+    seasonId, playerId, matchId, removedResults: stored.removed.length, blocked: block,
+    auditId: stored.auditId!, boards: stored.boards, boardChanges: changed,
+  };
+  // Blocked: nothing of the player but what the removal kept may stay. Not blocked: only
+  // redeliveries of the removed results are taken back; new results are the player's own.
+  const selection: ResultSelection = block
+    ? { kind: 'allBut', matchIds: stored.kept.map((r) => r.matchId) }
+    : { kind: 'only', matchIds: stored.removed.map((r) => r.matchId) };
+  return { report, settle: { season, playerId, selection, boards: stored.boards, audit: { ...audit, action: 'remove_results_settle' } } };
+}
+
+/**
+ * The settle pass (see the top of this file): deletes what slipped in again, then rewrites the
+ * player's boards from PostgreSQL while holding their standing rows. Idempotent, cheap when
+ * nothing slipped in. Returns how many results it removed and how many board members changed.
+ */
+export async function settlePlayerRemoval(
+  deps: Pick<RemovalDeps, 'store' | 'boards' | 'now'>, t: SettleTicket,
+): Promise<{ removedResults: number; boardChanges: number }> {
+  const nothingToTakeBack = t.selection.kind === 'only' && t.selection.matchIds.length === 0;
+  const pass = nothingToTakeBack ? undefined : await deps.store.remove({
+    season: t.season, playerId: t.playerId, selection: t.selection, blockReason: null, audit: t.audit, auditWhenEmpty: false,
+  });
+  const refs = new Map<string, BoardRef>();
+  for (const b of [...t.boards, ...(pass?.boards ?? [])]) {
+    refs.set(`${b.window}|${b.period}`, { seasonId: b.seasonId, window: b.window, period: b.period, playerId: b.playerId });
+  }
+  if (refs.size === 0) return { removedResults: 0, boardChanges: 0 };
+  const boardChanges = await deps.store.withLockedStandings(t.season.id, t.playerId, sortBoardRefs([...refs.values()]),
+    async (current) => (await deps.boards.reset(t.season, current, deps.now())).changed);
+  return { removedResults: pass?.removed.length ?? 0, boardChanges };
+}
