@@ -4,8 +4,19 @@
 import { readFileSync, readdirSync } from 'node:fs';
 
 export type CpuGroup = 'node' | 'pg' | 'redis' | 'kafka';
-/** CPU seconds per group, and `machine`: busy CPU seconds of the whole machine. */
-export type CpuSample = Record<CpuGroup | 'machine', number>;
+
+/** What the sampler must recognise: our database's backends, our Redis (by port). */
+export interface CpuTargets { database: string; redisPort: string }
+
+/** A point in time: per-process CPU ticks, this process's CPU, and the machine's busy time. */
+export interface CpuSample {
+  procs: Map<string, { group: CpuGroup; ticks: number }>;
+  nodeSeconds: number;
+  machineSeconds: number;
+}
+
+/** CPU seconds per group over an interval; `other` is what the rest of the machine used. */
+export type CpuUse = Record<CpuGroup | 'other', number>;
 
 const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux build Node supports
 
@@ -18,46 +29,19 @@ function read(path: string): string | undefined {
 }
 
 /**
- * Which group a process belongs to. PostgreSQL: only backends of `database` (other engineers'
- * tests share the server) plus the shared background processes (WAL writer, checkpointer...).
+ * Which group a process belongs to. Other engineers' tests share these servers and start their
+ * own redis-server processes, so: PostgreSQL backends of our database plus the shared background
+ * processes (WAL writer, checkpointer...), the redis-server on our port, the Kafka broker.
  */
-function groupOf(comm: string, cmdline: string, database: string): CpuGroup | undefined {
+function groupOf(comm: string, cmdline: string, t: CpuTargets): CpuGroup | undefined {
   if (comm === 'postgres') {
-    if (cmdline.includes(` ${database} `) || cmdline.endsWith(` ${database}`)) return 'pg';
+    if (cmdline.includes(` ${t.database} `) || cmdline.endsWith(` ${t.database}`)) return 'pg';
     // A client backend ("user db 127.0.0.1(port) state") of another database is someone else's.
     return /\(\d+\)|\[local\]/.test(cmdline) ? undefined : 'pg';
   }
-  if (comm === 'redis-server') return 'redis';
+  if (comm === 'redis-server') return new RegExp(`:${t.redisPort}\\b`).test(cmdline) ? 'redis' : undefined;
   if (comm === 'java' && cmdline.includes('kafka.Kafka')) return 'kafka';
   return undefined;
-}
-
-/**
- * CPU seconds so far of each group, live processes only: children's time (cutime) is left out
- * because the postmaster's would include other databases' exited backends. So sample while the
- * scenario's connections are still open.
- */
-export function sampleCpu(database: string): CpuSample {
-  const usage = process.cpuUsage();
-  const out: CpuSample = { node: (usage.user + usage.system) / 1e6, pg: 0, redis: 0, kafka: 0, machine: machineBusy() };
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    const stat = read(`/proc/${pid}/stat`);
-    if (!stat) continue;
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const group = groupOf(comm, (read(`/proc/${pid}/cmdline`) ?? '').replaceAll('\0', ' '), database);
-    if (!group || group === 'node') continue;
-    // Fields after "(comm) ": state is [0]; utime and stime are [11] and [12].
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[11]) + Number(f[12]);
-    out[group] += ticks / TICKS_PER_SECOND;
-  }
-  return out;
 }
 
 /** Busy CPU seconds of all cores since boot: /proc/stat's first line minus idle and iowait. */
@@ -69,9 +53,41 @@ function machineBusy(): number {
   return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / TICKS_PER_SECOND;
 }
 
-/** CPU seconds per group between two samples; `other` is what the rest of the machine used. */
-export function cpuDelta(before: CpuSample, after: CpuSample): CpuSample & { other: number } {
-  const d = (k: CpuGroup | 'machine') => after[k] - before[k];
-  const ours = d('node') + d('pg') + d('redis') + d('kafka');
-  return { node: d('node'), pg: d('pg'), redis: d('redis'), kafka: d('kafka'), machine: d('machine'), other: Math.max(0, d('machine') - ours) };
+/** CPU so far of every process of interest (utime + stime; children's time is someone else's). */
+export function sampleCpu(targets: CpuTargets): CpuSample {
+  const usage = process.cpuUsage();
+  const sample: CpuSample = { procs: new Map(), nodeSeconds: (usage.user + usage.system) / 1e6, machineSeconds: machineBusy() };
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+  } catch {
+    return sample;
+  }
+  for (const pid of pids) {
+    const stat = read(`/proc/${pid}/stat`);
+    if (!stat) continue;
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    if (comm !== 'postgres' && comm !== 'redis-server' && comm !== 'java') continue;
+    const group = groupOf(comm, (read(`/proc/${pid}/cmdline`) ?? '').replaceAll('\0', ' '), targets);
+    if (!group) continue;
+    // Fields after "(comm) ": state is [0]; utime and stime are [11] and [12].
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    sample.procs.set(pid, { group, ticks: Number(f[11]) + Number(f[12]) });
+  }
+  return sample;
+}
+
+/**
+ * CPU seconds per group between two samples. Per process, so a process that exited in between
+ * (a closed pool connection) drops out instead of making a group's total negative; new ones
+ * count from zero. Sample while the scenario's connections are still open.
+ */
+export function cpuDelta(before: CpuSample, after: CpuSample): CpuUse {
+  const use: CpuUse = { node: after.nodeSeconds - before.nodeSeconds, pg: 0, redis: 0, kafka: 0, other: 0 };
+  for (const [pid, p] of after.procs) {
+    use[p.group] += (p.ticks - (before.procs.get(pid)?.ticks ?? 0)) / TICKS_PER_SECOND;
+  }
+  const ours = use.node + use.pg + use.redis + use.kafka;
+  use.other = Math.max(0, after.machineSeconds - before.machineSeconds - ours);
+  return use;
 }

@@ -29,7 +29,7 @@ import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
 import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } from '../src/service/apply-results.js';
 import { boardDifferences, boardMemory, seasonKeys, standingsDifferences, storedResults, unlinkSeason } from './checks.js';
-import { cpuDelta, sampleCpu, type CpuSample } from './cpu.js';
+import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
 import { consumeAll, deleteKafkaState, produceAll } from './kafka-e2e.js';
 import { runRawCeiling } from './raw-ceiling.js';
@@ -52,13 +52,14 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.
 const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KAFKA_BROKERS = process.env.BENCH_KAFKA_BROKERS ?? '127.0.0.1:9092';
+const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
 const CHUNK = 2000; // the ingest consumer's chunk size (src/kafka/ingest-consumer.ts)
 const DAY = 24 * 3600 * 1000;
 // Bench season ids start here so their Redis keys (lb:{s<id>}) and update channels can never be
 // those of a dev or test season on the shared Redis: every database numbers seasons from 1.
 const FIRST_SEASON_ID = 1_000_000_000;
 
-interface Row { scenario: string; results: number; seconds: number; cpu?: CpuSample & { other: number }; note?: string; noRatio?: boolean }
+interface Row { scenario: string; results: number; seconds: number; cpu?: CpuUse; note?: string; noRatio?: boolean }
 
 const runId = randomUUID().slice(0, 8);
 // kafkajs warns once per producer that its default partitioner changed in 2.0; ladder has only
@@ -135,12 +136,12 @@ async function run(): Promise<void> {
   await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
   await admin.disconnect();
   const messages = toMessages(withMatchTag(traffic, 0xc), viaKafka.id);
-  const produceCpu0 = sampleCpu(DATABASE);
+  const produceCpu0 = sampleCpu(CPU_TARGETS);
   const produceSeconds = await produceAll(kafka, config.kafka.topic, messages);
-  rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(DATABASE)),
+  rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
     note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
   await checkpoint();
-  const c = await consumeAll(kafka, config, logger, DATABASE, Math.max(120_000, N * 2));
+  const c = await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
   rows.push({ scenario: 'c. ladder through Kafka (consume)', results: N, seconds: c.seconds, cpu: c.cpu,
     note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
 
@@ -175,12 +176,12 @@ async function checkpoint(): Promise<void> {
   await pg.sql`checkpoint`;
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number; cpu: ReturnType<typeof cpuDelta> }> {
-  const cpu0 = sampleCpu(DATABASE);
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number; cpu: CpuUse }> {
+  const cpu0 = sampleCpu(CPU_TARGETS);
   const t0 = performance.now();
   const value = await fn();
   const seconds = (performance.now() - t0) / 1000;
-  return { value, seconds, cpu: cpuDelta(cpu0, sampleCpu(DATABASE)) };
+  return { value, seconds, cpu: cpuDelta(cpu0, sampleCpu(CPU_TARGETS)) };
 }
 
 /**
@@ -217,11 +218,13 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[]) {
 
 function printTable(rows: Row[], rawSeconds: number): void {
   const rawRate = N / rawSeconds;
-  const head = ['scenario', 'results', 'seconds', 'results/s', 'vs raw', 'CPU s node/pg/redis/kafka/other', 'notes'];
+  const head = ['scenario', 'results', 'seconds', 'results/s', 'vs raw', 'CPU s node/pg/redis/kafka/other', 'our CPU µs/result', 'notes'];
   const body = rows.map((r) => {
     const rate = r.results / r.seconds;
     const cpu = r.cpu ? [r.cpu.node, r.cpu.pg, r.cpu.redis, r.cpu.kafka, r.cpu.other].map((x) => x.toFixed(1)).join('/') : '';
-    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, r.note ?? ''];
+    // CPU per result of the four parts we run: unlike results/s, barely moved by other load.
+    const perResult = r.cpu ? ((r.cpu.node + r.cpu.pg + r.cpu.redis + r.cpu.kafka) * 1e6 / r.results).toFixed(0) : '';
+    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, perResult, r.note ?? ''];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ').trimEnd();

@@ -7,7 +7,7 @@ import type { Config } from '../src/config.js';
 import { createResultProducer } from '../src/kafka/producer.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
 import type { Logger } from '../src/logger.js';
-import { cpuDelta, sampleCpu } from './cpu.js';
+import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 
 const PRODUCE_BATCH = 2000;
 const PRODUCE_IN_FLIGHT = 4; // concurrent send() calls; the producer allows 5 in flight (idempotent)
@@ -58,7 +58,7 @@ export interface ConsumeReport {
   firstCommitSeconds: number;
   /** Messages already committed at firstCommitSeconds. */
   firstCommitted: number;
-  cpu: ReturnType<typeof cpuDelta>;
+  cpu: CpuUse;
 }
 
 /**
@@ -66,13 +66,13 @@ export interface ConsumeReport {
  * every 50 ms until they reach the log end. The poll adds at most 50 ms to the figure.
  */
 export async function consumeAll(
-  kafka: Kafka, config: Config, logger: Logger, database: string, timeoutMs: number,
+  kafka: Kafka, config: Config, logger: Logger, cpuTargets: CpuTargets, timeoutMs: number,
 ): Promise<ConsumeReport> {
   const admin = kafka.admin();
   await admin.connect();
   const app = buildApp(config, { roles: ['ingest'], logger });
   try {
-    const cpu0 = sampleCpu(database);
+    const cpu0 = sampleCpu(cpuTargets);
     const t0 = performance.now();
     await app.start();
     let first: { at: number; committed: number } | undefined;
@@ -82,7 +82,7 @@ export async function consumeAll(
       if (!first && committed > 0) first = { at, committed };
       if (committed >= end) {
         // Sampled before app.stop(): the consumer's PostgreSQL backends must still be alive.
-        const cpu = cpuDelta(cpu0, sampleCpu(database));
+        const cpu = cpuDelta(cpu0, sampleCpu(cpuTargets));
         return { seconds: at, firstCommitSeconds: first?.at ?? at, firstCommitted: first?.committed ?? end, cpu };
       }
       if (at * 1000 > timeoutMs) throw new Error(`ingest did not catch up in ${timeoutMs} ms (${committed}/${end} committed)`);
