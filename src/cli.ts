@@ -11,6 +11,10 @@ import { buildApp, type App } from './app.js';
 import { createLogger } from './logger.js';
 import { createProgressBar } from './progress-bar.js';
 import { rebuildReportLines, reconcileReportLines } from './report-text.js';
+import { openExportSink } from './export-output.js';
+import { createFinalStandingsExport } from './postgres/final-standings-export.js';
+import { blockReportLine, removalReportLines } from './player-report-text.js';
+import { exportFinalStandings, parseExportFilter } from './service/export-final-standings.js';
 
 /** Bad invocation: exit code 2 and the usage text. */
 class UsageError extends Error {}
@@ -99,6 +103,17 @@ function osUser(): string {
     return 'unknown user'; // no passwd entry (some containers)
   }
 }
+
+/** The options every `players` command shares; the player id itself is checked by the service. */
+function playerArgs(values: { season?: string | undefined; player?: string | undefined; reason?: string | undefined }) {
+  const seasonId = positiveInt('season', values.season);
+  if (values.player === undefined) throw new UsageError('--player is required');
+  const reason = values.reason?.trim();
+  if (!reason) throw new UsageError('--reason is required: it goes to the audit log');
+  return { seasonId, playerId: values.player, reason, actor: `cli:${osUser()}` };
+}
+
+const playerOptions = { season: { type: 'string' }, player: { type: 'string' }, reason: { type: 'string' } } as const;
 
 const iso = (d: Date | null) => (d ? `${d.toISOString().slice(0, 19)}Z` : '-');
 
@@ -189,6 +204,53 @@ const commands: Record<string, Command> = {
         (tick) => app.reconcile.run(seasonId, { repair: values.repair ?? false, pageSize, onProgress: tick }),
         (r) => r.total.pgCount));
       for (const line of reconcileReportLines(report)) ctx.out(line);
+    },
+  },
+  'players remove': {
+    args: '--season <id> --player <id> [--match <uuid>] --reason <text> [--block]',
+    summary: "remove a player's results from a season (all, or one match) and recompute every board; --block refuses their later results",
+    async run(argv, ctx) {
+      const { values } = parse(argv, { ...playerOptions, match: { type: 'string' }, block: { type: 'boolean' } });
+      const input = { ...playerArgs(values), matchId: values.match ?? null, block: values.block ?? false };
+      // Waits for the settle pass (a few seconds): this process is the only one that can run it.
+      const report = await withApp(ctx.config(), (app) => app.playerAdmin.removeAndSettle(input));
+      for (const line of removalReportLines(report)) ctx.out(line);
+    },
+  },
+  'players block': {
+    args: '--season <id> --player <id> --reason <text>',
+    summary: "refuse a player's later results in a season (running servers within BLOCKED_PLAYERS_CACHE_MS)",
+    async run(argv, ctx) {
+      const input = playerArgs(parse(argv, playerOptions).values);
+      ctx.out(blockReportLine(await withApp(ctx.config(), (app) => app.playerAdmin.block(input))));
+    },
+  },
+  'players unblock': {
+    args: '--season <id> --player <id> --reason <text>',
+    summary: 'lift a block (results refused meanwhile stay in the DLQ)',
+    async run(argv, ctx) {
+      const input = playerArgs(parse(argv, playerOptions).values);
+      ctx.out(blockReportLine(await withApp(ctx.config(), (app) => app.playerAdmin.unblock(input))));
+    },
+  },
+  'export': {
+    args: '--season <id> [--window SEASON|DAY|WEEK] [--period <yyyy-mm-dd|YYYY-Www>] [--format csv|ndjson] [--out <file>]',
+    summary: "write a closed season's final standings (every board, or one window or period) to stdout or --out",
+    async run(argv, ctx) {
+      const opts = { season: { type: 'string' }, window: { type: 'string' }, period: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } } as const;
+      const { values } = parse(argv, opts);
+      const seasonId = positiveInt('season', values.season);
+      const format = values.format ?? 'csv';
+      if (format !== 'csv' && format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson, got "${format}"`);
+      const input = { seasonId, filter: parseExportFilter(values.window, values.period), format } as const;
+      const sink = openExportSink(values.out);
+      const { rows } = await withApp(ctx.config(), (app) => exportFinalStandings(
+        { seasonById: (id) => app.seasonsRepo.get(id), source: createFinalStandingsExport(app.pg.sql) }, input, (c) => sink.write(c),
+      )).catch(async (err: unknown) => { await sink.abort(); throw err; });
+      await sink.commit();
+      // stdout may be the data itself: the summary goes there only when the data went to a file.
+      if (values.out) ctx.out(`exported ${rows} rows of season ${seasonId} to ${values.out}`);
+      else process.stderr.write(`exported ${rows} rows of season ${seasonId}\n`);
     },
   },
 };

@@ -35,11 +35,12 @@ export function createPlayerAdmin(deps: {
   const removalDeps = { seasonById: deps.seasonById, store, boards, now: Date.now, onBlocked: onChange };
   const timers = new Set<NodeJS.Timeout>();
 
-  async function settle(ticket: SettleTicket): Promise<void> {
+  async function settle(ticket: SettleTicket) {
     const r = await settlePlayerRemoval(removalDeps, ticket);
     const fields = { seasonId: ticket.season.id, playerId: ticket.playerId, ...r };
     if (r.removedResults > 0 || r.boardChanges > 0) log.warn(fields, 'removal settle pass corrected a race with ingest');
     else log.info(fields, 'removal settled');
+    return r;
   }
 
   return {
@@ -60,8 +61,7 @@ export function createPlayerAdmin(deps: {
     async removeAndSettle(input: RemovalInput) {
       const { report, settle: ticket } = await removePlayerResults(removalDeps, input);
       await new Promise((r) => setTimeout(r, settleMs));
-      await settle(ticket);
-      return report;
+      return { ...report, settled: await settle(ticket) };
     },
     block: (input: BlockInput) => blockPlayer({ store, onChange }, input),
     unblock: (input: BlockInput) => unblockPlayer({ store, onChange }, input),

@@ -30,6 +30,7 @@ export function createReconcile(deps: { config: Config; logger: Logger; metrics:
         standings: createStandingsPages(deps.sql),
         boards: createBoardInspector(conn, ttl),
         codecOf,
+        isFinalized: async (id) => (await deps.seasonStore.get(id))?.finalizedAt != null,
         expireAt: (s, w, p) => boardExpireAt(s, w, p, ttl),
         now: Date.now,
         onProgress: options.onProgress,

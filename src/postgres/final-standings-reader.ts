@@ -1,5 +1,5 @@
 import type { BoardReads } from '../service/leaderboard-reads.js';
-import { epochMs, type Sql } from './client.js';
+import type { Sql } from './client.js';
 import { createRankedBoardReads } from './ranked-standings.js';
 
 /**
@@ -9,7 +9,7 @@ import { createRankedBoardReads } from './ranked-standings.js';
  */
 export function createFinalStandingsReader(sql: Sql): BoardReads {
   return createRankedBoardReads(sql, (b) => sql`
-    select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms, position, rank
+    select player_id, points, achieved_at, position, rank
     from season_final_standings
     where season_id = ${b.season.id} and "window" = ${b.window}::board_window and period = ${b.period}`, false);
 }

@@ -11,7 +11,7 @@ import { epochMs, type Sql, type Tx } from './client.js';
 
 type Fragment = postgres.Fragment;
 
-/** A ranked relation's row as the readers select it. */
+/** A ranked relation's row as the readers select it (achieved_at as epoch ms). */
 interface RankedRow {
   player_id: string;
   points: string;
@@ -23,27 +23,28 @@ interface RankedRow {
 /**
  * The standings of a season (or of one of its boards) with each player's 0-based `position` and
  * `rank` on their board (ORDINAL: position + 1; COMPETITION: 1 + players with strictly better
- * points). Columns: window, period, player_id, points, achieved_at, achieved_ms, position, rank.
+ * points). Columns: window, period, player_id, points, achieved_at, position, rank.
  */
 export function rankedStandings(sql: Sql | Tx, season: Season, board?: { window: Window; period: string }): Fragment {
   const dir = sql.unsafe(season.order === 'ASC' ? 'asc' : 'desc');
-  const startMs = String(season.startsAt.getTime());
-  const unitMs = String(season.split.timeUnitSeconds * 1000);
+  const startsAt = season.startsAt.toISOString();
+  const unit = `${season.split.timeUnitSeconds} seconds`;
   const maxPoints = String(2 ** season.split.pointsBits - 1);
   const rank = season.rankStyle === 'COMPETITION' ? sql`rank() over by_points` : sql`row_number() over board`;
   // Only what the score codec can encode is on a Redis board: a SUM total past the season's point
   // bits is kept in PostgreSQL but was never ranked (ingest logs it), so it is not ranked here.
+  // date_bin floors achieved_at to the start of its time unit since the season start: ordering by
+  // it is ordering by the codec's t, in exact integer microseconds (no numeric epoch arithmetic).
   return sql`
-    select s."window", s.period, s.player_id, s.points, s.achieved_at, ${epochMs(sql, 's.achieved_at')} as achieved_ms,
+    select s."window", s.period, s.player_id, s.points, s.achieved_at,
            (row_number() over board - 1)::int4 as position, (${rank})::int4 as rank
     from standings s
     where s.season_id = ${season.id}
       ${board ? sql`and s."window" = ${board.window}::board_window and s.period = ${board.period}` : sql``}
-      and s.points <= ${maxPoints}::int8 and ${epochMs(sql, 's.achieved_at')} >= ${startMs}::int8
+      and s.points <= ${maxPoints}::int8 and s.achieved_at >= ${startsAt}::timestamptz
     window part as (partition by s."window", s.period),
            by_points as (part order by s.points ${dir}),
-           board as (part order by s.points ${dir},
-                     (${epochMs(sql, 's.achieved_at')} - ${startMs}::int8) / ${unitMs}::int8,
+           board as (part order by s.points ${dir}, date_bin(${unit}::interval, s.achieved_at, ${startsAt}::timestamptz),
                      s.player_id::text collate "C" desc)`;
 }
 
@@ -59,18 +60,21 @@ const toEntry = (season: Season, r: RankedRow): RankedStanding => ({
 });
 
 /**
- * BoardReads over a ranked relation (columns player_id, points, achieved_ms, position, rank) with
+ * BoardReads over a ranked relation (columns player_id, points, achieved_at, position, rank) with
  * the semantics of the Redis reader, around's edge filling included (readAround-1.lua).
  * `materialize`: compute the relation once per query (a window function over a whole board)
  * rather than inline it (a table with an index on position).
  */
 export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment, materialize: boolean): BoardReads {
   const cte = sql.unsafe(materialize ? 'materialized' : 'not materialized');
-  const cols = sql`b.player_id::text as player_id, b.points::text as points, b.achieved_ms::text as achieved_ms, b.position, b.rank`;
+  // ORDER BY ... LIMIT 1, not max(): PostgreSQL does not turn a max() over the inlined CTE into
+  // a backward index probe, and would read the whole board (0.5 s at 1M players).
+  const lastPosition = sql`(select b.position from b order by b.position desc limit 1)`;
+  const cols = sql`b.player_id::text as player_id, b.points::text as points, ${epochMs(sql, 'b.achieved_at')}::text as achieved_ms, b.position, b.rank`;
   return {
     async size(b) {
       const [row] = await sql<Array<{ n: number }>>`
-        with b as ${cte} (${source(b)}) select coalesce(max(position) + 1, 0)::int4 as n from b`;
+        with b as ${cte} (${source(b)}) select coalesce(${lastPosition} + 1, 0)::int4 as n`;
       return row!.n;
     },
 
@@ -87,7 +91,7 @@ export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment,
       const rows = await sql<RankedRow[]>`
         with b as ${cte} (${source(b)}),
         me as (select position from b where player_id = ${playerId}::int8),
-        span as (select greatest(0, least(me.position - ${radius}::int4, (select max(position) from b) - 2 * ${radius}::int4)) as first from me)
+        span as (select greatest(0, least(me.position - ${radius}::int4, ${lastPosition} - 2 * ${radius}::int4)) as first from me)
         select ${cols} from b, span
         where b.position between span.first and span.first + 2 * ${radius}::int4
         order by b.position`;

@@ -43,6 +43,16 @@ export function createStandingsPages(sql: Sql) {
           and player_id = any(${sql.array(playerIds as string[])}::int8[])`;
       return toStandings(seasonId, window, period, rows);
     },
+
+    /** Which of these players have a standing on the board (canonical ids only); an index-only scan. */
+    async existing(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<string[]> {
+      if (playerIds.length === 0) return [];
+      const rows = await sql<Array<{ player_id: string }>>`
+        select player_id from standings
+        where season_id = ${seasonId} and "window" = ${window} and period = ${period}
+          and player_id = any(${sql.array(playerIds as string[])}::int8[])`;
+      return rows.map((r) => r.player_id);
+    },
   };
 }
 

@@ -4,10 +4,11 @@ import { boardExpireAt } from './board-writer.js';
 import {
   boardKey, boardLabel, rebuildCopyKey, rebuildMarkerKey, updatesChannel, windowBoardOfKey, windowBoardsPattern,
 } from './keys.js';
+import { preloadScript } from './scripts.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
-// about a millisecond, so a handful of attempts settles it unless the board is being swapped.
-const MAX_SETTLE_ATTEMPTS = 5;
+// about a millisecond, so a few attempts settle it. One that never does is left to the next run.
+const MAX_SETTLE_ATTEMPTS = 10;
 
 /**
  * The Redis side of reconcile: reads a board in pages and repairs chosen members.
@@ -89,6 +90,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
           if (write) await redis.unwatch();
           return 0;
         }
+        await preloadScript(redis, 'setStandings');
         const tx = redis.multi().setStandings(
           key, rebuildMarkerKey(season.id), rebuildCopyKey(key), updatesChannel(season.id), boardLabel(window, period),
           ...pairs.flat(),

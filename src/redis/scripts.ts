@@ -38,6 +38,17 @@ const scripts = readdirSync(luaDir)
     return { name: match[1]!, numberOfKeys: Number(match[2]), lua: readFileSync(luaDir + file, 'utf8') };
   });
 
+/**
+ * Puts a script into Redis's script cache now. Needed before calling it inside MULTI/EXEC: there a
+ * NOSCRIPT error cannot fall back to EVAL inside the transaction, and after an aborted EXEC
+ * (WATCH) ioredis believes the script it queued was loaded when it never ran.
+ */
+export async function preloadScript(redis: Redis, name: string): Promise<void> {
+  const script = scripts.find((s) => s.name === name);
+  if (!script) throw new Error(`no Lua script named ${name}`);
+  await redis.script('LOAD', script.lua);
+}
+
 /** Registers every script of lua/ on a client (idempotent per client). */
 export function defineScripts(redis: Redis): Redis {
   for (const s of scripts) {

@@ -5,12 +5,14 @@ import {
 import { DomainError, isDomainError } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
+import { isValidPeriod } from '../domain/windows.js';
 
 /** PostgreSQL, the truth: one board's standings by player id. */
 export interface ReconcileStandings {
   boardSizes(seasonId: number): Promise<Array<{ window: Window; period: string; members: number }>>;
   page(seasonId: number, window: Window, period: string, after: string, limit: number): Promise<BoardStanding[]>;
   ofPlayers(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<BoardStanding[]>;
+  existing(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<string[]>;
 }
 
 /** Redis, the mirror (see src/redis/board-inspector.ts for the contract of settle). */
@@ -30,6 +32,8 @@ export interface ReconcileDeps {
   standings: ReconcileStandings;
   boards: ReconcileBoards;
   codecOf(season: Season): Codec;
+  /** Read before every repair write: closing a season finalizes it, then removes its boards. */
+  isFinalized(seasonId: number): Promise<boolean>;
   /** Unix seconds when a board's key expires, 0 for never (boardExpireAt). */
   expireAt(season: Season, window: Window, period: string): number;
   now(): number;
@@ -40,7 +44,7 @@ export interface ReconcileDeps {
 export interface ReconcileOptions {
   /** Write PostgreSQL's values over drifted entries and remove extras. */
   repair?: boolean;
-  /** Members per PostgreSQL page, ZMSCORE and ZSCAN call; each call blocks Redis ~1.5 µs per member. */
+  /** Members per ZMSCORE, ZSCAN and repair call (default 200; PostgreSQL reads 5 times as many per query). */
   pageSize?: number;
   /** Player ids kept per drift kind, per board and in total. */
   sampleSize?: number;
@@ -63,7 +67,12 @@ export interface ReconcileReport {
   durationMs: number;
 }
 
-const DEFAULT_PAGE_SIZE = 1_000;
+// Each ZMSCORE/ZSCAN page blocks Redis about as long as a friends() read (ZMSCORE of 200 ids,
+// ~0.3-0.5 ms); larger pages barely raise throughput (bench/lifecycle.bench.ts) but stall every
+// other client for longer.
+const DEFAULT_PAGE_SIZE = 200;
+// PostgreSQL blocks nobody: it reads this many Redis pages' worth per query.
+const PG_PAGES = 5;
 // Bounds the memory spent de-duplicating extras that ZSCAN returns twice.
 const SEEN_EXTRAS_CAP = 100_000;
 const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
@@ -103,7 +112,10 @@ export async function reconcileSeason(deps: ReconcileDeps, season: Season, optio
 async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ window: Window; period: string }>> {
   const [inPg, inRedis] = await Promise.all([deps.standings.boardSizes(season.id), deps.boards.windowBoards(season.id)]);
   const all = new Map<string, { window: Window; period: string }>([['SEASON|', { window: 'SEASON', period: '' }]]);
-  for (const b of [...inPg, ...inRedis]) all.set(`${b.window}|${b.period}`, { window: b.window, period: b.period });
+  for (const b of [...inPg, ...inRedis]) {
+    // A key with a malformed period is no board ladder writes: leave it alone.
+    if (isValidPeriod(b.window, b.period)) all.set(`${b.window}|${b.period}`, { window: b.window, period: b.period });
+  }
   const nowMs = deps.now();
   return [...all.values()]
     .filter((b) => {
@@ -140,40 +152,86 @@ async function reconcileBoard(run: BoardRun): Promise<BoardReconcile> {
 /** PostgreSQL → Redis: each page of standings against ZMSCORE, for missing and different. */
 async function comparePostgresPages(run: BoardRun, tally: DriftTally): Promise<void> {
   const { deps, season, window, period, pageSize } = run;
-  const codec = deps.codecOf(season);
-  for (let after = '0'; ;) {
+  const pgPage = pageSize * PG_PAGES;
+  const batch = suspectBatch(run, tally);
+  const fetch = (after: string) => {
+    const page = deps.standings.page(season.id, window, period, after, pgPage);
+    page.catch(() => {}); // awaited below; a failure while the previous page is compared is not unhandled
+    return page;
+  };
+  // One page ahead: PostgreSQL reads the next page while Redis answers for this one.
+  for (let next = fetch('0'); ;) {
     run.signal?.throwIfAborted();
-    const rows = await deps.standings.page(season.id, window, period, after, pageSize);
-    if (rows.length === 0) return;
-    after = rows.at(-1)!.playerId;
+    const rows = await next;
+    if (rows.length === 0) break;
+    if (rows.length === pgPage) next = fetch(rows.at(-1)!.playerId);
     tally.pgCount += rows.length;
-    const scores = await deps.boards.scores(season.id, window, period, rows.map((r) => r.playerId));
-    const suspects: string[] = [];
-    rows.forEach((row, i) => {
-      const expected = expectedScore(codec, row);
-      if (expected === undefined) tally.unencodable++;
-      else if (classify(expected, scores[i]!) !== undefined) suspects.push(row.playerId);
-    });
-    if (suspects.length > 0) await settleSuspects(run, tally, suspects);
+    for (let i = 0; i < rows.length; i += pageSize) {
+      await batch.add(await mismatches(run, tally, rows.slice(i, i + pageSize)));
+    }
     run.progress.compared += rows.length;
     deps.onProgress?.(run.progress.compared);
-    if (rows.length < pageSize) return;
+    if (rows.length < pgPage) break;
   }
+  await batch.flush();
 }
 
-/** Redis → PostgreSQL: each ZSCAN page against one `= any($1)` query, for extras. */
+/** The players of one ZMSCORE call whose Redis score is not what their standing encodes to. */
+async function mismatches(run: BoardRun, tally: DriftTally, rows: readonly BoardStanding[]): Promise<string[]> {
+  const { deps, season, window, period } = run;
+  const codec = deps.codecOf(season);
+  const scores = await deps.boards.scores(season.id, window, period, rows.map((r) => r.playerId));
+  const suspects: string[] = [];
+  rows.forEach((row, i) => {
+    const expected = expectedScore(codec, row);
+    if (expected === undefined) tally.unencodable++;
+    else if (classify(expected, scores[i]!) !== undefined) suspects.push(row.playerId);
+  });
+  return suspects;
+}
+
+/** Redis → PostgreSQL: ZSCAN pages, checked a few at a time with one `= any($1)` query, for extras. */
 async function scanRedisPages(run: BoardRun, tally: DriftTally): Promise<void> {
   const { deps, season, window, period, pageSize } = run;
   const seen = new Set<string>();
-  for await (const members of deps.boards.members(season.id, window, period, pageSize)) {
-    run.signal?.throwIfAborted();
-    const stored = await deps.standings.ofPlayers(season.id, window, period, members.filter(isPlayerId));
-    const present = new Set(stored.map((r) => r.playerId));
+  const batch = suspectBatch(run, tally);
+  let members: string[] = [];
+  const check = async () => {
+    const present = new Set(await deps.standings.existing(season.id, window, period, members.filter(isPlayerId)));
     const suspects = members.filter((m) => !present.has(m) && !seen.has(m));
-    if (suspects.length === 0) continue;
     for (const m of suspects) if (seen.size < SEEN_EXTRAS_CAP) seen.add(m);
-    await settleSuspects(run, tally, suspects);
+    members = [];
+    await batch.add(suspects);
+  };
+  for await (const page of deps.boards.members(season.id, window, period, pageSize)) {
+    run.signal?.throwIfAborted();
+    members.push(...page);
+    if (members.length >= pageSize * PG_PAGES) await check();
   }
+  if (members.length > 0) await check();
+  await batch.flush();
+}
+
+/**
+ * Collects suspects and settles them a page at a time: drift spread thinly over a big board
+ * costs one verify round per page of drift, not one per page of board.
+ */
+function suspectBatch(run: BoardRun, tally: DriftTally) {
+  let pending: string[] = [];
+  const flush = async () => {
+    while (pending.length > 0) {
+      const ids = pending.slice(0, run.pageSize);
+      pending = pending.slice(run.pageSize);
+      await settleSuspects(run, tally, ids);
+    }
+  };
+  return {
+    flush,
+    async add(ids: readonly string[]): Promise<void> {
+      pending.push(...ids);
+      if (pending.length >= run.pageSize) await flush();
+    },
+  };
 }
 
 /**
@@ -199,6 +257,11 @@ async function settleSuspects(run: BoardRun, tally: DriftTally, suspects: string
       found.set(id, kind);
       writes.push([id, expected ?? '']);
     });
+    // Under WATCH: a close that finalizes now and removes the boards after makes EXEC fail, and
+    // the retry lands here; a repair must never bring back a closed season's boards.
+    if (run.repair && writes.length > 0 && await deps.isFinalized(season.id)) {
+      throw new DomainError('SEASON_CLOSED', `season ${season.id} was finalized while it was reconciled`, 'seasonId');
+    }
     return writes;
   }, run.repair);
   for (const [id, kind] of found) countDrift(tally, kind, id, run.sampleSize);

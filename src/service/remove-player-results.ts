@@ -2,12 +2,14 @@
 // boards, then, a little later, a settle pass that closes the races with ingest.
 //
 // Concurrency, and why both a row lock and a settle pass:
-// - The removal transaction first locks the player's SEASON standing row. Every ingest
-//   transaction that applies a result of this player upserts that row (results of a player always
-//   count on the SEASON board, and rows are locked in primary-key order, SEASON first), so ingest
-//   of this player and the removal are serialised: a result committed before the lock is seen by
-//   the removal's scan (and removed or kept), one committed after is combined by ingest's upsert
-//   with the standing the removal wrote, never with the old one.
+// - The removal transaction locks the player's SEASON standing row before it writes. Every
+//   ingest transaction that stores a result of this player upserts that row (a player's results
+//   always count on the SEASON board; rows are locked in primary-key order, SEASON first), so
+//   ingest of this player and the removal are serialised: a result committed before the lock is
+//   seen by the removal's scan (and removed or kept), one committed after is combined by ingest's
+//   upsert with the standing the removal wrote, never with the old one. The long scan itself runs
+//   before the lock, and is redone under it only if the row changed meanwhile (see planFor in
+//   src/postgres/player-results-store.ts): ingest of the player waits milliseconds, not a scan.
 // - Blocking is inserted in the same transaction, so once it commits the API and the consumer
 //   refuse the player (their caches see it within the block cache TTL).
 // - What the lock cannot stop: a message classified before the block was visible and committed
