@@ -30,6 +30,8 @@ export function pushStream<T>(
     if (done) c();
     else cleanup = c;
   });
+  // A failed start reaches the consumer through next(); if it already left, nobody waits for it.
+  started.catch(() => {});
 
   const finish = async (): Promise<IteratorResult<T>> => {
     if (!done) {
