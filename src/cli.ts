@@ -9,11 +9,11 @@ import { createPostgres, migrateDatabase, type Db } from './postgres/client.js';
 import { createApiKey, DEFAULT_AUTH_CACHE_TTL_MS, SCOPES } from './service/api-keys.js';
 import { buildApp, type App } from './app.js';
 import { createLogger } from './logger.js';
-import { createProgressBar } from './progress-bar.js';
-import { rebuildReportLines, reconcileReportLines } from './report-text.js';
-import { openExportSink } from './export-output.js';
+import { createProgressBar } from './cli/progress-bar.js';
+import { rebuildReportLines, reconcileReportLines } from './cli/report-text.js';
+import { openExportSink } from './cli/export-output.js';
 import { createFinalStandingsExport } from './postgres/final-standings-export.js';
-import { blockReportLine, removalReportLines } from './player-report-text.js';
+import { blockReportLine, removalReportLines } from './cli/player-report-text.js';
 import { exportFinalStandings, parseExportFilter } from './service/export-final-standings.js';
 
 /** Bad invocation: exit code 2 and the usage text. */

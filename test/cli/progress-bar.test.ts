@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createProgressBar, formatDuration, formatProgress } from '../src/progress-bar.js';
+import { createProgressBar, formatDuration, formatProgress } from '../../src/cli/progress-bar.js';
 
 describe('formatProgress', () => {
   it.each<[number, number, number, string]>([

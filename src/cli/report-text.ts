@@ -1,7 +1,7 @@
 // Rebuild and reconcile reports as plain text lines, for the operator's command line.
-import { DRIFT_KINDS } from './domain/drift.js';
-import type { RebuildReport } from './service/rebuild-season.js';
-import type { ReconcileReport } from './service/reconcile-season.js';
+import { DRIFT_KINDS } from '../domain/drift.js';
+import type { RebuildReport } from '../service/rebuild-season.js';
+import type { ReconcileReport } from '../service/reconcile-season.js';
 
 const n = (v: number) => v.toLocaleString('en-US');
 

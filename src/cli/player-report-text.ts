@@ -1,6 +1,6 @@
 // The CLI's text for player removals and blocks.
-import type { BlockReport } from './service/blocked-players.js';
-import type { PlayerRemovalReport } from './service/remove-player-results.js';
+import type { BlockReport } from '../service/blocked-players.js';
+import type { PlayerRemovalReport } from '../service/remove-player-results.js';
 
 const label = (window: string, period: string) => (window === 'SEASON' ? 'SEASON' : `${window} ${period}`);
 
