@@ -1,7 +1,6 @@
 // `rebuild` and `reconcile` as operators run them: real child processes, a private redis-server.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
 import type { AcceptedResult } from '../src/domain/board-deltas.js';
 import type { Season } from '../src/domain/season.js';
 import { createResultsStore } from '../src/postgres/results-store.js';
@@ -13,28 +12,13 @@ import { generateResults } from './support/generate.js';
 import { startRedisServer } from './support/redis-server.js';
 import { boardContents, createSeason, openServices, type Services } from './support/services.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 // Each child process starts tsx: seconds on an idle machine, tens of seconds on a busy one.
 const CHILD_TIMEOUT = 120_000;
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
 let s: Services;
 let season: Season;
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, ...testEnv({ REDIS_URL: redisServer.url }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runCli(testEnv({ REDIS_URL: redisServer.url }), ...args);
 
 async function snapshot(seasonId: number) {
   const keys = (await s.redis.keys(`lb:{s${seasonId}}*`)).sort();

@@ -1,10 +1,9 @@
 // `players remove|block|unblock` and `export` as operators run them: real child processes.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
 import type { AcceptedResult } from '../src/domain/board-deltas.js';
 import type { Season } from '../src/domain/season.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
@@ -16,26 +15,11 @@ import { testConfig, testEnv } from './support/env.js';
 import { generateResults } from './support/generate.js';
 import { createSeason, openServices, type Services } from './support/services.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const CHEATER = '820000000666';
 let s: Services;
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      // A block cache of 0: the removal's settle pass runs 1 s after it.
-      env: { ...process.env, ...testEnv({ BLOCKED_PLAYERS_CACHE_MS: '0' }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// A block cache of 0: the removal's settle pass runs 1 s after it.
+const cli = (...args: string[]) => runCli(testEnv({ BLOCKED_PLAYERS_CACHE_MS: '0' }), ...args);
 
 beforeAll(() => {
   s = openServices(testConfig());

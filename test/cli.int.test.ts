@@ -1,29 +1,12 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createAuthenticator, hashApiKey } from '../src/service/api-keys.js';
 import { TEST_DATABASE_URL, testConfig, uniqueName } from './support/env.js';
 import { openServices, type Services } from './support/services.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs the CLI as operators do, in a real child process against the test database. */
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runCli({ DATABASE_URL: TEST_DATABASE_URL }, ...args);
 
 const lines = (out: string) => out.trimEnd().split('\n');
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
-import { produceRaw, waitFor } from '../support/services.js';
+import { produceRaw, readTopic, waitFor } from '../support/services.js';
 
 let api: TestApi;
 let admin: string;
@@ -85,7 +85,7 @@ describe('removing and blocking cheaters through GraphQL', () => {
     // Accepted by the API before the block, consumed after it.
     const inFlight = { v: 1, matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), playerId: cheater, points: 990 };
     await produceRaw(api.s.kafka, api.config.kafka.topic, [{ key: cheater, value: JSON.stringify(inFlight) }]);
-    const [dead] = await readTopic(api.config.kafka.dlqTopic, 1);
+    const [dead] = await readTopic(api.s.kafka, api.config.kafka.dlqTopic, 1);
     expect(dead).toMatchObject({ key: cheater, value: JSON.stringify(inFlight), headers: { 'x-error-code': 'PLAYER_BLOCKED', 'x-error-field': 'playerId' } });
     expect(await api.s.pg.sql`select 1 from match_results where match_id = ${inFlight.matchId}`).toHaveLength(0);
     await waitFor('the cached top without the cheater', async () => (await topIds(seasonId)).join() === '810000000003', 3_000);
@@ -130,23 +130,3 @@ describe('removing and blocking cheaters through GraphQL', () => {
     if (field) expect(res.errors?.[0]?.extensions?.field).toBe(field);
   });
 });
-
-/** Reads `count` messages of a topic from the beginning with a throwaway consumer group. */
-async function readTopic(topic: string, count: number) {
-  const consumer = api.s.kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
-  const out: Array<{ key: string; value: string; headers: Record<string, string> }> = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
-      out.push({ key: message.key!.toString(), value: message.value!.toString(), headers });
-    },
-  });
-  try {
-    await waitFor(`${count} messages on ${topic}`, async () => out.length >= count);
-  } finally {
-    await consumer.disconnect();
-  }
-  return out;
-}

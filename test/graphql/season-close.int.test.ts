@@ -20,7 +20,7 @@ const SUBMIT = 'mutation($input: MatchResultInput!) { submitMatchResult(input: $
 const CLOSE = 'mutation($id: Int!) { closeSeason(id: $id) { id status } }';
 const ENTRY = 'rank playerId points achievedAt';
 // Player ids of this file only (display names live in one shared table).
-const P = (n: number) => String(810_000_000_000 + n);
+const P = (n: number) => String(820_000_000_000 + n);
 
 /** Every read of the contract on the SEASON, DAY and WEEK boards of a season. */
 const readAll = (seasonId: number) => api.gql(`query($s: Int!, $p: ID!, $q: ID!, $friends: [ID!]!, $at: DateTime!) {
@@ -65,10 +65,10 @@ describe('closeSeason', () => {
     // Idempotent: closing again changes nothing.
     expect(await api.gql(CLOSE, { id: seasonId }, admin)).toMatchObject({ data: { closeSeason: { status: 'CLOSED' } } });
     expect(await readAll(seasonId)).toEqual(before);
-    const audit = await api.s.pg.sql<Array<{ action: string; actor: string }>>`
-      select action, actor from admin_audit where season_id = ${seasonId} order by id`;
-    expect(audit.map((a) => a.action)).toEqual(['close_season', 'finalize_season']);
-    expect(audit[0]!.actor).toMatch(/^api key \d+ \(test admin\)$/);
+    const audit = await api.s.pg.sql<Array<{ action: string; actor: string; reason: string }>>`
+      select action, actor, reason from admin_audit where season_id = ${seasonId} order by id`;
+    expect(audit.map((a) => [a.action, a.actor])).toEqual([['close_season', 'test admin'], ['finalize_season', 'test admin']]);
+    expect(audit[0]!.reason).toMatch(/^closeSeason mutation \(API key \d+\)$/);
   });
 
   it('answers SEASON_NOT_FOUND for an unknown season', async () => {

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../src/domain/errors.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle, toRecords } from '../support/generate.js';
-import { caughtUp, createSeason, createTopics, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
+import { caughtUp, readTopic, createSeason, createTopics, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
@@ -56,7 +56,7 @@ describe('poison messages', () => {
       await admin.disconnect();
     }
 
-    const dead = await readTopic(config.kafka.dlqTopic, 50);
+    const dead = await readTopic(s.kafka, config.kafka.dlqTopic, 50);
     expect(dead).toHaveLength(50);
     const byKey = new Map(dead.map((m) => [m.key, m]));
     for (const p of poison) {
@@ -71,24 +71,3 @@ describe('poison messages', () => {
     await expectBoardsMatchOracle(s, season, good.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
   });
 });
-
-/** Reads `count` messages of a topic from the beginning with a throwaway consumer group. */
-async function readTopic(topic: string, count: number) {
-  const consumer = s.kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
-  const out: Array<{ key: string; value: string; headers: Record<string, string> }> = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
-      out.push({ key: message.key!.toString(), value: message.value!.toString(), headers });
-    },
-  });
-  try {
-    await waitFor(`${count} messages on ${topic}`, async () => out.length >= count);
-    await new Promise((r) => setTimeout(r, 500)); // and no more than that
-  } finally {
-    await consumer.disconnect();
-  }
-  return out;
-}

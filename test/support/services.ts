@@ -103,3 +103,24 @@ export async function boardContents(redis: Redis, key: string): Promise<Array<[s
   for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
   return pairs;
 }
+
+/** Reads `count` messages of a topic from the beginning with a throwaway consumer group. */
+export async function readTopic(kafka: Kafka, topic: string, count: number) {
+  const consumer = kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
+  const out: Array<{ key: string; value: string; headers: Record<string, string> }> = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
+      out.push({ key: message.key!.toString(), value: message.value!.toString(), headers });
+    },
+  });
+  try {
+    await waitFor(`${count} messages on ${topic}`, async () => out.length >= count);
+    await new Promise((r) => setTimeout(r, 500)); // and no more than that
+  } finally {
+    await consumer.disconnect();
+  }
+  return out;
+}
