@@ -3,6 +3,7 @@ import { Kind, type DefinitionNode } from 'graphql';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from './config.js';
+import type { Board } from './domain/board.js';
 import { DomainError, isDomainError } from './domain/errors.js';
 import { createGraphQLServer, type Routes } from './graphql/server.js';
 import type { Services } from './graphql/context.js';
@@ -59,7 +60,16 @@ export function createApi(deps: ApiDeps) {
   const onError = (err: unknown) => log.warn({ err }, 'background refresh failed');
   const producer = createResultProducer(deps.kafka, config.kafka.topic);
   const reader = createBoardReader(deps.redis);
-  const topCache = createTopCache({ source: reader, onError });
+  const archive = createFinalStandingsReader(deps.sql);
+  // A watched board (topChanged) outlives its season's close, and its slot keeps the season as it
+  // was first read: look it up again (cached) so a finalized season's top comes from PostgreSQL.
+  const topSource = {
+    top: async (b: Board, offset: number, limit: number) => {
+      const season = (await deps.seasons.get(b.season.id)) ?? b.season;
+      return (season.finalizedAt ? archive : reader).top({ ...b, season }, offset, limit);
+    },
+  };
+  const topCache = createTopCache({ source: topSource, onError });
   const rankWatcher = createRankWatcher({ source: reader, onError });
   // A subscribed connection can run no other command: pub/sub gets two of its own.
   const [publisher, subscriber] = [deps.redis.duplicate(), deps.redis.duplicate()];
@@ -123,7 +133,7 @@ export function createApi(deps: ApiDeps) {
     boards: createLeaderboardReads({
       boards: reader,
       top: topCache,
-      archive: createFinalStandingsReader(deps.sql),
+      archive,
       history: createStandingsRanker(deps.sql),
       expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, config.windowTtlSeconds),
     }),

@@ -87,7 +87,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
       const principal = await requireScope(ctx, 'admin');
-      return ctx.services.closeSeason(id, { actor: `api key ${principal.keyId} (${principal.name})`, reason: 'closeSeason mutation' });
+      return ctx.services.closeSeason(id, { actor: principal.name, reason: `closeSeason mutation (API key ${principal.keyId})` });
     },
   }),
   rebuildLeaderboard: t.field({

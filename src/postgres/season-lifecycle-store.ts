@@ -1,6 +1,6 @@
 import { asc, gt, isNull, or } from 'drizzle-orm';
 import { DomainError } from '../domain/errors.js';
-import type { Season } from '../domain/season.js';
+import type { Season, Window } from '../domain/season.js';
 import type { CloseRequest, CloseStore, FinalizeReport } from '../service/close-season.js';
 import type { SchedulerStore } from '../service/season-scheduler.js';
 import type { Db, Sql, Tx } from './client.js';
@@ -39,32 +39,45 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
 
     async finalize(season: Season, by: CloseRequest): Promise<FinalizeReport | undefined> {
       return pg.sql.begin(async (tx) => {
-        // FOR UPDATE serialises concurrent closes (the second sees finalized_at and does nothing)
-        // and waits for player removals, which hold FOR SHARE while they rewrite standings.
+        // FOR NO KEY UPDATE serialises concurrent closes (the second then sees finalized_at and does
+        // nothing) and waits for player removals (FOR SHARE), yet never blocks ingest, whose
+        // foreign-key checks take FOR KEY SHARE: a stalled partition would be evicted from its group.
         const [row] = await tx<Array<{ finalized: boolean }>>`
-          select finalized_at is not null as finalized from seasons where id = ${season.id} for update`;
+          select finalized_at is not null as finalized from seasons where id = ${season.id} for no key update`;
         if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${season.id} does not exist`, 'id');
         if (row.finalized) return undefined;
-        // Sorting a whole board: keep large sorts in memory rather than on disk, for this transaction only.
-        await tx`set local work_mem = '256MB'`;
-        const [written] = await tx<FinalizeReport[]>`
-          with ins as (
-            insert into season_final_standings (season_id, "window", period, player_id, position, rank, points, achieved_at)
-            select ${season.id}, r."window", r.period, r.player_id, r.position, r.rank, r.points, r.achieved_at
-            from (${rankedStandings(tx, season)}) r
-            returning position)
-          select count(*)::int4 as rows, (count(*) filter (where position = 0))::int4 as boards from ins`;
+        const written = await writeFinalStandings(tx, season);
         // Readers switch to this table the moment the close ends: with statistics from before these
         // rows, the planner takes a board for a handful of rows and scans it (position index plus a
         // filter) to find 200 friends: 0.3 s at 15,000 players, minutes at 10M. ANALYZE sees this
         // transaction's own rows and samples a fixed number of them, whatever the table's size.
         await tx`analyze season_final_standings`;
         await tx`update seasons set finalized_at = now(), status = 'CLOSED' where id = ${season.id}`;
-        await audit(tx, season.id, 'finalize_season', by, written!);
-        return { rows: written!.rows, boards: written!.boards };
+        await audit(tx, season.id, 'finalize_season', by, written);
+        return written;
       }) as Promise<FinalizeReport | undefined>;
     },
   };
+}
+
+/**
+ * Every board's final standings, one INSERT ... SELECT per board: each statement's foreign-key
+ * checks (queued per row until the statement ends) and sort then hold one board, not the season.
+ */
+async function writeFinalStandings(tx: Tx, season: Season): Promise<FinalizeReport> {
+  // Sorting a whole board: in memory rather than on disk where it fits, for this transaction only.
+  await tx`set local work_mem = '256MB'`;
+  const boards = await tx<Array<{ window: Window; period: string }>>`
+    select distinct "window", period from standings where season_id = ${season.id}`;
+  let rows = 0;
+  for (const board of boards) {
+    const result = await tx`
+      insert into season_final_standings (season_id, "window", period, player_id, position, rank, points, achieved_at)
+      select ${season.id}, r."window", r.period, r.player_id, r.position, r.rank, r.points, r.achieved_at
+      from (${rankedStandings(tx, season, board)}) r`;
+    rows += result.count;
+  }
+  return { boards: boards.length, rows };
 }
 
 // details as JSON text: Drizzle replaces postgres.js's json serializer on the shared client, so tx.json() would not encode.

@@ -51,6 +51,9 @@ describe('closeSeason', () => {
     }, 10_000);
     const before = await readAll(seasonId);
     expect(before.errors).toBeUndefined();
+    const top5 = before.data!.SEASON.top.slice(0, 5).map((e: { rank: number; playerId: string }) => ({ rank: e.rank, playerId: e.playerId }));
+    const tops = api.subscribe('subscription($s: Int!) { topChanged(seasonId: $s, limit: 5) { rank playerId } }', { s: seasonId });
+    await tops.waitFor('the live top 5', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(top5));
     expect((await api.s.redis.keys(`lb:{s${seasonId}}*`)).length).toBe(3);
 
     expect((await api.gql(CLOSE, { id: seasonId }, submitter)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -60,6 +63,10 @@ describe('closeSeason', () => {
 
     expect(await api.s.redis.keys(`lb:{s${seasonId}}*`)).toEqual([]);
     expect(await readAll(seasonId)).toEqual(before);
+    // A topChanged subscription open across the close keeps the final top (read from PostgreSQL now).
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(tops.events.at(-1)?.data?.topChanged).toEqual(top5);
+    tops.close();
     const late = await api.gql(SUBMIT, { input: { matchId: randomUUID(), seasonId, endedAt, results: [{ playerId: P(1), points: 99 }] } }, submitter);
     expect(late.errors?.[0]?.extensions?.code).toBe('SEASON_CLOSED');
     // Idempotent: closing again changes nothing.

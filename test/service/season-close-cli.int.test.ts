@@ -1,12 +1,10 @@
 // `npm run cli -- seasons close`: the operator's way to close a season, run as a real child process.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { testConfig, testEnv } from '../support/env.js';
 import { ingestDirect, tieHeavyResults } from '../support/season-boards.js';
 import { createSeason, createTopics, openServices, type Services } from '../support/services.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 // Its own topic and group (empty: nothing to drain), Redis database 1, short cache TTLs.
 const env = testEnv();
 const config = testConfig(env);
@@ -18,17 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await s?.close(); });
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runCli(env, ...args);
 
 describe('seasons close', () => {
   it('closes a season for good, audited with the reason; a second run says it was already final', async () => {
