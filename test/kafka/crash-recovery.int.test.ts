@@ -5,7 +5,7 @@ import { parseConfig } from '../../src/config.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testEnv } from '../support/env.js';
 import { generateResults, prng, toRecords, withReplays } from '../support/generate.js';
-import { caughtUp, createSeason, createTopics, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
+import { createSeason, createTopics, openServices, produceRaw, waitFor, waitUntilCaughtUp, type Services } from '../support/services.js';
 
 // A short session timeout: after a SIGKILL the group reassigns the dead member's partitions
 // only once its session expires.
@@ -64,13 +64,7 @@ describe('an ingest process killed with SIGKILL', () => {
     expect(killsMidRun).toBeGreaterThanOrEqual(2);
 
     child = startIngestProcess();
-    const admin = s.kafka.admin();
-    await admin.connect();
-    try {
-      await waitFor('the restarted process to commit every message', () => caughtUp(admin, config.kafka.groupId, config.kafka.topic), 120_000);
-    } finally {
-      await admin.disconnect();
-    }
+    await waitUntilCaughtUp(s, 'the restarted process to commit every message', 120_000);
     child.kill('SIGTERM');
 
     for (const { season, input } of inputs) {

@@ -3,7 +3,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, toRecords, withReplays } from '../support/generate.js';
-import { caughtUp, createSeason, createTopics, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
+import { createSeason, createTopics, openServices, produceRaw, waitUntilCaughtUp, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
@@ -31,13 +31,7 @@ describe('the ingest consumer', () => {
     const stream = withReplays([...inputs.values()].flat(), 7);
     await produceRaw(s.kafka, config.kafka.topic, toRecords(stream));
 
-    const admin = s.kafka.admin();
-    await admin.connect();
-    try {
-      await waitFor('the consumer to commit every message', () => caughtUp(admin, config.kafka.groupId, config.kafka.topic), 120_000);
-    } finally {
-      await admin.disconnect();
-    }
+    await waitUntilCaughtUp(s, 'the consumer to commit every message', 120_000);
 
     for (const [season, input] of inputs) {
       await expectStoredOnce(s, season.id, 10_000);

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../src/domain/errors.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle, toRecords } from '../support/generate.js';
-import { caughtUp, readTopic, createSeason, createTopics, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
+import { readTopic, createSeason, createTopics, openServices, produceRaw, waitUntilCaughtUp, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
@@ -48,13 +48,7 @@ describe('poison messages', () => {
     const records = shuffle([...toRecords(good), ...poison.map(({ key, value }) => ({ key, value }))], prng(9));
     await produceRaw(s.kafka, config.kafka.topic, records);
 
-    const admin = s.kafka.admin();
-    await admin.connect();
-    try {
-      await waitFor('the consumer to commit every message', () => caughtUp(admin, config.kafka.groupId, config.kafka.topic));
-    } finally {
-      await admin.disconnect();
-    }
+    await waitUntilCaughtUp(s, 'the consumer to commit every message');
 
     const dead = await readTopic(s.kafka, config.kafka.dlqTopic, 50);
     expect(dead).toHaveLength(50);

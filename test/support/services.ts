@@ -96,6 +96,17 @@ export async function caughtUp(admin: Admin, groupId: string, topic: string): Pr
   return progress.every((p) => p.end === 0 ? p.committed <= 0 : p.committed === p.end);
 }
 
+/** Waits until the config's consumer group committed every message of its topic. */
+export async function waitUntilCaughtUp(s: Services, what: string, timeoutMs = 30_000): Promise<void> {
+  const admin = s.kafka.admin();
+  await admin.connect();
+  try {
+    await waitFor(what, () => caughtUp(admin, s.config.kafka.groupId, s.config.kafka.topic), timeoutMs);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** ZRANGE 0 -1 WITHSCORES of a key, as [member, score] pairs. */
 export async function boardContents(redis: Redis, key: string): Promise<Array<[string, string]>> {
   const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
