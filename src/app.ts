@@ -72,8 +72,12 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
 
   async function readiness(): Promise<{ ok: boolean; checks: Record<string, string> }> {
     const checks: Record<string, string> = {};
+    // Each probe answers within 2 s: a readiness check must not hang on the outage it reports.
     const probe = async (name: string, fn: () => Promise<unknown>) => {
-      try { await fn(); checks[name] = 'ok'; } catch (err) { checks[name] = (err as Error).message; }
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out after 2 s')), 2_000); });
+      try { await Promise.race([fn(), timeout]); checks[name] = 'ok'; } catch (err) { checks[name] = (err as Error).message; }
+      clearTimeout(timer);
     };
     await Promise.all([
       probe('postgres', () => pg.sql`select 1`),

@@ -13,7 +13,9 @@ const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url)
 /** Opens a pooled PostgreSQL client; raw `sql` for hot paths, `db` (Drizzle) for the rest. */
 export function createPostgres(url: string, max = 10): { sql: Sql; db: Db; close(): Promise<void> } {
   // int8 stays a string (postgres.js default): player ids exceed 2^53.
-  const sql = postgres(url, { max, onnotice: () => {}, connection: { application_name: 'ladder' } });
+  // connect_timeout 5 s (default 30): during an outage a request should fail fast and retry,
+  // not hold its caller for half a minute.
+  const sql = postgres(url, { max, connect_timeout: 5, onnotice: () => {}, connection: { application_name: 'ladder' } });
   const db = drizzle(sql, { schema });
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }

@@ -1,5 +1,6 @@
 import { RedisPubSub } from 'graphql-redis-subscriptions';
 import type { Redis } from 'ioredis';
+import { DomainError } from '../domain/errors.js';
 import type { Window } from '../domain/season.js';
 import { allUpdatesPattern, seasonOfChannel, updatesChannel } from './keys.js';
 
@@ -37,6 +38,14 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
     deserializer: (message: string | Buffer, { channel }: { channel: string }) =>
       ({ ...JSON.parse(message.toString()), seasonId: seasonOfChannel(channel) }),
   });
+  let closed = false;
+  // graphql-redis-subscriptions leaves a failed first SUBSCRIBE as an unhandled rejection (its
+  // internal Deferred has no listener), so a subscription is only started on a live connection.
+  const assertUsable = () => {
+    if (closed || subscriber.status !== 'ready') {
+      throw new DomainError('UNAVAILABLE', 'live updates are unavailable right now; retry');
+    }
+  };
   return {
     pubsub,
     /**
@@ -44,6 +53,7 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
      * subscription is shared and reference-counted: the last unsubscribe leaves the channel.
      */
     async onSeasonUpdate(seasonId: number, onUpdate: (u: RawUpdate) => void): Promise<() => void> {
+      assertUsable();
       const id = await pubsub.subscribe<RawUpdate>(updatesChannel(seasonId), onUpdate);
       return () => pubsub.unsubscribe(id);
     },
@@ -52,6 +62,9 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
       const id = await pubsub.subscribe<RawUpdate>(allUpdatesPattern, onUpdate, { pattern: true });
       return () => pubsub.unsubscribe(id);
     },
-    close: () => pubsub.close(),
+    close: () => {
+      closed = true;
+      return pubsub.close();
+    },
   };
 }

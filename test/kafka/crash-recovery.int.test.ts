@@ -65,7 +65,10 @@ describe('an ingest process killed with SIGKILL', () => {
 
     child = startIngestProcess();
     await waitUntilCaughtUp(s, 'the restarted process to commit every message', 120_000);
+    // Graceful shutdown: SIGTERM stops consuming, commits, closes clients and exits 0.
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
+    expect(await exited).toBe(0);
 
     for (const { season, input } of inputs) {
       await expectStoredOnce(s, season.id, 10_000);
