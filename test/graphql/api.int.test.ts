@@ -168,6 +168,25 @@ describe('the GraphQL API end to end', () => {
     }
   });
 
+  it('masks an unexpected error: a stable code, none of its internals', async () => {
+    const seasonId = await createSeason({});
+    await submit(seasonId, minutesFromNow(-1), [['41', 10]]);
+    await expect.poll(async () => (await top(seasonId)).top.length, { timeout: 10_000 }).toBe(1);
+    const services = api.app.api!.services;
+    const original = services.playerNames;
+    // A fault injected behind the real server: what a driver bug or a lost connection looks like.
+    services.playerNames = async () => { throw new Error('connect to 10.1.2.3 failed: password=hunter2'); };
+    try {
+      const res = await api.gql(`{ seasons { id } leaderboard(seasonId: ${seasonId}) { top(limit: 1) { player { displayName } } } }`);
+      const body = JSON.stringify(res);
+      expect(res.errors?.[0]).toMatchObject({ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      expect(body).not.toMatch(/hunter2|10\.1\.2\.3|stack/);
+      expect(Array.isArray(res.data?.seasons)).toBe(true); // the rest of the response still answers
+    } finally {
+      services.playerNames = original;
+    }
+  });
+
   it('serves GraphiQL with no internet (assets bundled), /health, /ready and /metrics', async () => {
     const page = await fetch(api.url, { headers: { accept: 'text/html' } });
     const html = await page.text();
