@@ -1,25 +1,19 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, toRecords, withReplays } from '../support/generate.js';
-import { createSeason, createTopics, openServices, produceRaw, waitUntilCaughtUp, type Services } from '../support/services.js';
+import { createSeason, produceRaw, waitUntilCaughtUp, startIngest, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
-let app: App;
+let ingest: Awaited<ReturnType<typeof startIngest>>;
 
 beforeAll(async () => {
-  s = openServices(config);
-  await createTopics(s.kafka, config);
-  app = buildApp(config, { roles: ['ingest'], logger: s.logger });
-  await app.start();
+  ingest = await startIngest(config);
+  s = ingest.s;
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await s?.close();
-});
+afterAll(async () => { await ingest?.close(); });
 
 describe('the ingest consumer', () => {
   it('stores each of 10,000 results exactly once and builds every board like the oracle, for BEST, ASC and SUM seasons, despite 1-5 shuffled replays', async () => {

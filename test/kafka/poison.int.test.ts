@@ -1,26 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
 import type { ErrorCode } from '../../src/domain/errors.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle, toRecords } from '../support/generate.js';
-import { readTopic, createSeason, createTopics, openServices, produceRaw, waitUntilCaughtUp, type Services } from '../support/services.js';
+import { readTopic, createSeason, produceRaw, waitUntilCaughtUp, startIngest, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
-let app: App;
+let ingest: Awaited<ReturnType<typeof startIngest>>;
 
 beforeAll(async () => {
-  s = openServices(config);
-  await createTopics(s.kafka, config);
-  app = buildApp(config, { roles: ['ingest'], logger: s.logger });
-  await app.start();
+  ingest = await startIngest(config);
+  s = ingest.s;
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await s?.close();
-});
+afterAll(async () => { await ingest?.close(); });
 
 describe('poison messages', () => {
   it('go to the DLQ with their reason and source, 50 of every kind among good ones, and every good one is applied', async () => {

@@ -2,30 +2,24 @@
 // close (endedAt inside the season) is in the final standings; one produced after it is refused.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
 import { createCodec } from '../../src/domain/score-codec.js';
 import type { Season } from '../../src/domain/season.js';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, toRecords } from '../support/generate.js';
 import { expectedBoards } from '../support/oracle.js';
-import { caughtUp, createSeason, createTopics, groupProgress, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
+import { caughtUp, createSeason, groupProgress, produceRaw, waitFor, startIngest, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
-let app: App;
+let ingest: Awaited<ReturnType<typeof startIngest>>;
 
 beforeAll(async () => {
-  s = openServices(config);
-  await createTopics(s.kafka, config);
-  app = buildApp(config, { roles: ['ingest'], logger: s.logger });
-  await app.start();
+  ingest = await startIngest(config);
+  s = ingest.s;
 });
 
-afterAll(async () => {
-  await app?.stop();
-  await s?.close();
-});
+afterAll(async () => { await ingest?.close(); });
 
 /** season_final_standings of a board as the oracle's keys name it, best first: [playerId, points]. */
 async function finalBoards(season: Season): Promise<Map<string, Array<[string, number]>>> {
@@ -63,7 +57,7 @@ describe('closing a season during live ingest', () => {
     try {
       const backlog = (await groupProgress(admin, config.kafka.groupId, config.kafka.topic))
         .reduce((n, p) => n + p.end - Math.max(0, p.committed), 0);
-      const report = await app.lifecycle.close(closing.id, { actor: 'test', reason: 'close under load' });
+      const report = await ingest.app.lifecycle.close(closing.id, { actor: 'test', reason: 'close under load' });
       console.log(`[season close live] backlog at close ${backlog} messages; drain ${report.steps.drain} ms, `
         + `finalize ${report.steps.finalize} ms, total ${report.durationMs} ms`);
       expect(report).toMatchObject({ finalized: true });

@@ -2,15 +2,7 @@
 // directly (like oracle.ts for Redis), not by folding src/domain/ranking.ts applyResult.
 import type { Season } from '../../src/domain/season.js';
 import type { Services } from './services.js';
-import type { OracleResult } from './oracle.js';
-
-const utcDay = (d: Date) => d.toISOString().slice(0, 10);
-function isoWeek(d: Date): string {
-  const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-  t.setUTCDate(t.getUTCDate() + 4 - (t.getUTCDay() || 7)); // the Thursday of this ISO week
-  const week = Math.ceil(((t.getTime() - Date.UTC(t.getUTCFullYear(), 0, 1)) / 86_400_000 + 1) / 7);
-  return `${t.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
-}
+import { expectedStanding, isoWeek, utcDay, type OracleResult } from './oracle.js';
 
 /** Sorted 'window|period|player|points|achievedAt ISO' lines, one per standings row. */
 export function expectedStandings(season: Season, results: readonly OracleResult[]): string[] {
@@ -23,17 +15,7 @@ export function expectedStandings(season: Season, results: readonly OracleResult
   }
   const lines: string[] = [];
   for (const [k, rs] of groups) {
-    let points: number;
-    let at: number;
-    if (season.scoring === 'SUM') {
-      points = rs.reduce((a, r) => a + r.points, 0);
-      const positive = rs.filter((r) => r.points > 0).map((r) => r.endedAt.getTime());
-      at = points > 0 ? Math.max(...positive) : Math.min(...rs.map((r) => r.endedAt.getTime()));
-    } else {
-      const all = rs.map((r) => r.points);
-      points = season.order === 'ASC' ? Math.min(...all) : Math.max(...all);
-      at = Math.min(...rs.filter((r) => r.points === points).map((r) => r.endedAt.getTime()));
-    }
+    const { points, at } = expectedStanding(season, rs);
     lines.push(`${k}|${points}|${new Date(at).toISOString()}`);
   }
   return lines.sort();

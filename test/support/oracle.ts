@@ -6,14 +6,28 @@ import { boardKey } from '../../src/redis/keys.js';
 
 export interface OracleResult { matchId: string; playerId: string; points: number; endedAt: Date }
 
-const utcDay = (d: Date) => d.toISOString().slice(0, 10);
-function isoWeek(d: Date): string {
+/** The UTC day of an instant, computed independently of src/domain/windows.ts. */
+export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+/** The ISO week of an instant, computed independently of src/domain/windows.ts. */
+export function isoWeek(d: Date): string {
   const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
   const dayNum = t.getUTCDay() || 7;
   t.setUTCDate(t.getUTCDate() + 4 - dayNum); // the Thursday of this ISO week
   const yearStart = Date.UTC(t.getUTCFullYear(), 0, 1);
   const week = Math.ceil(((t.getTime() - yearStart) / 86_400_000 + 1) / 7);
   return `${t.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
+}
+
+/** A player's standing from all their results on one board, by the rules of DESIGN §2 stated directly. */
+export function expectedStanding(season: Season, rs: readonly OracleResult[]): { points: number; at: number } {
+  if (season.scoring === 'SUM') {
+    const points = rs.reduce((a, r) => a + r.points, 0);
+    const positive = rs.filter((r) => r.points > 0).map((r) => r.endedAt.getTime());
+    return { points, at: points > 0 ? Math.max(...positive) : Math.min(...rs.map((r) => r.endedAt.getTime())) };
+  }
+  const all = rs.map((r) => r.points);
+  const points = season.order === 'ASC' ? Math.min(...all) : Math.max(...all);
+  return { points, at: Math.min(...rs.filter((r) => r.points === points).map((r) => r.endedAt.getTime())) };
 }
 
 /** Expected ZRANGE 0 -1 WITHSCORES of every board, keyed by Redis key. */
@@ -38,17 +52,7 @@ export function expectedBoards(season: Season, results: readonly OracleResult[])
   const boards = new Map<string, Array<[string, string, number]>>();
   for (const [k, rs] of groups) {
     const [key, player] = k.split('\u0000') as [string, string];
-    let points: number;
-    let at: number;
-    if (season.scoring === 'SUM') {
-      points = rs.reduce((a, r) => a + r.points, 0);
-      const positive = rs.filter((r) => r.points > 0).map((r) => r.endedAt.getTime());
-      at = points > 0 ? Math.max(...positive) : Math.min(...rs.map((r) => r.endedAt.getTime()));
-    } else {
-      const all = rs.map((r) => r.points);
-      points = season.order === 'ASC' ? Math.min(...all) : Math.max(...all);
-      at = Math.min(...rs.filter((r) => r.points === points).map((r) => r.endedAt.getTime()));
-    }
+    const { points, at } = expectedStanding(season, rs);
     const score = codec.encode(points, new Date(at));
     boards.set(key, [...(boards.get(key) ?? []), [player, codec.toRedis(score), score]]);
   }

@@ -1,6 +1,7 @@
 // Real clients for integration tests, closed by the caller.
 import type { Admin, Kafka } from 'kafkajs';
 import type { Redis } from 'ioredis';
+import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Season, SeasonDefinition } from '../../src/domain/season.js';
 import { validateSeasonDefinition } from '../../src/domain/season.js';
@@ -44,6 +45,22 @@ export async function createSeason(s: Services, def: Partial<SeasonDefinition> &
     ...def,
   };
   return s.seasons.insert(full, validateSeasonDefinition(full), 'ACTIVE');
+}
+
+/** The test's services plus a real ingest consumer (buildApp, role ingest) on its own topic and group. */
+export async function startIngest(config: Config) {
+  const s = openServices(config);
+  await createTopics(s.kafka, config);
+  const app = buildApp(config, { roles: ['ingest'], logger: s.logger });
+  await app.start();
+  return {
+    s,
+    app,
+    async close() {
+      await app.stop();
+      await s.close();
+    },
+  };
 }
 
 /** Creates the test topic pair. */
