@@ -18,7 +18,10 @@ import { createMatchLookup } from './postgres/match-lookup.js';
 import { createPlayersRepo } from './postgres/players-repo.js';
 import { createBoardReader } from './redis/board-reader.js';
 import { boardExpireAt } from './redis/board-writer.js';
-import { boardOfLabel, createLivePubSub } from './redis/live-pubsub.js';
+import { createLivePubSub } from './redis/live-pubsub.js';
+import { createBoardVersions } from './service/board-events.js';
+import { createNameCache } from './service/name-cache.js';
+import { createResponseCache } from './graphql/response-cache.js';
 import { createAuthenticator } from './service/api-keys.js';
 import type { CloseRequest } from './service/close-season.js';
 import { createLeaderboardReads } from './service/leaderboard-reads.js';
@@ -30,7 +33,7 @@ import type { ReconcileReport } from './service/reconcile-season.js';
 import type { SeasonCache } from './service/season-cache.js';
 import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from './service/seasons.js';
 import { submitMatchResult } from './service/submit-match-result.js';
-import { createTopCache } from './service/top-cache.js';
+import { createTopCache, type TopSource } from './service/top-cache.js';
 import type { PlayerAdmin } from './player-admin.js';
 
 export interface ApiDeps {
@@ -63,20 +66,38 @@ export function createApi(deps: ApiDeps) {
   const archive = createFinalStandingsReader(deps.sql);
   // A watched board (topChanged) outlives its season's close, and its slot keeps the season as it
   // was first read: look it up again (cached) so a finalized season's top comes from PostgreSQL.
-  const topSource = {
-    top: async (b: Board, offset: number, limit: number) => {
+  const topSource: TopSource = {
+    snapshot: async (b: Board, limit: number) => {
       const season = (await deps.seasons.get(b.season.id)) ?? b.season;
-      return (season.finalizedAt ? archive : reader).top({ ...b, season }, offset, limit);
+      if (!season.finalizedAt) return reader.snapshot(b, limit);
+      const board = { ...b, season };
+      const [entries, size] = await Promise.all([archive.top(board, 0, limit), archive.size(board)]);
+      return { version: 0, size, entries };
     },
   };
-  const topCache = createTopCache({ source: topSource, onError });
-  const rankWatcher = createRankWatcher({ source: reader, onError });
+  const versions = createBoardVersions();
+  const topCache = createTopCache({
+    source: topSource, versions, onError, onFetch: () => metrics.liveRedisReads.inc({ source: 'top_cache' }),
+  });
+  const rankWatcher = createRankWatcher({
+    source: { entries: (b, ids) => reader.versioned.entries(b, ids) },
+    onError,
+    onRead: () => metrics.liveRedisReads.inc({ source: 'rank_watcher' }),
+    onDrift: (n) => metrics.rankDrift.inc(n),
+  });
   // A subscribed connection can run no other command: pub/sub gets two of its own.
   const [publisher, subscriber] = [deps.redis.duplicate(), deps.redis.duplicate()];
   for (const c of [publisher, subscriber]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis pub/sub connection error'));
   const livePubSub = createLivePubSub(publisher, subscriber);
-  const live = createLiveUpdates({ events: livePubSub, tops: topCache, ranks: rankWatcher });
+  const live = createLiveUpdates({ tops: topCache, ranks: rankWatcher, usable: livePubSub.usable });
   const players = createPlayersRepo(deps.db);
+  const names = createNameCache({ load: (ids) => players.names(ids) });
+  const responseCache = createResponseCache({
+    versions,
+    namesEpoch: names.epoch,
+    maxBytes: config.serving.responseCacheMaxBytes,
+    maxAgeMs: config.serving.responseCacheMaxAgeMs,
+  });
   const matches = createMatchLookup(deps.db);
   const authenticator = createAuthenticator(createApiKeysRepo(deps.db), { cacheTtlMs: config.apiKeyCacheMs });
   const limiters = {
@@ -112,7 +133,9 @@ export function createApi(deps: ApiDeps) {
         const result = await submitMatchResult({
           seasonById: (id) => deps.seasons.get(id),
           queue: producer,
-          names: players,
+          names: {
+            upsert: async (n) => livePubSub.publishNames(await players.upsert(n)),
+          },
           stored: matches,
           onLookupFailed: (err) => log.warn({ err }, 'matchId conflict check skipped'),
           now,
@@ -131,14 +154,14 @@ export function createApi(deps: ApiDeps) {
       }
     },
     boards: createLeaderboardReads({
-      boards: reader,
+      live: reader.versioned,
       top: topCache,
       archive,
       history: createStandingsRanker(deps.sql),
       expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, config.windowTtlSeconds),
     }),
     live,
-    playerNames: (ids) => players.names(ids),
+    playerNames: (ids) => names.names(ids),
     rateLimit: (kind, key) => {
       if (!limiters[kind].take(key)) throw new DomainError('RATE_LIMITED', `too many ${kind} requests; slow down`);
     },
@@ -150,6 +173,7 @@ export function createApi(deps: ApiDeps) {
     logger,
     routes: deps.routes,
     limits: config.ws,
+    responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
     plugins: [{
       onExecute: ({ args }) => {
         const started = performance.now();
@@ -162,11 +186,14 @@ export function createApi(deps: ApiDeps) {
 
   let timers: NodeJS.Timeout[] = [];
   let unsubscribeUpdates: (() => void) | undefined;
+  let reported = { hits: 0, misses: 0 };
 
   return {
     server,
     services,
     topCache,
+    rankWatcher,
+    responseCache,
     producer,
     /** Refreshes metrics that are read, not counted. */
     collectGauges() {
@@ -175,17 +202,35 @@ export function createApi(deps: ApiDeps) {
         metrics.topCacheAgeSeconds.set({ board: `${board.season.id}:${board.window}:${board.period}` }, ageSeconds);
       }
       for (const [kind, n] of Object.entries(live.openSubscriptions())) metrics.subscriptions.set({ kind }, n);
+      const stats = responseCache.stats();
+      metrics.responseCache.inc({ result: 'hit' }, stats.hits - reported.hits);
+      metrics.responseCache.inc({ result: 'miss' }, stats.misses - reported.misses);
+      reported = stats;
+      metrics.responseCacheBytes.set(stats.bytes);
+      metrics.responseCacheEntries.set(stats.entries);
     },
     async start(): Promise<void> {
       await producer.start();
-      unsubscribeUpdates = await livePubSub.onAnyUpdate((u) => {
-        const { window, period } = boardOfLabel(u.b);
-        topCache.noteUpdate(u.seasonId, window, period, u.r);
+      unsubscribeUpdates = await livePubSub.subscribe({
+        event: (e) => {
+          // A version that went down: Redis lost the board's history; re-read what we watch.
+          if (!versions.note(e)) void rankWatcher.resync(e.seasonId);
+          if (e.kind === 'close') deps.seasons.invalidate(e.seasonId);
+          rankWatcher.note(e);
+          live.note(e);
+        },
+        names: (ids) => names.invalidate(ids),
+        lost: () => {
+          // Events may have been missed while the connection was down: forget what they guarded.
+          versions.forgetAll();
+          names.clear();
+          void rankWatcher.resync();
+        },
       });
-      timers = [
-        setInterval(() => void topCache.tick(), 200),
-        setInterval(() => void rankWatcher.tick(), 1_000),
-      ];
+      timers = [setInterval(() => void topCache.tick(), 200)];
+      if (config.serving.rankResyncIntervalMs > 0) {
+        timers.push(setInterval(() => void rankWatcher.resync(), config.serving.rankResyncIntervalMs));
+      }
       const address = await server.listen(config.port, config.host);
       log.info({ url: `http://${address.address}:${address.port}/graphql` }, 'GraphQL API listening');
     },

@@ -19,6 +19,10 @@ const schema = z.object({
   RATE_LIMIT_READS_BURST: z.coerce.number().min(1).default(100),
   RATE_LIMIT_SUBMITS_PER_SEC: z.coerce.number().positive().default(2_000),
   RATE_LIMIT_SUBMITS_BURST: z.coerce.number().min(1).default(4_000),
+  RESPONSE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+  RESPONSE_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  HTTP_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(1),
+  RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -63,6 +67,17 @@ export interface Config {
   readonly rateLimits: {
     readonly reads: { readonly ratePerSec: number; readonly burst: number };
     readonly submits: { readonly ratePerSec: number; readonly burst: number };
+  };
+  /**
+   * Serving: the response cache's memory budget and the longest it keeps an answer without news
+   * (a safety net: answers are dropped when a board they read changes); the Cache-Control max-age
+   * of cacheable GET answers; how often rankChanged re-reads every watched player (0: never).
+   */
+  readonly serving: {
+    readonly responseCacheMaxBytes: number;
+    readonly responseCacheMaxAgeMs: number;
+    readonly httpCacheMaxAgeSeconds: number;
+    readonly rankResyncIntervalMs: number;
   };
   /** WebSocket limits: open sockets per client address, subscriptions per socket. */
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
@@ -118,6 +133,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimits: Object.freeze({
       reads: Object.freeze({ ratePerSec: e.RATE_LIMIT_READS_PER_SEC, burst: e.RATE_LIMIT_READS_BURST }),
       submits: Object.freeze({ ratePerSec: e.RATE_LIMIT_SUBMITS_PER_SEC, burst: e.RATE_LIMIT_SUBMITS_BURST }),
+    }),
+    serving: Object.freeze({
+      responseCacheMaxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      responseCacheMaxAgeMs: e.RESPONSE_CACHE_MAX_AGE_MS,
+      httpCacheMaxAgeSeconds: e.HTTP_CACHE_MAX_AGE_SECONDS,
+      rankResyncIntervalMs: e.RANK_RESYNC_INTERVAL_MS,
     }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,

@@ -64,6 +64,33 @@ export function createMetrics() {
       labelNames: ['kind'] as const,
       registers,
     }),
+    responseCache: new Counter({
+      name: 'ladder_response_cache_requests_total',
+      help: 'Cacheable reads answered from the response cache (hit) or executed (miss)',
+      labelNames: ['result'] as const,
+      registers,
+    }),
+    responseCacheBytes: new Gauge({
+      name: 'ladder_response_cache_bytes',
+      help: 'Bytes of serialised answers held by the response cache',
+      registers,
+    }),
+    responseCacheEntries: new Gauge({
+      name: 'ladder_response_cache_entries',
+      help: 'Answers held by the response cache',
+      registers,
+    }),
+    liveRedisReads: new Counter({
+      name: 'ladder_live_redis_reads_total',
+      help: 'Redis reads made for the top cache and for rankChanged (first reads and resyncs), by source',
+      labelNames: ['source'] as const,
+      registers,
+    }),
+    rankDrift: new Counter({
+      name: 'ladder_rank_drift_total',
+      help: 'Watched players whose rank a resync found different from what the events implied',
+      registers,
+    }),
     graphqlDuration: new Histogram({
       name: 'ladder_graphql_duration_seconds',
       help: 'GraphQL operation duration',

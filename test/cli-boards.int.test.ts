@@ -10,7 +10,7 @@ import { applyResults } from '../src/service/apply-results.js';
 import { testConfig, testEnv } from './support/env.js';
 import { generateResults } from './support/generate.js';
 import { startRedisServer } from './support/redis-server.js';
-import { boardContents, createSeason, openServices, type Services } from './support/services.js';
+import { boardContents, boardKeys, createSeason, openServices, type Services } from './support/services.js';
 
 // Each child process starts tsx: seconds on an idle machine, tens of seconds on a busy one.
 const CHILD_TIMEOUT = 120_000;
@@ -21,7 +21,7 @@ let season: Season;
 const cli = (...args: string[]) => runCli(testEnv({ REDIS_URL: redisServer.url }), ...args);
 
 async function snapshot(seasonId: number) {
-  const keys = (await s.redis.keys(`lb:{s${seasonId}}*`)).sort();
+  const keys = await boardKeys(s.redis, seasonId);
   return Promise.all(keys.map(async (key) => ({ key, entries: await boardContents(s.redis, key), ttl: await s.redis.pexpiretime(key) })));
 }
 

@@ -15,3 +15,8 @@ export const LIMITS = {
   friends: 200,
   topChangedLimit: 100,
 } as const;
+
+/** A board's identity inside one process: `<seasonId>|<window>|<period>`. */
+export function boardId(seasonId: number, window: Window, period: string): string {
+  return `${seasonId}|${window}|${period}`;
+}

@@ -1,9 +1,9 @@
 import type DataLoader from 'dataloader';
-import type { Board } from '../domain/board.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import type { Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
 import type { SubmissionInput } from '../domain/submission.js';
-import type { LeaderboardReads } from '../service/leaderboard-reads.js';
+import type { BoardView, LeaderboardReads } from '../service/leaderboard-reads.js';
+import type { RequestReads } from './response-cache.js';
 import type { LiveUpdates } from '../service/live-updates.js';
 import type { RebuildReport } from '../service/rebuild-season.js';
 import type { ReconcileReport } from '../service/reconcile-season.js';
@@ -46,10 +46,12 @@ export interface Context {
   principal(): Promise<Principal | null>;
   clientAddress: string;
   players: DataLoader<string, { id: string; displayName: string | null }>;
+  /** Set when the answer may be cached: told every board version the request read. */
+  reads?: RequestReads;
 }
 
 /** A resolved leaderboard: the board plus when its period started. */
-export interface LeaderboardValue extends Board {
+export interface LeaderboardValue extends BoardView {
   periodStart: Date;
 }
 

@@ -22,7 +22,10 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
     player: t.field({
       type: PlayerRef,
       nullable: true,
-      resolve: (entry, _args, ctx) => ctx.players.load(entry.playerId),
+      resolve: (entry, _args, ctx) => {
+        if (ctx.reads) ctx.reads.usesNames = true;
+        return ctx.players.load(entry.playerId);
+      },
     }),
   }),
 });

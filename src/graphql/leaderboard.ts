@@ -18,7 +18,7 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
     season: t.field({ type: SeasonRef, resolve: (b) => b.season }),
     window: t.expose('window', { type: WindowEnum }),
     periodStart: t.expose('periodStart', { type: 'DateTime' }),
-    size: t.int({ description: 'players ranked on this board', resolve: (b, _args, ctx) => ctx.services.boards.size(b) }),
+    size: t.int({ description: 'players ranked on this board', resolve: (b, _args, ctx) => ctx.services.boards.size(b, ctx.reads) }),
     top: t.field({
       type: [EntryRef],
       description: 'Best first; limit 1..1000.',
@@ -26,14 +26,14 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
         limit: t.arg.int({ required: false, defaultValue: 100 }),
         offset: t.arg.int({ required: false, defaultValue: 0 }),
       },
-      resolve: (b, args, ctx) => ctx.services.boards.top(b, args.limit ?? 100, args.offset ?? 0),
+      resolve: (b, args, ctx) => ctx.services.boards.top(b, args.limit ?? 100, args.offset ?? 0, ctx.reads),
     }),
     entry: t.field({
       type: EntryRef,
       nullable: true,
       description: 'null: no score on this board.',
       args: { playerId: t.arg.id({ required: true }) },
-      resolve: (b, args, ctx) => ctx.services.boards.entry(b, args.playerId),
+      resolve: (b, args, ctx) => ctx.services.boards.entry(b, args.playerId, ctx.reads),
     }),
     around: t.field({
       type: [EntryRef],
@@ -42,13 +42,13 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
         playerId: t.arg.id({ required: true }),
         radius: t.arg.int({ required: false, defaultValue: 5 }),
       },
-      resolve: (b, args, ctx) => ctx.services.boards.around(b, args.playerId, args.radius ?? 5),
+      resolve: (b, args, ctx) => ctx.services.boards.around(b, args.playerId, args.radius ?? 5, ctx.reads),
     }),
     friends: t.field({
       type: [EntryRef],
       description: 'Up to 200 ids, by rank; unranked ids left out.',
       args: { playerIds: t.arg.idList({ required: true }) },
-      resolve: (b, args, ctx) => ctx.services.boards.friends(b, args.playerIds),
+      resolve: (b, args, ctx) => ctx.services.boards.friends(b, args.playerIds, ctx.reads),
     }),
   }),
 });

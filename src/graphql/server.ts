@@ -15,6 +15,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
 import { maskError, useErrorCodes } from './errors.js';
+import { createReadPath } from './read-path.js';
+import type { RequestReads, ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
 
 export interface ServerLimits {
@@ -48,13 +50,16 @@ export function createGraphQLServer(deps: {
   routes?: Routes;
   limits?: Partial<ServerLimits>;
   plugins?: Plugin[];
+  /** Cacheable reads: the response cache and the Cache-Control max-age of its answers by GET. */
+  responses: { cache: ResponseCache; maxAgeSeconds: number };
 }) {
   const limits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
 
-  function contextFor(req: IncomingMessage): Context {
+  function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
     return {
+      reads,
       services: deps.services,
       principal: () => (principal ??= deps.authenticate(req.headers.authorization)),
       clientAddress: addressOf(req),
@@ -75,7 +80,7 @@ export function createGraphQLServer(deps: {
     },
   };
 
-  const yoga = createYoga<{ req: IncomingMessage }, Context>({
+  const yoga = createYoga<{ req: IncomingMessage; reads?: RequestReads }, Context>({
     schema,
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
@@ -90,7 +95,7 @@ export function createGraphQLServer(deps: {
       warn: (...a) => log.warn(a.map(String).join(' ')),
       error: (...a) => log.error(a.map(String).join(' ')),
     },
-    context: ({ req }) => contextFor(req),
+    context: ({ req, reads }) => contextFor(req, reads),
     plugins: [
       maxDepthPlugin({ n: 8 }),
       maxAliasesPlugin({ n: 15 }),
@@ -101,6 +106,15 @@ export function createGraphQLServer(deps: {
       rateLimitReads,
       ...(deps.plugins ?? []),
     ],
+  });
+
+  const readPath = createReadPath({
+    yoga,
+    schema,
+    cache: deps.responses.cache,
+    rateLimit: (address) => deps.services.rateLimit('read', address),
+    maxBodyBytes: limits.maxBodyBytes,
+    maxAgeSeconds: deps.responses.maxAgeSeconds,
   });
 
   const server: Server = createServer((req, res) => {
@@ -118,6 +132,14 @@ export function createGraphQLServer(deps: {
       res.writeHead(413, { 'content-type': 'application/json' })
         .end(JSON.stringify({ errors: [{ message: 'request body too large', extensions: { code: 'BAD_USER_INPUT' } }] }));
       req.resume();
+      return;
+    }
+    if (req.url === yoga.graphqlEndpoint || req.url?.startsWith(`${yoga.graphqlEndpoint}?`)) {
+      readPath.handle(req, res).catch((err: unknown) => {
+        log.error({ err }, 'request failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end();
+      });
       return;
     }
     void yoga.requestListener(req, res);

@@ -13,16 +13,19 @@ export function createPlayersRepo(db: Db) {
       return new Map(rows.map((r) => [r.id.toString(), r.displayName]));
     },
 
-    async upsert(names: ReadonlyArray<{ id: string; displayName: string }>): Promise<void> {
+    /** Stores names; returns the ids whose stored name changed (new or different). */
+    async upsert(names: ReadonlyArray<{ id: string; displayName: string }>): Promise<string[]> {
       // Sorted: concurrent upserts lock rows in one order and cannot deadlock.
       const sorted = [...names].sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
-      await db.insert(players)
+      const changed = await db.insert(players)
         .values(sorted.map((n) => ({ id: BigInt(n.id), displayName: n.displayName })))
         .onConflictDoUpdate({
           target: players.id,
           set: { displayName: sql`excluded.display_name`, updatedAt: sql`now()` },
           setWhere: sql`${players.displayName} is distinct from excluded.display_name`,
-        });
+        })
+        .returning({ id: players.id });
+      return changed.map((r) => r.id.toString());
     },
   };
 }

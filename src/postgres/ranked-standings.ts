@@ -63,7 +63,7 @@ const toEntry = (season: Season, r: RankedRow): RankedStanding => ({
 
 /**
  * BoardReads over a ranked relation (columns player_id, points, achieved_at, position, rank) with
- * the semantics of the Redis reader, around's edge filling included (readAround-1.lua).
+ * the semantics of the Redis reader, around's edge filling included (readAround-2.lua).
  * `materialize`: compute the relation once per query (a window function over a whole board)
  * rather than inline it (a table with an index on position).
  */
@@ -89,7 +89,7 @@ export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment,
     },
 
     async around(b, playerId, radius) {
-      // The window keeps 2 * radius + 1 entries at the edges, like readAround-1.lua.
+      // The window keeps 2 * radius + 1 entries at the edges, like readAround-2.lua.
       const rows = await sql<RankedRow[]>`
         with b as ${cte} (${source(b)}),
         me as (select position from b where player_id = ${playerId}::int8),

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt } from './board-writer.js';
 import {
-  boardKey, boardLabel, rebuildCopyKey, rebuildMarkerKey, updatesChannel, windowBoardOfKey, windowBoardsPattern,
+  boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel, windowBoardOfKey, windowBoardsPattern,
 } from './keys.js';
 import { preloadScript } from './scripts.js';
 
@@ -66,7 +66,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
 
     /**
      * Reads the members' current scores, asks `decide` which [member, score] pairs to write
-     * (score '' removes), and writes them with setStandings-3.lua only if the board did not
+     * (score '' removes), and writes them with setStandings-4.lua only if the board did not
      * change in between (WATCH); otherwise starts over, `decide` included. Without `write`,
      * only reads and decides. Returns how many entries changed, or null when the board kept
      * changing and nothing was written.
@@ -92,7 +92,8 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
         }
         await preloadScript(redis, 'setStandings');
         const tx = redis.multi().setStandings(
-          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), updatesChannel(season.id), boardLabel(window, period),
+          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id), updatesChannel(season.id),
+          boardLabel(window, period),
           ...pairs.flat(),
         );
         // setStandings writes members only; a board it creates from nothing needs its expiry.

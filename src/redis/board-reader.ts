@@ -3,9 +3,17 @@ import type { Board } from '../domain/board.js';
 import { pageRanks } from '../domain/page-ranks.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { codecOf } from './board-writer.js';
-import { boardKey } from './keys.js';
+import { boardKey, boardLabel, boardVersionsKey } from './keys.js';
+
+/** A read's value and the board version it was read at (see service/board-events.ts). */
+export interface Versioned<T> {
+  version: number;
+  value: T;
+}
 
 const keyOf = (b: Board) => boardKey(b.season.id, b.window, b.period);
+const versionsOf = (b: Board) => boardVersionsKey(b.season.id);
+const labelOf = (b: Board) => boardLabel(b.window, b.period);
 const stepOf = (b: Board) => (b.season.rankStyle === 'COMPETITION' ? String(codecOf(b.season).maxTime + 1) : '0');
 
 /** Decodes [member, score, member, score, ...] starting at `from` and ranks it as a page. */
@@ -20,38 +28,60 @@ function decodePage(b: Board, reply: Array<string | number>, from: number, first
   return entries.map((e, i) => ({ ...e, rank: ranks[i]! }));
 }
 
-/** Reads boards from Redis; every read that returns ranks is one Lua call (one instant). */
+/** Reads boards from Redis; every read is one Lua call (one instant) and reports the board's version. */
 export function createBoardReader(redis: Redis) {
+  /** One page with the board's size, at one instant. */
+  async function page(b: Board, offset: number, limit: number) {
+    const reply = await redis.readTop(keyOf(b), versionsOf(b), String(offset), String(limit), stepOf(b), labelOf(b));
+    return {
+      version: Number(reply[0]),
+      size: Number(reply[1]),
+      entries: decodePage(b, reply, 3, offset, Number(reply[2])),
+    };
+  }
+
+  async function around(b: Board, playerId: string, radius: number): Promise<Versioned<RankedStanding[]>> {
+    const reply = await redis.readAround(keyOf(b), versionsOf(b), playerId, String(radius), stepOf(b), labelOf(b));
+    const version = Number(reply[0]);
+    if (reply.length === 1) return { version, value: [] };
+    return { version, value: decodePage(b, reply, 3, Number(reply[1]), Number(reply[2])) };
+  }
+
+  async function entries(b: Board, playerIds: readonly string[]): Promise<Versioned<RankedStanding[]>> {
+    const reply = await redis.readEntries(keyOf(b), versionsOf(b), stepOf(b), labelOf(b), ...playerIds);
+    const codec = codecOf(b.season);
+    const out: RankedStanding[] = [];
+    for (let i = 1; i < reply.length; i += 3) {
+      const { points, achievedAt } = codec.decode(codec.fromRedis(String(reply[i + 1])));
+      out.push({ playerId: String(reply[i]), points, achievedAt, rank: Number(reply[i + 2]) });
+    }
+    return { version: Number(reply[0]), value: out };
+  }
+
   return {
+    /** Entries 0..limit-1 and the size, at one instant (the top cache's read). */
+    snapshot: (b: Board, limit: number) => page(b, 0, limit),
+    /** Versioned reads, for callers that cache what they read. */
+    versioned: { page, around, entries },
+
     async size(b: Board): Promise<number> {
       return redis.zcard(keyOf(b));
     },
 
     /** Entries offset..offset+limit-1, best first. */
     async top(b: Board, offset: number, limit: number): Promise<RankedStanding[]> {
-      const reply = await redis.readTop(keyOf(b), String(offset), String(limit), stepOf(b));
-      if (reply.length === 0) return [];
-      return decodePage(b, reply, 1, offset, Number(reply[0]));
+      return (await page(b, offset, limit)).entries;
     },
 
     /** The player and up to `radius` players on each side; [] when unranked. */
     async around(b: Board, playerId: string, radius: number): Promise<RankedStanding[]> {
-      const reply = await redis.readAround(keyOf(b), playerId, String(radius), stepOf(b));
-      if (reply.length === 0) return [];
-      return decodePage(b, reply, 2, Number(reply[0]), Number(reply[1]));
+      return (await around(b, playerId, radius)).value;
     },
 
     /** The ranked ones among `playerIds`, in the order given. */
     async entries(b: Board, playerIds: readonly string[]): Promise<RankedStanding[]> {
       if (playerIds.length === 0) return [];
-      const reply = await redis.readEntries(keyOf(b), stepOf(b), ...playerIds);
-      const codec = codecOf(b.season);
-      const out: RankedStanding[] = [];
-      for (let i = 0; i < reply.length; i += 3) {
-        const { points, achievedAt } = codec.decode(codec.fromRedis(String(reply[i + 1])));
-        out.push({ playerId: String(reply[i]), points, achievedAt, rank: Number(reply[i + 2]) });
-      }
-      return out;
+      return (await entries(b, playerIds)).value;
     },
   };
 }

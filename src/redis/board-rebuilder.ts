@@ -2,13 +2,13 @@ import type { Redis } from 'ioredis';
 import type { BoardStanding } from '../domain/board-deltas.js';
 import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt, codecOf } from './board-writer.js';
-import { boardKey, rebuildCopyKey, rebuildMarkerKey, retiredKey } from './keys.js';
+import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, retiredKey, updatesChannel } from './keys.js';
 
 const MARKER_TTL_MS = 60_000;
 
 /**
  * The Redis side of a rebuild. While the season's marker exists, ingest writes every board's
- * rebuild copy too (applyStandings-3.lua), so results committed after the rebuild's
+ * rebuild copy too (applyStandings-4.lua), so results committed after the rebuild's
  * PostgreSQL snapshot began still reach the copy before it is swapped in.
  */
 export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
@@ -35,7 +35,8 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
     async swap(season: Season, window: Window, period: string): Promise<void> {
       const board = boardKey(season.id, window, period);
       const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
-      await redis.swapBoard(rebuildCopyKey(board), board, retiredKey(board), String(expireAt));
+      await redis.swapBoard(rebuildCopyKey(board), board, retiredKey(board), boardVersionsKey(season.id),
+        String(expireAt), updatesChannel(season.id), boardLabel(window, period));
     },
 
     /** Ends the rebuild: drops the marker and any copy ingest wrote after its board was swapped. */

@@ -4,7 +4,7 @@ import { isDomainError } from '../domain/errors.js';
 import type { StandingValue } from '../domain/ranking.js';
 import type { Season } from '../domain/season.js';
 import { boardExpireAt, codecOf } from './board-writer.js';
-import { boardKey, boardLabel, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 
 /** A standing to set exactly on one board; null removes the member. */
 export interface ExactStanding extends BoardRef {
@@ -22,7 +22,7 @@ export interface ResetReport {
 }
 
 /**
- * Writes standings to the boards as exact values, lower ones included (setStandings-3.lua, one
+ * Writes standings to the boards as exact values, lower ones included (setStandings-4.lua, one
  * call per board, pipelined): the explicit path for removing a cheater, never used by ingest.
  */
 export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
@@ -51,7 +51,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
         // A write to an expired board would only recreate a dead key, without its TTL.
         if (expireAt !== 0 && expireAt * 1000 <= nowMs) { report.expiredBoards++; continue; }
         if (args.length === 0) continue;
-        pipeline.setStandings(key, rebuildMarkerKey(season.id), rebuildCopyKey(key),
+        pipeline.setStandings(key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
           updatesChannel(season.id), boardLabel(first.window, first.period), ...args);
         isSet.push(true);
         // setStandings sets no TTL: a board it had to create (Redis lost it) still expires on time.

@@ -4,7 +4,7 @@ import { isDomainError } from '../domain/errors.js';
 import { createCodec, type Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { periodEnd } from '../domain/windows.js';
-import { boardKey, boardLabel, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 
 /** When a board's key expires: never for SEASON; DAY/WEEK `ttlSeconds` after their window ends. */
 export function boardExpireAt(season: Season, window: Window, period: string, ttlSeconds: number): number {
@@ -59,7 +59,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
         if (args.length === 0) continue;
         const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
         pipeline.applyStandings(
-          key, rebuildMarkerKey(season.id), rebuildCopyKey(key),
+          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
           String(expireAt), updatesChannel(season.id), boardLabel(first.window, first.period), step,
           ...args,
         );

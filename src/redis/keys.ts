@@ -19,6 +19,14 @@ export function rebuildMarkerKey(seasonId: number): string {
   return `${tag(seasonId)}:rebuilding`;
 }
 
+/**
+ * The versions of a season's boards: a hash, board label -> a counter raised by every script
+ * that changes the board (applyStandings, setStandings, swapBoard) and returned by every read.
+ */
+export function boardVersionsKey(seasonId: number): string {
+  return `${tag(seasonId)}:versions`;
+}
+
 /** The copy of a board a rebuild fills before swapping it in. */
 export function rebuildCopyKey(board: string): string {
   return `${board}:rebuild`;
@@ -29,10 +37,13 @@ export function retiredKey(board: string): string {
   return `${board}:retired`;
 }
 
-/** Pub/sub channel of a season's board updates (payload: see applyStandings-3.lua). */
+/** Pub/sub channel of a season's board updates (payload: see applyStandings-4.lua). */
 export function updatesChannel(seasonId: number): string {
   return `ladder:updates:s${seasonId}`;
 }
+
+/** Pub/sub channel of display-name changes: a JSON list of player ids. */
+export const namesChannel = 'ladder:names';
 
 /** Pattern matching every season's updates channel. */
 export const allUpdatesPattern = 'ladder:updates:s*';

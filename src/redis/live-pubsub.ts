@@ -1,23 +1,19 @@
 import { RedisPubSub } from 'graphql-redis-subscriptions';
 import type { Redis } from 'ioredis';
-import { DomainError } from '../domain/errors.js';
 import type { Window } from '../domain/season.js';
-import { allUpdatesPattern, seasonOfChannel, updatesChannel } from './keys.js';
+import type { BoardEvent, MemberChange } from '../service/board-events.js';
+import { allUpdatesPattern, namesChannel, seasonOfChannel } from './keys.js';
 
-/** A board update as applyStandings-3.lua publishes it. */
-export interface RawUpdate {
+/** A message as applyStandings-4, setStandings-4 and swapBoard-4 publish it. */
+interface RawMessage {
   /** Board label: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
-  b: string;
-  /** Player id. */
-  m: string;
-  /** New composite score, an integer string. */
-  s: string;
-  /** Rank on that board right after the update. */
-  r: number;
-  /** "reset" when a score was lowered or removed (setStandings-3.lua) rather than raised. */
-  k?: 'reset';
-  /** Season id, added on receipt from the channel name. */
-  seasonId: number;
+  b?: string;
+  /** The board's version after the change. */
+  q?: number;
+  /** No `k`: raised scores; `close`: the season closed and its keys are gone (no board, no version). */
+  k?: 'reset' | 'swap' | 'close';
+  /** member, old score ("" when new), new score ("" when removed), rank (0 when removed), ... */
+  u?: Array<string | number>;
 }
 
 /** Splits an update's board label into window and period. */
@@ -26,41 +22,61 @@ export function boardOfLabel(label: string): { window: Window; period: string } 
   return i < 0 ? { window: 'SEASON', period: '' } : { window: label.slice(0, i) as Window, period: label.slice(i + 1) };
 }
 
+/** A published message as a BoardEvent. */
+export function decodeBoardEvent(channel: string, message: string): BoardEvent {
+  const raw = JSON.parse(message) as RawMessage;
+  const seasonId = seasonOfChannel(channel);
+  if (raw.k === 'close') return { seasonId, window: 'SEASON', period: '', version: 0, kind: 'close', changes: [] };
+  const changes: MemberChange[] = [];
+  // cjson encodes an empty Lua table as {}: no `u`, or not an array, means no member changes.
+  const u = Array.isArray(raw.u) ? raw.u : [];
+  for (let i = 0; i + 3 < u.length; i += 4) {
+    changes.push({ playerId: String(u[i]), old: u[i + 1] === '' ? null : String(u[i + 1]), score: u[i + 2] === '' ? null : String(u[i + 2]), rank: Number(u[i + 3]) });
+  }
+  return { seasonId, ...boardOfLabel(raw.b ?? ''), version: Number(raw.q), kind: raw.k ?? 'raise', changes };
+}
+
 /**
- * Board updates over Redis pub/sub, through graphql-redis-subscriptions. Pub/sub is at most once:
- * every live stream starts from a snapshot (see live-updates.ts), so a lost event only delays.
- * Two connections: a subscribed ioredis client can issue no other command.
+ * Board update events over Redis pub/sub (graphql-redis-subscriptions): one pattern subscription
+ * per process, fanned out in memory (service/live-updates.ts), since every process needs every
+ * event for its caches anyway. Pub/sub is at most once: `onLost` runs when the subscriber
+ * connection came back after a drop, and whoever caches must then forget what it holds.
  */
 export function createLivePubSub(publisher: Redis, subscriber: Redis) {
   const pubsub = new RedisPubSub({
     publisher,
     subscriber,
     deserializer: (message: string | Buffer, { channel }: { channel: string }) =>
-      ({ ...JSON.parse(message.toString()), seasonId: seasonOfChannel(channel) }),
+      (channel === namesChannel ? JSON.parse(message.toString()) : decodeBoardEvent(channel, message.toString())),
   });
   let closed = false;
-  // graphql-redis-subscriptions leaves a failed first SUBSCRIBE as an unhandled rejection (its
-  // internal Deferred has no listener), so a subscription is only started on a live connection.
-  const assertUsable = () => {
-    if (closed || subscriber.status !== 'ready') {
-      throw new DomainError('UNAVAILABLE', 'live updates are unavailable right now; retry');
-    }
-  };
+  let wasReady = false;
   return {
-    pubsub,
+    /** Whether events are flowing now (a subscription started while not would wait in vain). */
+    usable: () => !closed && subscriber.status === 'ready',
     /**
-     * Calls `onUpdate` for every update of one season; returns the unsubscribe. The Redis channel
-     * subscription is shared and reference-counted: the last unsubscribe leaves the channel.
+     * Calls `onEvent` for every update of every season, `onNames` with the ids of players whose
+     * display name changed, `onLost` after a reconnect; returns the unsubscribe.
      */
-    async onSeasonUpdate(seasonId: number, onUpdate: (u: RawUpdate) => void): Promise<() => void> {
-      assertUsable();
-      const id = await pubsub.subscribe<RawUpdate>(updatesChannel(seasonId), onUpdate);
-      return () => pubsub.unsubscribe(id);
+    async subscribe(on: { event(e: BoardEvent): void; names(ids: string[]): void; lost(): void }): Promise<() => void> {
+      const onReady = () => {
+        if (wasReady) on.lost();
+        wasReady = true;
+      };
+      subscriber.on('ready', onReady);
+      if (subscriber.status === 'ready') wasReady = true;
+      const ids = [
+        await pubsub.subscribe<BoardEvent>(allUpdatesPattern, (e) => on.event(e), { pattern: true }),
+        await pubsub.subscribe<string[]>(namesChannel, (n) => on.names(n)),
+      ];
+      return () => {
+        subscriber.off('ready', onReady);
+        for (const id of ids) pubsub.unsubscribe(id);
+      };
     },
-    /** Calls `onUpdate` for every update of every season (cache invalidation); returns the unsubscribe. */
-    async onAnyUpdate(onUpdate: (u: RawUpdate) => void): Promise<() => void> {
-      const id = await pubsub.subscribe<RawUpdate>(allUpdatesPattern, onUpdate, { pattern: true });
-      return () => pubsub.unsubscribe(id);
+    /** Announces display-name changes to every process. */
+    async publishNames(ids: readonly string[]): Promise<void> {
+      if (ids.length > 0) await publisher.publish(namesChannel, JSON.stringify(ids));
     },
     close: () => {
       closed = true;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SeasonKeys } from '../service/close-season.js';
-import { boardKey, seasonKeysPattern } from './keys.js';
+import { boardKey, seasonKeysPattern, updatesChannel } from './keys.js';
 
 /**
  * Removes a closed season's keys. UNLINK, never DEL: a 10M-member board blocks Redis for ~2 s
@@ -24,7 +24,10 @@ export function createSeasonKeys(redis: Redis): SeasonKeys {
         cursor = next;
       } while (cursor !== '0');
       // The SEASON board goes last: while it exists, a cleanup is unfinished (SeasonKeys.remaining).
-      return removed + await redis.unlink(seasonBoard);
+      removed += await redis.unlink(seasonBoard);
+      // Every process drops what it cached of the season's boards (see redis/live-pubsub.ts).
+      await redis.publish(updatesChannel(seasonId), JSON.stringify({ k: 'close' }));
+      return removed;
     },
   };
 }

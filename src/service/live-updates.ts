@@ -1,18 +1,14 @@
 import type { Board } from '../domain/board.js';
+import { DomainError } from '../domain/errors.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { createCodec } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
+import type { BoardEvent } from './board-events.js';
 import { pushStream } from './push-stream.js';
+import type { TopSnapshot } from './top-cache.js';
 
-/** A board update as published by ingest (see redis/lua/applyStandings-3.lua). */
-/** k = "reset": an explicit lowering or removal (setStandings-3.lua), not an improvement. */
-export interface BoardUpdate { b: string; m: string; s: string; r: number; seasonId: number; k?: 'reset' }
-
-export interface UpdateEvents {
-  onSeasonUpdate(seasonId: number, onUpdate: (u: BoardUpdate) => void): Promise<() => void>;
-}
 export interface TopWatch {
-  watch(board: Board, listener: (entries: readonly RankedStanding[]) => void): () => void;
+  watch(board: Board, listener: (snap: TopSnapshot) => void): () => void;
 }
 export interface RankWatch {
   watch(board: Board, playerId: string, listener: (entry: RankedStanding | null) => void): () => void;
@@ -26,30 +22,54 @@ export interface RecordUpdate {
   rank: number;
 }
 
-/** The three live streams of the contract; each counts its open subscriptions. */
-export function createLiveUpdates(deps: { events: UpdateEvents; tops: TopWatch; ranks: RankWatch }) {
+/**
+ * The three live streams of the contract; each counts its open subscriptions. Events reach this
+ * process once (one pattern subscription, see redis/live-pubsub.ts) and are fanned out here.
+ */
+export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usable(): boolean }) {
   const open = { recordUpdated: 0, topChanged: 0, rankChanged: 0 };
+  const bySeason = new Map<number, Set<(e: BoardEvent) => void>>();
   const counted = (kind: keyof typeof open, stop: () => void) => {
     open[kind]++;
     return () => { open[kind]--; stop(); };
   };
+  function onSeason(seasonId: number, listener: (e: BoardEvent) => void): () => void {
+    // A subscription started while events do not flow would wait in vain: say so instead.
+    if (!deps.usable()) throw new DomainError('UNAVAILABLE', 'live updates are unavailable right now; retry');
+    let set = bySeason.get(seasonId);
+    if (!set) bySeason.set(seasonId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) bySeason.delete(seasonId);
+    };
+  }
 
   return {
+    /** An update event heard from Redis. */
+    note(e: BoardEvent): void {
+      const set = bySeason.get(e.seasonId);
+      if (set) for (const l of set) l(e);
+    },
+
     /** Every real improvement on the season's SEASON board (of one player, or all). */
     recordUpdates(season: Season, playerId?: string): AsyncIterableIterator<RecordUpdate> {
       const codec = createCodec(season);
-      return pushStream<RecordUpdate>(async (push) => counted('recordUpdated', await deps.events.onSeasonUpdate(season.id, (u) => {
-        if (u.b !== 'SEASON' || u.k === 'reset' || (playerId !== undefined && u.m !== playerId)) return;
-        const { points, achievedAt } = codec.decode(codec.fromRedis(u.s));
-        push({ seasonId: season.id, playerId: u.m, points, achievedAt, rank: u.r });
+      return pushStream<RecordUpdate>((push) => counted('recordUpdated', onSeason(season.id, (e) => {
+        if (e.window !== 'SEASON' || e.kind !== 'raise') return;
+        for (const c of e.changes) {
+          if (c.score === null || (playerId !== undefined && c.playerId !== playerId)) continue;
+          const { points, achievedAt } = codec.decode(codec.fromRedis(c.score));
+          push({ seasonId: season.id, playerId: c.playerId, points, achievedAt, rank: c.rank });
+        }
       })));
     },
 
     /** The board's top `limit`, now and whenever it changes (at the cache's refresh pace). */
     topChanges(board: Board, limit: number): AsyncIterableIterator<RankedStanding[]> {
-      let last: RankedStanding[] | undefined;
-      return pushStream<RankedStanding[]>((push) => counted('topChanged', deps.tops.watch(board, (entries) => {
-        const top = entries.slice(0, limit);
+      let last: readonly RankedStanding[] | undefined;
+      return pushStream<RankedStanding[]>((push) => counted('topChanged', deps.tops.watch(board, (snap) => {
+        const top = snap.entries.slice(0, limit);
         if (last && sameTop(last, top)) return;
         last = top;
         push(top);
@@ -63,8 +83,9 @@ export function createLiveUpdates(deps: { events: UpdateEvents; tops: TopWatch; 
       })), { latestOnly: true });
     },
 
-    /** Open subscriptions by kind (for /metrics and leak checks). */
+    /** Open subscriptions by kind (for /metrics and leak checks), and in-process event listeners. */
     openSubscriptions: () => ({ ...open }),
+    listeners: () => [...bySeason.values()].reduce((n, s) => n + s.size, 0),
   };
 }
 

@@ -19,7 +19,8 @@ export interface StoredMatches {
 }
 
 export interface PlayerNames {
-  upsert(names: ReadonlyArray<{ id: string; displayName: string }>): Promise<void>;
+  /** Returns the ids whose stored name changed. */
+  upsert(names: ReadonlyArray<{ id: string; displayName: string }>): Promise<unknown>;
 }
 
 /**

@@ -1,72 +1,76 @@
-import type { Board } from '../domain/board.js';
+import { boardId, LIMITS, type Board } from '../domain/board.js';
 import type { RankedStanding } from '../domain/ranking.js';
+import type { BoardVersion, BoardVersions } from './board-events.js';
 
-/** Where the cache reads a board's best entries from (Redis). */
+/** A board's first entries and its size, read at one instant, at the board's `version`. */
+export interface TopSnapshot {
+  version: number;
+  size: number;
+  entries: readonly RankedStanding[];
+}
+
+/** Where the cache reads a board's best entries from (Redis readTop-2, one instant). */
 export interface TopSource {
-  top(board: Board, offset: number, limit: number): Promise<RankedStanding[]>;
+  snapshot(board: Board, limit: number): Promise<TopSnapshot>;
 }
 
 interface Slot {
   board: Board;
-  entries: RankedStanding[];
+  snap?: TopSnapshot;
+  /** The epoch the snapshot was read under (see BoardVersion). */
+  epoch?: BoardVersion;
   fetchedAt: number;
-  dirty: boolean;
   lastUsed: number;
   refreshing?: Promise<void>;
-  listeners: Set<(entries: readonly RankedStanding[]) => void>;
+  listeners: Set<(snap: TopSnapshot) => void>;
 }
 
-const keyOf = (b: Board) => `${b.season.id}|${b.window}|${b.period}`;
-
 /**
- * The top `capacity` entries of every board this instance serves, in RAM. A slot is refreshed
- * when an update lands inside it (markDirty) and at least every `maxAgeMs`, but never more often
- * than every `minIntervalMs`: Redis sees O(instances) top reads per board per second, however
- * many clients ask. Reads past `capacity` go to Redis directly.
+ * The first LIMITS.topLimit entries and the size of every board this instance serves, in RAM,
+ * one snapshot per board. Consistency: once this process has heard of a change that could touch
+ * the top or the size (board-events.ts `topSeen`), no read returns a snapshot older than it:
+ * readers wait for the refresh, and all readers of a board share one Redis read in flight.
+ * Without news a snapshot is served for `maxAgeMs`, then refreshed behind the readers (a safety
+ * net for a lost event: pub/sub is at most once).
  */
 export function createTopCache(opts: {
   source: TopSource;
-  capacity?: number;
+  versions: BoardVersions;
   maxAgeMs?: number;
-  minIntervalMs?: number;
   idleEvictMs?: number;
   now?: () => number;
   onError?: (err: unknown) => void;
+  /** Called once per Redis read (metrics). */
+  onFetch?: () => void;
 }) {
-  const capacity = opts.capacity ?? 1_000;
+  const capacity = LIMITS.topLimit;
   const maxAgeMs = opts.maxAgeMs ?? 1_000;
-  const minIntervalMs = opts.minIntervalMs ?? 100;
   const idleEvictMs = opts.idleEvictMs ?? 60_000;
   const now = opts.now ?? Date.now;
   const slots = new Map<string, Slot>();
 
   function slotOf(board: Board): Slot {
-    const key = keyOf(board);
+    const key = boardId(board.season.id, board.window, board.period);
     let slot = slots.get(key);
-    if (!slot) {
-      slot = { board, entries: [], fetchedAt: 0, dirty: true, lastUsed: now(), listeners: new Set() };
-      slots.set(key, slot);
-    }
+    if (!slot) slots.set(key, (slot = { board, fetchedAt: 0, lastUsed: now(), listeners: new Set() }));
     return slot;
   }
 
-  const isCold = (s: Slot) => s.fetchedAt === 0 || now() - s.fetchedAt >= 2 * maxAgeMs;
-  const isStale = (s: Slot) => (s.dirty || now() - s.fetchedAt >= maxAgeMs) && now() - s.fetchedAt >= minIntervalMs;
+  /** The snapshot reflects every change this process heard of that could touch it. */
+  const isCurrent = (s: Slot) => s.snap !== undefined && s.epoch === opts.versions.of(s.board) && s.snap.version >= s.epoch.topSeen;
+  const isOld = (s: Slot) => now() - s.fetchedAt >= maxAgeMs;
 
   function refresh(slot: Slot): Promise<void> {
     slot.refreshing ??= (async () => {
-      slot.dirty = false;
       const fetchedAt = now();
       try {
-        const entries = await opts.source.top(slot.board, 0, capacity);
-        // The first fetch always notifies: a watcher waits for its initial snapshot, even an empty one.
-        const changed = slot.fetchedAt === 0 || !sameEntries(slot.entries, entries);
-        slot.entries = entries;
+        opts.onFetch?.();
+        const snap = await opts.source.snapshot(slot.board, capacity);
+        const changed = !slot.snap || !sameEntries(slot.snap.entries, snap.entries);
+        slot.epoch = opts.versions.observe(slot.board, snap.version);
+        slot.snap = snap;
         slot.fetchedAt = fetchedAt;
-        if (changed) for (const l of slot.listeners) l(entries);
-      } catch (err) {
-        slot.dirty = true;
-        throw err;
+        if (changed) for (const l of slot.listeners) l(snap);
       } finally {
         slot.refreshing = undefined;
       }
@@ -74,43 +78,37 @@ export function createTopCache(opts: {
     return slot.refreshing;
   }
 
+  /** A current snapshot: the one held, or the next refresh that started after what we heard. */
+  async function current(slot: Slot): Promise<TopSnapshot> {
+    // A refresh in flight may have started before the news: then one more, which cannot have.
+    for (let i = 0; i < 2 && !isCurrent(slot); i++) await refresh(slot);
+    if (isOld(slot)) refresh(slot).catch((err) => opts.onError?.(err));
+    return slot.snap!;
+  }
+
   return {
-    /** Entries offset..offset+limit-1 of a board, best first. */
-    async top(board: Board, offset: number, limit: number): Promise<RankedStanding[]> {
-      if (offset + limit > capacity) return opts.source.top(board, offset, limit);
+    /** The board's top snapshot (first LIMITS.topLimit entries and size), current for this process. */
+    snapshot(board: Board): Promise<TopSnapshot> {
       const slot = slotOf(board);
       slot.lastUsed = now();
-      // A slot nobody kept warm may be far behind: wait for it. A warm one is served at once
-      // and refreshed behind the reader, so a read is never more than ~2 x maxAgeMs old.
-      if (isCold(slot)) await refresh(slot);
-      else if (isStale(slot)) refresh(slot).catch((err) => opts.onError?.(err));
-      return slot.entries.slice(offset, offset + limit);
+      return current(slot);
     },
 
-    /** An update landed on a board: refresh it if the new score could enter the cached top. */
-    noteUpdate(seasonId: number, window: Board['window'], period: string, rank: number): void {
-      const slot = slots.get(`${seasonId}|${window}|${period}`);
-      // rank 0: a member was removed (setStandings-3.lua); anywhere in the board can shift.
-      if (slot && rank <= capacity) slot.dirty = true;
-    },
-
-    /** Calls `listener` with the board's top whenever it changes (topChanged); returns the unsubscribe. */
-    watch(board: Board, listener: (entries: readonly RankedStanding[]) => void): () => void {
+    /** Calls `listener` with the board's snapshot now and whenever its entries change (topChanged); returns the unsubscribe. */
+    watch(board: Board, listener: (snap: TopSnapshot) => void): () => void {
       const slot = slotOf(board);
       slot.listeners.add(listener);
-      // The first message is a snapshot; an old one would be worse than waiting for a fresh one.
-      if (!isCold(slot)) listener(slot.entries);
-      else refresh(slot).then(() => { if (slot.fetchedAt > 0 && slot.listeners.has(listener)) listener(slot.entries); })
+      current(slot).then((snap) => { if (slot.listeners.has(listener)) listener(snap); })
         .catch((err) => opts.onError?.(err));
       return () => { slot.listeners.delete(listener); slot.lastUsed = now(); };
     },
 
-    /** Refreshes watched boards that are stale and drops boards nobody used for a while. */
+    /** Refreshes watched boards that fell behind or aged; drops boards nobody used for a while. */
     async tick(): Promise<void> {
       const due: Promise<void>[] = [];
       for (const [key, slot] of slots) {
         if (slot.listeners.size > 0) {
-          if (isStale(slot)) due.push(refresh(slot).catch((err) => opts.onError?.(err)));
+          if (!isCurrent(slot) || isOld(slot)) due.push(refresh(slot).catch((err) => opts.onError?.(err)));
         } else if (now() - slot.lastUsed > idleEvictMs) {
           slots.delete(key);
         }

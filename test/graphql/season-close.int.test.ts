@@ -54,7 +54,7 @@ describe('closeSeason', () => {
     const top5 = before.data!.SEASON.top.slice(0, 5).map((e: { rank: number; playerId: string }) => ({ rank: e.rank, playerId: e.playerId }));
     const tops = api.subscribe('subscription($s: Int!) { topChanged(seasonId: $s, limit: 5) { rank playerId } }', { s: seasonId });
     await tops.waitFor('the live top 5', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(top5));
-    expect((await api.s.redis.keys(`lb:{s${seasonId}}*`)).length).toBe(3);
+    expect((await api.s.redis.keys(`lb:{s${seasonId}}*`)).length).toBe(4); // 3 boards and their versions
 
     expect((await api.gql(CLOSE, { id: seasonId }, submitter)).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await api.gql(CLOSE, { id: seasonId })).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');

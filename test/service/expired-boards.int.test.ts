@@ -11,7 +11,7 @@ import { boardKey } from '../../src/redis/keys.js';
 import { createLeaderboardReads } from '../../src/service/leaderboard-reads.js';
 import { testConfig } from '../support/env.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { boardsOf, expectSameBoards, ingestDirect, labelOf, readWhole, sampleReads, tieHeavyResults } from '../support/season-boards.js';
+import { boardsOf, expectSameBoards, ingestDirect, labelOf, readWhole, sampleReads, tieHeavyResults, readSources } from '../support/season-boards.js';
 import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
 
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
@@ -47,12 +47,12 @@ describe('an expired DAY board', () => {
     const redis = createBoardReader(s.redis);
     const before = await readWhole(redis, [yesterday]);
     expect(before.get(labelOf(yesterday))!.length).toBeGreaterThan(100);
-    const samples = await sampleReads(createLeaderboardReads({ boards: redis, top: redis }), yesterday, before.get(labelOf(yesterday))!);
+    const samples = await sampleReads(createLeaderboardReads(readSources(redis)), yesterday, before.get(labelOf(yesterday))!);
     await waitFor("yesterday's board to expire from Redis", async () => (await s.redis.exists(key(yesterday))) === 0, 15_000);
 
     const history = createStandingsRanker(s.pg.sql);
     const reads = createLeaderboardReads({
-      boards: redis, top: redis, history, expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, ttl),
+      ...readSources(redis), history, expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, ttl),
     });
     expectSameBoards(await readWhole(history, [yesterday]), before);
     expect(await sampleReads(reads, yesterday, before.get(labelOf(yesterday))!)).toEqual(samples);

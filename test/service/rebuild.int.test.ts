@@ -12,7 +12,7 @@ import { expectBoardsMatchOracle } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults } from '../support/generate.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { createSeason, openServices, type Services } from '../support/services.js';
+import { boardKeys, createSeason, openServices, type Services } from '../support/services.js';
 
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
 let s: Services;
@@ -50,7 +50,7 @@ function rebuild(season: Season, onProgress?: (members: number) => void) {
 
 /** Every key of the season with its DUMP payload (the exact serialised value) and expiry. */
 async function snapshot(seasonId: number) {
-  const keys = (await s.redis.keys(`lb:{s${seasonId}}*`)).sort();
+  const keys = await boardKeys(s.redis, seasonId);
   return Promise.all(keys.map(async (key) => ({
     key,
     dump: (await s.redis.dumpBuffer(key))?.toString('hex') ?? `missing ${key}`,

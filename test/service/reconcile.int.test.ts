@@ -16,7 +16,7 @@ import { expectBoardsMatchOracle } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults } from '../support/generate.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { boardContents, createSeason, openServices, type Services } from '../support/services.js';
+import { boardContents, boardKeys, createSeason, openServices, type Services } from '../support/services.js';
 
 // A private redis-server: these tests damage boards on purpose.
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
@@ -77,7 +77,7 @@ function rebuild(season: Season) {
 
 /** Every key of the season: its members and scores (ZRANGE WITHSCORES) and its expiry. */
 async function snapshot(seasonId: number) {
-  const keys = (await s.redis.keys(`lb:{s${seasonId}}*`)).sort();
+  const keys = await boardKeys(s.redis, seasonId);
   return Promise.all(keys.map(async (key) => ({
     key,
     entries: await boardContents(s.redis, key),
@@ -105,7 +105,7 @@ describe('reconciling a season with PostgreSQL', () => {
     const season = await createSeason(s, { name: 'reconcile clean', scoring: 'SUM', rankStyle: 'COMPETITION' });
     await ingest(season, { results: 3_000, players: 700, seed: 81 });
     const [{ n }] = await s.pg.sql<[{ n: number }]>`select count(*)::int as n from standings where season_id = ${season.id}`;
-    const keys = (await s.redis.keys(`lb:{s${season.id}}*`)).sort();
+    const keys = await boardKeys(s.redis, season.id);
     const players = await s.redis.zcard(boardKey(season.id, 'SEASON', ''));
 
     const { report, pages } = await reconcile(season, { pageSize: 50 });

@@ -11,7 +11,7 @@ import { closeSeason, type IngestProgress } from '../../src/service/close-season
 import { createLeaderboardReads } from '../../src/service/leaderboard-reads.js';
 import { testConfig } from '../support/env.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { boardsOf, expectSameBoards, ingestDirect, labelOf, line, readWhole, sampleReads, tieHeavyResults, usedMemory } from '../support/season-boards.js';
+import { boardsOf, expectSameBoards, ingestDirect, labelOf, line, readWhole, sampleReads, tieHeavyResults, usedMemory, readSources } from '../support/season-boards.js';
 import { createSeason, openServices, type Services } from '../support/services.js';
 
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
@@ -48,7 +48,7 @@ async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, 
   const redis = createBoardReader(s.redis);
   const boards = await boardsOf(s, season);
   const before = await readWhole(redis, boards);
-  const live = createLeaderboardReads({ boards: redis, top: redis });
+  const live = createLeaderboardReads(readSources(redis));
   const samplesBefore = await Promise.all(boards.slice(0, 3).map((b) => sampleReads(live, b, before.get(labelOf(b))!)));
   const seasonBoard = boards.find((b) => b.window === 'SEASON')!;
   expect(before.get(labelOf(seasonBoard))!.length).toBe(players);
@@ -68,7 +68,7 @@ async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, 
   const final = (await s.seasons.get(season.id))!;
   expect(final).toMatchObject({ status: 'CLOSED', finalizedAt: expect.any(Date) });
   const total = [...before.values()].reduce((n, rows) => n + rows.length, 0);
-  expect(report).toMatchObject({ finalized: true, rows: total, boards: boards.length, keysRemoved: boards.length });
+  expect(report).toMatchObject({ finalized: true, rows: total, boards: boards.length, keysRemoved: boards.length + 1 }); // + the versions hash
 
   // Every player on every board, page by page, and each player of the SEASON board one by one.
   const archive = createFinalStandingsReader(s.pg.sql);
@@ -80,7 +80,7 @@ async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, 
     const got = await archive.entries({ ...seasonBoard, season: final }, want.map((e) => e.playerId));
     expect(got.map(line)).toEqual(want.map(line));
   }
-  const reads = createLeaderboardReads({ boards: redis, top: redis, archive });
+  const reads = createLeaderboardReads({ ...readSources(redis), archive });
   const samplesAfter = await Promise.all(finalBoards.slice(0, 3).map((b) => sampleReads(reads, b, before.get(labelOf(b))!)));
   expect(samplesAfter).toEqual(samplesBefore);
   return { season, results: results.length, total, boards: boards.length, ingestMs, closeMs, onTheFlyMs, memBefore, memAfter, report };
@@ -129,8 +129,8 @@ describe('closing a season', () => {
     const redis = createBoardReader(s.redis);
     const ranker = createStandingsRanker(s.pg.sql);
     expectSameBoards(await readWhole(ranker, boards, 700), await readWhole(redis, boards, 700));
-    const live = createLeaderboardReads({ boards: redis, top: redis });
-    const onTheFly = createLeaderboardReads({ boards: ranker, top: ranker });
+    const live = createLeaderboardReads(readSources(redis));
+    const onTheFly = createLeaderboardReads(readSources(ranker));
     for (const b of boards.slice(0, 3)) {
       const whole = (await readWhole(redis, [b])).get(labelOf(b))!;
       expect(await sampleReads(onTheFly, b, whole)).toEqual(await sampleReads(live, b, whole));

@@ -1,12 +1,12 @@
 import { expect } from 'vitest';
 import type { Season } from '../../src/domain/season.js';
 import { expectedBoards, type OracleResult } from './oracle.js';
-import { boardContents, type Services } from './services.js';
+import { boardContents, boardKeys, type Services } from './services.js';
 
 /** Asserts every board of the season equals the oracle byte for byte, and no other board exists. */
 export async function expectBoardsMatchOracle(s: Services, season: Season, input: readonly OracleResult[]): Promise<void> {
   const expected = expectedBoards(season, input);
-  const actualKeys = await s.redis.keys(`lb:{s${season.id}}*`);
+  const actualKeys = await boardKeys(s.redis, season.id);
   expect(actualKeys.sort()).toEqual([...expected.keys()].sort());
   for (const [key, entries] of expected) {
     expect(await boardContents(s.redis, key), key).toEqual(entries);

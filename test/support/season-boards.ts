@@ -2,10 +2,11 @@
 import { expect } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { AcceptedResult } from '../../src/domain/board-deltas.js';
-import type { Board } from '../../src/domain/board.js';
+import { LIMITS, type Board } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
+import type { BoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import type { BoardReads, LeaderboardReads } from '../../src/service/leaderboard-reads.js';
@@ -113,4 +114,20 @@ export function expectSameBoards(actual: Map<string, RankedStanding[]>, expected
     expect({ label, length: got.length, first: i < 0 ? null : { at: i, got: got[i], want: want[i] } })
       .toEqual({ label, length: want.length, first: null });
   }
+}
+
+/** The board sources of createLeaderboardReads over plain reads (no cache): Redis's, or PostgreSQL's at version 0. */
+export function readSources(reads: BoardReads | BoardReader) {
+  if ('versioned' in reads) return { live: reads.versioned, top: { snapshot: (b: Board) => reads.snapshot(b, LIMITS.topLimit) } };
+  const at0 = async <T>(value: Promise<T>) => ({ version: 0, value: await value });
+  return {
+    live: {
+      page: async (b: Board, offset: number, limit: number) => ({ version: 0, entries: await reads.top(b, offset, limit) }),
+      around: (b: Board, id: string, radius: number) => at0(reads.around(b, id, radius)),
+      entries: (b: Board, ids: readonly string[]) => at0(reads.entries(b, ids)),
+    },
+    top: {
+      snapshot: async (b: Board) => ({ version: 0, size: await reads.size(b), entries: await reads.top(b, 0, LIMITS.topLimit) }),
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createPostgres } from '../../src/postgres/client.js';
 import { createSeasonsRepo } from '../../src/postgres/seasons-repo.js';
 import { createRedis } from '../../src/redis/client.js';
+import { boardVersionsKey } from '../../src/redis/keys.js';
 
 export function openServices(config: Config) {
   const logger = createLogger(config.logLevel);
@@ -125,6 +126,12 @@ export async function waitUntilCaughtUp(s: Services, what: string, timeoutMs = 3
 }
 
 /** ZRANGE 0 -1 WITHSCORES of a key, as [member, score] pairs. */
+/** The season's board keys in Redis (its versions hash left out), sorted. */
+export async function boardKeys(redis: Redis, seasonId: number): Promise<string[]> {
+  const keys = await redis.keys(`lb:{s${seasonId}}*`);
+  return keys.filter((k) => k !== boardVersionsKey(seasonId)).sort();
+}
+
 export async function boardContents(redis: Redis, key: string): Promise<Array<[string, string]>> {
   const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
   const pairs: Array<[string, string]> = [];

@@ -3,18 +3,21 @@
   full size at the edges: rank 1 sees the 2*radius players below, last place the 2*radius above.
 
   KEYS[1]  the board ZSET
+  KEYS[2]  the season's board versions (a hash: board label -> version)
   ARGV[1]  member (player id)
   ARGV[2]  radius (0..50)
   ARGV[3]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
+  ARGV[4]  board label, the field of KEYS[2]
 
-  Returns {}, when the player has no score on the board, or
-  {firstPosition, firstRank, member1, score1, ...} where firstPosition is the 0-based
+  Returns {version} when the player has no score on the board, or
+  {version, firstPosition, firstRank, member1, score1, ...} where firstPosition is the 0-based
   position of the first entry.
 ]]
 local board, radius, step = KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local version = redis.call('HGET', KEYS[2], ARGV[4]) or '0'
 local position = redis.call('ZREVRANK', board, ARGV[1])
 if not position then
-  return {}
+  return { version }
 end
 local last = redis.call('ZCARD', board) - 1
 local first = math.max(0, math.min(position - radius, last - 2 * radius))
@@ -26,4 +29,5 @@ if step > 0 and first > 0 then
 end
 table.insert(page, 1, firstRank)
 table.insert(page, 1, first)
+table.insert(page, 1, version)
 return page

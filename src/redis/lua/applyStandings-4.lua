@@ -1,6 +1,6 @@
 --[[
   applyStandings: write players' current standings to one board where they improve it,
-  and announce every improvement.
+  and announce the improvements in one message.
 
   The scores are absolute values read from PostgreSQL (the source of truth) after its
   transaction committed, so ZADD GT makes this idempotent: replaying a batch, in any order,
@@ -10,40 +10,42 @@
   KEYS[2]  the season's rebuild marker (a string with a TTL while a rebuild runs)
   KEYS[3]  the board's rebuild copy: written too while KEYS[2] exists, and given the
            marker's TTL so an abandoned copy disappears with its marker
+  KEYS[4]  the season's board versions (a hash: board label -> version)
   ARGV[1]  expire-at of the board, unix seconds ("0": never expires)
   ARGV[2]  pub/sub channel for updates ("": publish nothing)
-  ARGV[3]  board label carried in updates ("SEASON", "DAY:2026-11-30", "WEEK:2026-W49")
+  ARGV[3]  board label, also the field of KEYS[4] ("SEASON", "DAY:2026-11-30", "WEEK:2026-W49")
   ARGV[4]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
   ARGV[5], ARGV[6], ...  member, score pairs; scores are integer strings below 2^53
 
-  Returns the number of members whose score rose. Each rise publishes the JSON
-  {"b": label, "m": member, "s": score string, "r": rank on the board}.
+  Returns the number of members whose score rose. When any rose, the board's version goes up by
+  one and one message is published:
+  {"b": label, "q": new version, "u": [member, old score or "" when new, new score, rank, ...]}
+  The version orders every change of a board; reads return the version they saw (readTop-2.lua).
 ]]
-local board, marker, copy = KEYS[1], KEYS[2], KEYS[3]
+local board, marker, copy, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local expireAt = tonumber(ARGV[1])
 local channel, label, step = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local markerTtl = redis.call('PTTL', marker)
-local changed = 0
+local changes = {}
 
 for i = 5, #ARGV, 2 do
   local member, score = ARGV[i], ARGV[i + 1]
   if markerTtl > 0 then
     redis.call('ZADD', copy, 'GT', score, member)
   end
+  local old = redis.call('ZSCORE', board, member)
   if redis.call('ZADD', board, 'GT', 'CH', score, member) == 1 then
-    changed = changed + 1
-    if channel ~= '' then
-      local rank
-      if step > 0 then
-        -- COMPETITION: 1 + players with strictly more points (scores below 2^53 are exact doubles)
-        local s = tonumber(score)
-        local above = s - (s % step) + step
-        rank = redis.call('ZCOUNT', board, string.format('%.0f', above), '+inf') + 1
-      else
-        rank = redis.call('ZREVRANK', board, member) + 1
-      end
-      redis.call('PUBLISH', channel, cjson.encode({ b = label, m = member, s = score, r = rank }))
+    local rank
+    if step > 0 then
+      -- COMPETITION: 1 + players with strictly more points (scores below 2^53 are exact doubles)
+      local s = tonumber(score)
+      local above = s - (s % step) + step
+      rank = redis.call('ZCOUNT', board, string.format('%.0f', above), '+inf') + 1
+    else
+      rank = redis.call('ZREVRANK', board, member) + 1
     end
+    local n = #changes
+    changes[n + 1], changes[n + 2], changes[n + 3], changes[n + 4] = member, old or '', score, rank
   end
 end
 
@@ -53,4 +55,10 @@ end
 if expireAt > 0 then
   redis.call('EXPIREAT', board, expireAt)
 end
-return changed
+if #changes > 0 then
+  local version = redis.call('HINCRBY', versions, label, 1)
+  if channel ~= '' then
+    redis.call('PUBLISH', channel, cjson.encode({ b = label, q = version, u = changes }))
+  end
+end
+return #changes / 4

@@ -1,17 +1,19 @@
 --[[
   readEntries: the score and rank of each of a list of players, read at one instant
-  (a player's own entry, or up to 200 friends).
+  (a player's own entry, up to 200 friends, or a page of the players a rankChanged watches).
 
   KEYS[1]  the board ZSET
+  KEYS[2]  the season's board versions (a hash: board label -> version)
   ARGV[1]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
-  ARGV[2..] members (player ids)
+  ARGV[2]  board label, the field of KEYS[2]
+  ARGV[3..] members (player ids)
 
-  Returns {member, score, rank, ...} for the members that have a score, in ARGV order;
+  Returns {version, member, score, rank, ...} for the members that have a score, in ARGV order;
   members without a score are left out.
 ]]
 local board, step = KEYS[1], tonumber(ARGV[1])
-local out = {}
-for i = 2, #ARGV do
+local out = { redis.call('HGET', KEYS[2], ARGV[2]) or '0' }
+for i = 3, #ARGV do
   local score = redis.call('ZSCORE', board, ARGV[i])
   if score then
     local rank
