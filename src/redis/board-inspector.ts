@@ -4,6 +4,7 @@ import { boardExpireAt } from './board-writer.js';
 import {
   boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel, windowBoardOfKey, windowBoardsPattern,
 } from './keys.js';
+import { dbOf } from './client.js';
 import { preloadScript } from './scripts.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
@@ -92,7 +93,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
         }
         await preloadScript(redis, 'setStandings');
         const tx = redis.multi().setStandings(
-          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id), updatesChannel(season.id),
+          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id), updatesChannel(dbOf(redis), season.id),
           boardLabel(window, period),
           ...pairs.flat(),
         );

@@ -3,6 +3,7 @@ import type { BoardStanding } from '../domain/board-deltas.js';
 import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt, codecOf } from './board-writer.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, retiredKey, updatesChannel } from './keys.js';
+import { dbOf } from './client.js';
 
 const MARKER_TTL_MS = 60_000;
 
@@ -36,7 +37,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       const board = boardKey(season.id, window, period);
       const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
       await redis.swapBoard(rebuildCopyKey(board), board, retiredKey(board), boardVersionsKey(season.id),
-        String(expireAt), updatesChannel(season.id), boardLabel(window, period));
+        String(expireAt), updatesChannel(dbOf(redis), season.id), boardLabel(window, period));
     },
 
     /** Ends the rebuild: drops the marker and any copy ingest wrote after its board was swapped. */

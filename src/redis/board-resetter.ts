@@ -5,6 +5,7 @@ import type { StandingValue } from '../domain/ranking.js';
 import type { Season } from '../domain/season.js';
 import { boardExpireAt, codecOf } from './board-writer.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+import { dbOf } from './client.js';
 
 /** A standing to set exactly on one board; null removes the member. */
 export interface ExactStanding extends BoardRef {
@@ -52,7 +53,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
         if (expireAt !== 0 && expireAt * 1000 <= nowMs) { report.expiredBoards++; continue; }
         if (args.length === 0) continue;
         pipeline.setStandings(key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
-          updatesChannel(season.id), boardLabel(first.window, first.period), ...args);
+          updatesChannel(dbOf(redis), season.id), boardLabel(first.window, first.period), ...args);
         isSet.push(true);
         // setStandings sets no TTL: a board it had to create (Redis lost it) still expires on time.
         if (expireAt !== 0) { pipeline.expireat(key, expireAt); isSet.push(false); }

@@ -5,6 +5,7 @@ import { createCodec, type Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { periodEnd } from '../domain/windows.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+import { dbOf } from './client.js';
 
 /** When a board's key expires: never for SEASON; DAY/WEEK `ttlSeconds` after their window ends. */
 export function boardExpireAt(season: Season, window: Window, period: string, ttlSeconds: number): number {
@@ -60,7 +61,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
         const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
         pipeline.applyStandings(
           key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
-          String(expireAt), updatesChannel(season.id), boardLabel(first.window, first.period), step,
+          String(expireAt), updatesChannel(dbOf(redis), season.id), boardLabel(first.window, first.period), step,
           ...args,
         );
       }

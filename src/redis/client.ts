@@ -13,6 +13,11 @@ export function createRedis(url: string, logger?: Logger): Redis {
   return defineScripts(redis);
 }
 
+/** The database number a client works in (pub/sub channels carry it: see keys.ts). */
+export function dbOf(redis: Redis): number {
+  return redis.options.db ?? 0;
+}
+
 /**
  * Refuses to run on a Redis that may evict keys: allkeys-* could drop any board and
  * volatile-* the DAY and WEEK boards (they carry a TTL). Only noeviction is safe.

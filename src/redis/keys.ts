@@ -37,20 +37,28 @@ export function retiredKey(board: string): string {
   return `${board}:retired`;
 }
 
-/** Pub/sub channel of a season's board updates (payload: see applyStandings-4.lua). */
-export function updatesChannel(seasonId: number): string {
-  return `ladder:updates:s${seasonId}`;
+// Pub/sub channels are global to a Redis server, unlike keys, which live in one database: every
+// channel carries the database number, so deployments (or tests and benchmarks) sharing a server
+// on different databases never hear each other's events.
+
+/** Pub/sub channel of a season's board updates in database `db` (payload: see applyStandings-4.lua). */
+export function updatesChannel(db: number, seasonId: number): string {
+  return `ladder:${db}:updates:s${seasonId}`;
 }
 
-/** Pub/sub channel of display-name changes: a JSON list of player ids. */
-export const namesChannel = 'ladder:names';
+/** Pub/sub channel of display-name changes in database `db`: a JSON list of player ids. */
+export function namesChannel(db: number): string {
+  return `ladder:${db}:names`;
+}
 
-/** Pattern matching every season's updates channel. */
-export const allUpdatesPattern = 'ladder:updates:s*';
+/** Pattern matching every season's updates channel of database `db`. */
+export function allUpdatesPattern(db: number): string {
+  return `ladder:${db}:updates:s*`;
+}
 
 /** The season id of an updates channel name (NaN for any other channel). */
 export function seasonOfChannel(channel: string): number {
-  const m = /^ladder:updates:s(\d+)$/.exec(channel);
+  const m = /^ladder:\d+:updates:s(\d+)$/.exec(channel);
   return m ? Number(m[1]) : Number.NaN;
 }
 

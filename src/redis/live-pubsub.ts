@@ -2,6 +2,7 @@ import { RedisPubSub } from 'graphql-redis-subscriptions';
 import type { Redis } from 'ioredis';
 import type { Window } from '../domain/season.js';
 import type { BoardEvent, MemberChange } from '../service/board-events.js';
+import { dbOf } from './client.js';
 import { allUpdatesPattern, namesChannel, seasonOfChannel } from './keys.js';
 
 /** A message as applyStandings-4, setStandings-4 and swapBoard-4 publish it. */
@@ -25,15 +26,17 @@ export function boardOfLabel(label: string): { window: Window; period: string } 
 /** A published message as a BoardEvent. */
 export function decodeBoardEvent(channel: string, message: string): BoardEvent {
   const raw = JSON.parse(message) as RawMessage;
+  if (typeof raw !== 'object' || raw === null) throw new TypeError('not a board event');
   const seasonId = seasonOfChannel(channel);
   if (raw.k === 'close') return { seasonId, window: 'SEASON', period: '', version: 0, kind: 'close', changes: [] };
+  if (typeof raw.b !== 'string' || !Number.isSafeInteger(raw.q) || !Number.isSafeInteger(seasonId)) throw new TypeError('not a board event');
   const changes: MemberChange[] = [];
   // cjson encodes an empty Lua table as {}: no `u`, or not an array, means no member changes.
   const u = Array.isArray(raw.u) ? raw.u : [];
   for (let i = 0; i + 3 < u.length; i += 4) {
     changes.push({ playerId: String(u[i]), old: u[i + 1] === '' ? null : String(u[i + 1]), score: u[i + 2] === '' ? null : String(u[i + 2]), rank: Number(u[i + 3]) });
   }
-  return { seasonId, ...boardOfLabel(raw.b ?? ''), version: Number(raw.q), kind: raw.k ?? 'raise', changes };
+  return { seasonId, ...boardOfLabel(raw.b), version: raw.q!, kind: raw.k ?? 'raise', changes };
 }
 
 /**
@@ -43,11 +46,19 @@ export function decodeBoardEvent(channel: string, message: string): BoardEvent {
  * connection came back after a drop, and whoever caches must then forget what it holds.
  */
 export function createLivePubSub(publisher: Redis, subscriber: Redis) {
+  const names = namesChannel(dbOf(publisher));
   const pubsub = new RedisPubSub({
     publisher,
     subscriber,
-    deserializer: (message: string | Buffer, { channel }: { channel: string }) =>
-      (channel === namesChannel ? JSON.parse(message.toString()) : decodeBoardEvent(channel, message.toString())),
+    // A message this version cannot read (another version of ladder mid-deploy) is skipped, not thrown
+    // into ioredis's event handler, where it would end the process.
+    deserializer: (message: string | Buffer, { channel }: { channel: string }) => {
+      try {
+        return channel === names ? JSON.parse(message.toString()) : decodeBoardEvent(channel, message.toString());
+      } catch {
+        return undefined;
+      }
+    },
   });
   let closed = false;
   let wasReady = false;
@@ -66,8 +77,8 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
       subscriber.on('ready', onReady);
       if (subscriber.status === 'ready') wasReady = true;
       const ids = [
-        await pubsub.subscribe<BoardEvent>(allUpdatesPattern, (e) => on.event(e), { pattern: true }),
-        await pubsub.subscribe<string[]>(namesChannel, (n) => on.names(n)),
+        await pubsub.subscribe<BoardEvent>(allUpdatesPattern(dbOf(subscriber)), (e) => { if (e) on.event(e); }, { pattern: true }),
+        await pubsub.subscribe<string[]>(names, (n) => { if (Array.isArray(n)) on.names(n.map(String)); }),
       ];
       return () => {
         subscriber.off('ready', onReady);
@@ -76,7 +87,7 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
     },
     /** Announces display-name changes to every process. */
     async publishNames(ids: readonly string[]): Promise<void> {
-      if (ids.length > 0) await publisher.publish(namesChannel, JSON.stringify(ids));
+      if (ids.length > 0) await publisher.publish(names, JSON.stringify(ids));
     },
     close: () => {
       closed = true;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { SeasonKeys } from '../service/close-season.js';
+import { dbOf } from './client.js';
 import { boardKey, seasonKeysPattern, updatesChannel } from './keys.js';
 
 /**
@@ -26,7 +27,7 @@ export function createSeasonKeys(redis: Redis): SeasonKeys {
       // The SEASON board goes last: while it exists, a cleanup is unfinished (SeasonKeys.remaining).
       removed += await redis.unlink(seasonBoard);
       // Every process drops what it cached of the season's boards (see redis/live-pubsub.ts).
-      await redis.publish(updatesChannel(seasonId), JSON.stringify({ k: 'close' }));
+      await redis.publish(updatesChannel(dbOf(redis), seasonId), JSON.stringify({ k: 'close' }));
       return removed;
     },
   };

@@ -84,7 +84,7 @@ describe('subscriptions', () => {
     const numpat = async () => Number(await redis.pubsub('NUMPAT'));
     const patterns = await numpat();
     expect(patterns).toBeGreaterThanOrEqual(1);
-    expect(await numsub(updatesChannel(seasonId))).toBe(0);
+    expect(await numsub(updatesChannel(0, seasonId))).toBe(0);
     const open = () => api.app.api!.services.live.openSubscriptions();
     expect(open()).toEqual({ recordUpdated: 0, topChanged: 0, rankChanged: 0 });
 
@@ -114,7 +114,7 @@ describe('subscriptions', () => {
     }, 15_000);
     expect(api.app.api!.services.live.listeners()).toBe(0);
     expect(await numpat()).toBe(patterns);
-    expect(await numsub(updatesChannel(seasonId))).toBe(0);
+    expect(await numsub(updatesChannel(0, seasonId))).toBe(0);
     expect(api.app.api!.topCache.watchers()).toBe(0);
   });
 });

@@ -1,0 +1,205 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { produceRaw, waitFor } from '../support/services.js';
+
+// The read path: one snapshot per board, the response cache, persisted GETs and HTTP validators.
+let api: TestApi;
+let admin: string;
+let submitter: string;
+
+beforeAll(async () => {
+  api = await startApi({ RATE_LIMIT_READS_PER_SEC: '1000000', RATE_LIMIT_READS_BURST: '1000000' });
+  admin = await api.key('admin');
+  submitter = await api.key('submit');
+});
+afterAll(async () => { await api?.close(); });
+
+async function createSeason(input: Record<string, unknown> = {}): Promise<number> {
+  const res = await api.gql(`mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`, {
+    input: { name: 'serving', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(30 * 24 * 60), scoring: 'BEST', maxPointsPerMatch: 100_000, ...input },
+  }, admin);
+  expect(res.errors).toBeUndefined();
+  return res.data!.createSeason.id;
+}
+
+/** Results straight into Kafka, one message per player (what the API would produce). */
+async function produce(seasonId: number, results: Array<[string, number]>): Promise<void> {
+  const matchId = randomUUID();
+  await produceRaw(api.s.kafka, api.config.kafka.topic, results.map(([playerId, points]) => ({
+    key: playerId, value: JSON.stringify({ v: 1, matchId, seasonId, endedAt: minutesFromNow(-1), playerId, points }),
+  })));
+}
+
+/** Keeps results landing on a board until stopped: new players and improvements. */
+function writer(seasonId: number, firstPlayer: number) {
+  let stop = false;
+  let n = 0;
+  const done = (async () => {
+    while (!stop) {
+      n++;
+      await produce(seasonId, [[String(firstPlayer + n), (n * 7_919) % 5_000], [String(firstPlayer + (n % 7) + 1), 5_000 + n]]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return async () => { stop = true; await done; return n; };
+}
+
+type Top = { size: number; top: Array<{ rank: number; playerId: string; points: number }> };
+
+/** The ranks a page of a board must show given its points, best first, from rank 1. */
+function expectedRanks(style: 'ORDINAL' | 'COMPETITION', points: number[]): number[] {
+  return points.map((p, i) => (style === 'ORDINAL' ? i + 1 : 1 + points.filter((q, j) => j < i && q !== p).length));
+}
+
+describe('one snapshot per board', () => {
+  for (const [order, rankStyle] of [['DESC', 'ORDINAL'], ['DESC', 'COMPETITION'], ['ASC', 'ORDINAL'], ['ASC', 'COMPETITION']] as const) {
+    it(`${order} ${rankStyle}: size, top and its ranks agree in every answer while results land`, async () => {
+      const seasonId = await createSeason({ order, rankStyle });
+      const stopWriting = writer(seasonId, 1_000);
+      const query = `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 1000) { rank playerId points } } }`;
+      let answers = 0;
+      let lastSize = 0;
+      try {
+        const until = Date.now() + 3_000;
+        while (Date.now() < until || lastSize < 20) {
+          const res = await api.gql<{ leaderboard: Top }>(query);
+          expect(res.errors).toBeUndefined();
+          const { size, top } = res.data!.leaderboard;
+          expect(top.length).toBe(size);
+          expect(top.map((e) => e.rank)).toEqual(expectedRanks(rankStyle, top.map((e) => e.points)));
+          expect(size).toBeGreaterThanOrEqual(lastSize); // never an older snapshot than one already served
+          lastSize = size;
+          answers++;
+        }
+      } finally {
+        await stopWriting();
+      }
+      expect(answers).toBeGreaterThan(10);
+    });
+  }
+
+  it('a top read that starts after this process heard of a record shows it', async () => {
+    const seasonId = await createSeason();
+    await produce(seasonId, Array.from({ length: 30 }, (_, i) => [String(i + 1), 100 + i] as [string, number]));
+    await waitFor('the first players', async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 30);
+    const records = api.subscribe(`subscription { recordUpdated(seasonId: ${seasonId}) { playerId points } }`);
+    const stopWriting = writer(seasonId, 5_000);
+    try {
+      for (let i = 1; i <= 15; i++) {
+        const points = 90_000 + i;
+        await produce(seasonId, [[String(i), points]]);
+        // The event reached this process (it pushed it to the socket): the next read must show it.
+        await records.waitFor(`record ${i}`, (e) => e.data?.recordUpdated.points === points);
+        const res = await api.gql<{ leaderboard: Top }>(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 1) { playerId points } } }`);
+        expect(res.data!.leaderboard.top[0]).toEqual({ playerId: String(i), points });
+      }
+    } finally {
+      await stopWriting();
+      records.close();
+    }
+  });
+});
+
+describe('the response cache and HTTP caching', () => {
+  const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+  const stats = () => api.app.api!.responseCache.stats();
+
+  it('answers identical reads from one serialisation until the board changes', async () => {
+    const seasonId = await createSeason();
+    await produce(seasonId, [['1', 10], ['2', 20]]);
+    const query = `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 10) { rank playerId points } } }`;
+    await waitFor('both players', async () => (await api.gql(query)).data!.leaderboard.size === 2);
+    const before = stats();
+    const first = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const body = await first.text();
+    for (let i = 0; i < 5; i++) {
+      const again = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      expect(await again.text()).toBe(body);
+      expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    }
+    expect(stats().hits - before.hits).toBeGreaterThanOrEqual(5);
+    expect(first.headers.get('cache-control')).toBeNull(); // POST answers are not for shared caches
+
+    await produce(seasonId, [['3', 30]]);
+    await waitFor('the new player', async () => (await api.gql(query)).data!.leaderboard.size === 3);
+    const after = await api.gql<{ leaderboard: Top }>(query);
+    expect(after.data!.leaderboard.top.map((e) => e.playerId)).toEqual(['3', '2', '1']);
+  });
+
+  it('serves persisted queries by GET with ETag, If-None-Match and Cache-Control', async () => {
+    const seasonId = await createSeason();
+    await produce(seasonId, [['7', 70]]);
+    const query = `query Top($s: Int!) { leaderboard(seasonId: $s) { top(limit: 5) { rank playerId points } } }`;
+    const hash = sha256(query);
+    const ext = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
+    const vars = encodeURIComponent(JSON.stringify({ s: seasonId }));
+    const get = (headers: Record<string, string> = {}) => fetch(`${api.url}?extensions=${ext}&variables=${vars}`, { headers: { accept: 'application/json', ...headers } });
+
+    const unknown = await (await get()).json() as { errors: Array<{ extensions: { code: string } }> };
+    expect(unknown.errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    const wrong = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('other') } } }) });
+    expect(((await wrong.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+
+    const register = await fetch(api.url, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables: { s: seasonId }, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
+    });
+    expect(((await register.json()) as { errors?: unknown }).errors).toBeUndefined();
+    await waitFor('the player', async () => ((await (await get()).json()) as { data: { leaderboard: Top } }).data.leaderboard.top.length === 1);
+
+    const ok = await get();
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { data: { leaderboard: Top } }).data.leaderboard.top).toEqual([{ rank: 1, playerId: '7', points: 70 }]);
+    const etag = ok.headers.get('etag')!;
+    expect(etag).toMatch(/^".+"$/);
+    expect(ok.headers.get('cache-control')).toBe(`public, max-age=${api.config.serving.httpCacheMaxAgeSeconds}`);
+    const notModified = await get({ 'if-none-match': etag });
+    expect(notModified.status).toBe(304);
+    expect(await notModified.text()).toBe('');
+
+    // The board changes: the validator changes with it.
+    await produce(seasonId, [['8', 80]]);
+    await waitFor('the new top', async () => (await get({ 'if-none-match': etag })).status === 200);
+    expect((await get()).headers.get('etag')).not.toBe(etag);
+  });
+
+  it('never caches answers with errors, authenticated reads or reads of other data', async () => {
+    const seasonId = await createSeason();
+    const tooMany = JSON.stringify(Array.from({ length: 201 }, (_, i) => String(i + 1)));
+    const bad = await fetch(`${api.url}?query=${encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { friends(playerIds: ${tooMany}) { rank } } }`)}`, { headers: { accept: 'application/json' } });
+    expect(((await bad.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+    expect(bad.headers.get('etag')).toBeNull();
+    expect(bad.headers.get('cache-control')).toBeNull();
+
+    const q = encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { size } }`);
+    const authed = await fetch(`${api.url}?query=${q}`, { headers: { accept: 'application/json', authorization: `Bearer ${submitter}` } });
+    expect(authed.status).toBe(200);
+    expect(authed.headers.get('etag')).toBeNull();
+    expect(authed.headers.get('cache-control')).toBeNull();
+
+    const withSeason = await fetch(`${api.url}?query=${encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { size season { status } } }`)}`, { headers: { accept: 'application/json' } });
+    expect(((await withSeason.json()) as { data: { leaderboard: { season: { status: string } } } }).data.leaderboard.season.status).toBe('ACTIVE');
+    expect(withSeason.headers.get('etag')).toBeNull();
+  });
+
+  it('shows display names from memory and a changed name at once', async () => {
+    const seasonId = await createSeason();
+    const submit = async (playerId: string, points: number, displayName: string) => {
+      const res = await api.gql(`mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`, {
+        input: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId, points, displayName }] },
+      }, submitter);
+      expect(res.errors).toBeUndefined();
+    };
+    await submit('11', 50, 'Ann');
+    const query = `{ leaderboard(seasonId: ${seasonId}) { top(limit: 3) { playerId player { displayName } } } }`;
+    const name = async () => (await api.gql<{ leaderboard: { top: Array<{ player: { displayName: string } }> } }>(query)).data!.leaderboard.top[0]?.player.displayName;
+    await waitFor('Ann on the board', async () => (await name()) === 'Ann');
+    const before = stats();
+    for (let i = 0; i < 5; i++) expect(await name()).toBe('Ann');
+    expect(stats().hits - before.hits).toBeGreaterThanOrEqual(5);
+
+    await submit('11', 10, 'Ann the Second'); // a lower score: the board does not change, the name does
+    await waitFor('the new name', async () => (await name()) === 'Ann the Second', 5_000);
+  });
+});
