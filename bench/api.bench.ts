@@ -6,11 +6,12 @@
 //   npm run bench:api -- --players 20000 --seconds 3
 //   options: --players N  --connections N (50)  --seconds N (5)  --threads N (wrk threads, 2)
 //            --workers N (server processes, default os.availableParallelism())  --rate N (5000)
+//            --redis-url URL (redis://127.0.0.1:6379/2)
 //
 // What it measures, per scenario: successful responses per second (200 and 304), wrk's latency
 // percentiles, the ratio to the plain server, and CPU per response of the server processes (the
-// whole process tree: cluster primary and workers), of wrk and of Redis (the redis-server on
-// 6379, shared with whoever else uses it). Scenarios: top(100) by POST, by persisted GET
+// whole process tree: cluster primary and workers), of wrk and of Redis (the redis-server of
+// --redis-url, shared with whoever else uses it). Scenarios: top(100) by POST, by persisted GET
 // (Automatic Persisted Queries), by GET with If-None-Match, top with player names, entry, around
 // and friends of random players, and a mix paced at a fixed offered rate. Then the targets, met or
 // not. Numbers are printed, never asserted.
@@ -18,8 +19,9 @@
 // ladder runs as its own process tree (`node --import tsx src/main.ts`, LADDER_ROLES=api,
 // API_WORKERS=--workers), the plain server (bench/plain-server.mjs) with as many processes, wrk
 // (bench/wrk.ts, bench/wrk/requests.lua) as a third. The bench owns the database
-// ladder_bench_api and Redis database 2 (both emptied at start). Needs wrk: installed with
-// apt-get when missing.
+// ladder_bench_api and Redis database 2, or the one of --redis-url (both emptied at start). Needs wrk: installed with
+// apt-get when missing. If ladder dies mid-run (see REDIS_URL), the rows left say so and the
+// table is still printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,10 +39,11 @@ import { applyResults } from '../src/service/apply-results.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
 import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
-const arg = (name: string, fallback: number) => {
+const option = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
+  return i < 0 ? undefined : process.argv[i + 1];
 };
+const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
 const PLAYERS = arg('players', 100_000);
 const CONNECTIONS = arg('connections', 50);
 const SECONDS = arg('seconds', 5);
@@ -49,8 +52,10 @@ const THREADS = arg('threads', 2);
 const RATE = arg('rate', 5_000);
 const DATABASE = 'ladder_bench_api';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
-const REDIS_URL = 'redis://127.0.0.1:6379/2';
-const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: '6379' };
+// Redis pub/sub ignores the database number: another ladder publishing board updates on this Redis
+// reaches this one. --redis-url to a private redis-server isolates the bench from that.
+const REDIS_URL = option('redis-url') ?? 'redis://127.0.0.1:6379/2';
+const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
 const PORT = 4700;
 const PLAIN_PORT = 4701;
 const LADDER = `http://127.0.0.1:${PORT}`;
@@ -99,6 +104,7 @@ async function seed(): Promise<number> {
 // Server processes: started here, all stopped in `stopServers` (from `cleanUp`: finally, SIGINT, SIGTERM)
 
 const servers: ChildProcess[] = [];
+let stopping = false;
 
 /**
  * Starts `node <args>` and resolves once `ready` appeared on `expected` stdout lines (one per
@@ -124,7 +130,7 @@ function startServer(label: string, args: string[], env: Record<string, string>,
     const giveUp = setTimeout(() => settle(new Error(`${label} was not ready after 60 s`)), 60_000);
     let grace: NodeJS.Timeout | undefined;
     child.once('exit', (code, signal) => {
-      if (settled) console.error(`${label} exited (${signal ?? code})`);
+      if (settled && !stopping) console.error(`${label} exited (${signal ?? code})`);
       settle(new Error(`${label} exited (${signal ?? code}) before it was ready`));
     });
     // Read stdout for the whole run: a full pipe would block the server's logging.
@@ -153,6 +159,7 @@ function alive(pid: string): boolean {
 
 /** SIGTERM to each server (the primaries stop their workers); SIGKILL whatever of the tree is left after 10 s. */
 async function stopServers(): Promise<void> {
+  stopping = true;
   currentWrk?.kill('SIGTERM');
   const trees = servers.filter((c) => c.pid !== undefined && c.exitCode === null && c.signalCode === null)
     .map((c) => ({ child: c, pids: [...sampleTree(c.pid!).keys()] }));
@@ -302,10 +309,21 @@ interface Measured {
 async function measure(scenario: Scenario, serverPid: number, seconds = SECONDS): Promise<Measured> {
   const tree0 = sampleTree(serverPid);
   const cpu0 = sampleCpu(CPU_TARGETS);
-  const wrk = await runWrk({
-    baseUrl: scenario.base, kinds: scenario.kinds, seconds, connections: CONNECTIONS, threads: THREADS,
-    maxPlayer: PLAYERS, pauseMs: scenario.pauseMs, checkResponses: scenario.checkResponses,
-  });
+  let wrk: WrkResult;
+  try {
+    wrk = await runWrk({
+      baseUrl: scenario.base, kinds: scenario.kinds, seconds, connections: CONNECTIONS, threads: THREADS,
+      maxPlayer: PLAYERS, pauseMs: scenario.pauseMs, checkResponses: scenario.checkResponses,
+    });
+  } catch (err) {
+    // wrk refuses to start when it cannot connect (the server died): a row of dashes, not a crash.
+    const nothing = { seconds: seconds, requests: 0, rps: 0, non2xx3xx: 0, badResponses: -1, p50: NaN, p90: NaN, p99: NaN, cpuSeconds: 0 };
+    return {
+      scenario, note: `wrk failed: ${(err as Error).message.split('\n')[0]}`, okRate: NaN, failed: NaN,
+      wrk: { ...nothing, errors: { connect: 0, read: 0, write: 0, timeout: 0 } },
+      serverUsPerReq: NaN, wrkUsPerReq: NaN, redisUsPerReq: NaN,
+    };
+  }
   const serverSeconds = treeSeconds(tree0, sampleTree(serverPid));
   const redisSeconds = cpuDelta(cpu0, sampleCpu(CPU_TARGETS)).redis;
   const e = wrk.errors;
@@ -324,8 +342,8 @@ async function measure(scenario: Scenario, serverPid: number, seconds = SECONDS)
 
 const fmt = {
   int: (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en') : '-'),
-  ms: (n: number) => n.toFixed(2),
-  ratio: (n: number) => `${n.toFixed(2)}x`,
+  ms: (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-'),
+  ratio: (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-'),
 };
 
 function printTable(rows: Measured[], plainRate: number): void {
@@ -385,8 +403,8 @@ function printNotes(mix: Scenario): void {
   console.log([
     'req/s counts 200 and 304 only; failed = status >= 400 + socket errors + timeouts, and, in scenarios whose first',
     'response was bad (warnings above), every response other than 200/304 or with "errors" in its body.',
-    'µs/req is CPU (user + system) per response: server = its whole process tree, redis = redis-server on 6379 (shared:',
-    "other users' load lands there too). Latencies are wrk's, which corrects for coordinated omission its own way (a",
+    `µs/req is CPU (user + system) per response: server = its whole process tree, redis = redis-server on ${CPU_TARGETS.redisPort}`,
+    "(other users' load on it lands there too). Latencies are wrk's, which corrects for coordinated omission its own way (a",
     'response slower than twice the mean per-connection interval adds synthetic samples).',
     `mixed: ${mix.detail}. Closed-loop pacing: each connection waits ~${fmt.ms(mix.pauseMs!)} ms (+-20%) before each request, so`,
     'a slow response delays the next request instead of queueing behind it (coordinated omission): the achieved rate is',
@@ -420,7 +438,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 const loadavg = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
 try {
-  console.log(`seeding ${PLAYERS.toLocaleString('en')} players into ${DATABASE} / Redis db 2 ...`);
+  console.log(`seeding ${PLAYERS.toLocaleString('en')} players into ${DATABASE} / ${REDIS_URL} ...`);
   const seasonId = await seed();
   const ladder = await startServer('ladder', ['--import', 'tsx', 'src/main.ts'], {
     LADDER_ROLES: 'api', API_WORKERS: String(WORKERS), PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL, REDIS_URL,
