@@ -88,8 +88,8 @@ function init(args)
     wrk.method, wrk.path, wrk.headers, wrk.body = kinds[1].method, kinds[1].path, kinds[1].headers, kinds[1].body
   end
   if pause_ms > 0 then
-    -- +-20% jitter so the connections do not fire in lockstep.
-    delay = function() return pause_ms * (0.8 + 0.4 * math.random()) end
+    -- +-20% jitter so the connections do not fire in lockstep; rounded, as wrk truncates to whole ms.
+    delay = function() return math.floor(pause_ms * (0.8 + 0.4 * math.random()) + 0.5) end
   end
   if check then
     bad_responses = 0 -- global: done() reads it from each thread with thread:get()
