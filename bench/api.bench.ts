@@ -1,18 +1,32 @@
 // Read-path benchmark (STYLE 15): ladder's GraphQL reads beside a plain Node HTTP server that
-// returns the same top(100) JSON, pre-serialised, measured in the same run on the same machine.
+// returns the same top(100) JSON, pre-serialised, measured in one run on the same machine with
+// the same number of server processes, all loaded by wrk.
 //
 //   npm run bench:api                      # 100,000 players, 50 connections, 5 s per scenario
-//   npm run bench:api -- --players 20000 --connections 20 --seconds 3
+//   npm run bench:api -- --players 20000 --seconds 3
+//   options: --players N  --connections N (50)  --seconds N (5)  --threads N (wrk threads, 2)
+//            --workers N (server processes, default os.availableParallelism())  --rate N (5000)
+//            --redis-url URL (redis://127.0.0.1:6379/2)
 //
-// ladder runs as its own process (LADDER_ROLES=api), the load generator (bench/load.mjs) as
-// another, so neither measures the other's event loop. It owns the database ladder_bench_api and
-// Redis database 2 (both emptied at start). Numbers are printed, never asserted.
+// What it measures, per scenario: successful responses per second (200 and 304), wrk's latency
+// percentiles, the ratio to the plain server, and CPU per response of the server processes (the
+// whole process tree: cluster primary and workers), of wrk and of Redis (the redis-server of
+// --redis-url, shared with whoever else uses it). Scenarios: top(100) by POST, by persisted GET
+// (Automatic Persisted Queries), by GET with If-None-Match, top with player names, entry, around
+// and friends of random players, and a mix paced at a fixed offered rate. Then the targets, met or
+// not. Numbers are printed, never asserted.
+//
+// ladder runs as its own process tree (`node --import tsx src/main.ts`, LADDER_ROLES=api,
+// API_WORKERS=--workers), the plain server (bench/plain-server.mjs) with as many processes, wrk
+// (bench/wrk.ts, bench/wrk/requests.lua) as a third. The bench owns the database
+// ladder_bench_api and Redis database 2, or the one of --redis-url (both emptied at start). Needs wrk: installed with
+// apt-get when missing. If ladder dies mid-run (see REDIS_URL), the rows left say so and the
+// table is still printed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import path from 'node:path';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import type { AcceptedResult } from '../src/domain/board-deltas.js';
 import { validateSeasonDefinition, type SeasonDefinition } from '../src/domain/season.js';
@@ -22,19 +36,33 @@ import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
 import { applyResults } from '../src/service/apply-results.js';
+import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
+import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
-const run = promisify(execFile);
-const arg = (name: string, fallback: number) => {
+const option = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
+  return i < 0 ? undefined : process.argv[i + 1];
 };
+const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
 const PLAYERS = arg('players', 100_000);
 const CONNECTIONS = arg('connections', 50);
 const SECONDS = arg('seconds', 5);
-const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ladder_bench_api';
-const REDIS_URL = 'redis://127.0.0.1:6379/2';
+const WORKERS = arg('workers', os.availableParallelism());
+const THREADS = arg('threads', 2);
+const RATE = arg('rate', 5_000);
+const DATABASE = 'ladder_bench_api';
+const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
+// Redis pub/sub ignores the database number: another ladder publishing board updates on this Redis
+// reaches this one. --redis-url to a private redis-server isolates the bench from that.
+const REDIS_URL = option('redis-url') ?? 'redis://127.0.0.1:6379/2';
+const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
 const PORT = 4700;
 const PLAIN_PORT = 4701;
+const LADDER = `http://127.0.0.1:${PORT}`;
+const PLAIN = `http://127.0.0.1:${PLAIN_PORT}`;
+
+// ---------------------------------------------------------------------------------------------
+// Seeding
 
 async function seed(): Promise<number> {
   await ensureDatabase(DATABASE_URL);
@@ -42,7 +70,7 @@ async function seed(): Promise<number> {
   const pg = createPostgres(DATABASE_URL, 4);
   const redis = createRedis(REDIS_URL);
   try {
-    await pg.sql`truncate match_results, standings, season_final_standings, blocked_players, seasons cascade`;
+    await pg.sql`truncate players, match_results, standings, season_final_standings, blocked_players, seasons cascade`;
     await redis.flushdb();
     const now = Date.now();
     const def: SeasonDefinition = {
@@ -61,6 +89,10 @@ async function seed(): Promise<number> {
       }
       await applyResults(deps, chunk);
     }
+    // applyResults stores results only; names arrive with submitMatchResult (players-repo upsert).
+    // Give every seeded player one, or "top with names" would measure joins that find nothing.
+    await pg.sql`insert into players (id, display_name)
+      select g, 'Player ' || g from generate_series(1, ${PLAYERS}::int) g`;
     return season.id;
   } finally {
     redis.disconnect();
@@ -68,59 +100,390 @@ async function seed(): Promise<number> {
   }
 }
 
-function start(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+// ---------------------------------------------------------------------------------------------
+// Server processes: started here, all stopped in `stopServers` (from `cleanUp`: finally, SIGINT, SIGTERM)
+
+const servers: ChildProcess[] = [];
+let stopping = false;
+
+/**
+ * Starts `node <args>` and resolves once `ready` appeared on `expected` stdout lines (one per
+ * listening process), or 10 s after the first one: a server that starts fewer processes than asked
+ * (one that ignores API_WORKERS) is still measured, and the caller reports how many listened.
+ */
+function startServer(label: string, args: string[], env: Record<string, string>, ready: RegExp, expected: number):
+  Promise<{ child: ChildProcess; listening: number }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  servers.push(child);
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.on('data', (d: Buffer) => { if (ready.test(d.toString())) resolve(child); });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    let listening = 0;
+    let settled = false;
+    let partial = '';
+    let forwarded = 0;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(giveUp);
+      clearTimeout(grace);
+      if (err) reject(err); else resolve({ child, listening });
+    };
+    const giveUp = setTimeout(() => settle(new Error(`${label} was not ready after 60 s`)), 60_000);
+    let grace: NodeJS.Timeout | undefined;
+    child.once('exit', (code, signal) => {
+      if (settled && !stopping) console.error(`${label} exited (${signal ?? code})`);
+      settle(new Error(`${label} exited (${signal ?? code}) before it was ready`));
+    });
+    // Read stdout for the whole run: a full pipe would block the server's logging.
+    child.stdout!.on('data', (d: Buffer) => {
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        // pino warn/error/fatal: show a few, they explain failures; never flood the table.
+        if (/"level":(40|50|60)/.test(line) && forwarded++ < 10) console.error(`${label}: ${line}`);
+        if (settled || !ready.test(line)) continue;
+        if (++listening >= expected) settle();
+        else grace ??= setTimeout(() => settle(), 10_000);
+      }
+    });
   });
 }
 
-async function load(url: string, body: string) {
-  const { stdout } = await run(process.execPath, ['bench/load.mjs', url, body, String(CONNECTIONS), String(SECONDS), String(PLAYERS)]);
-  return JSON.parse(stdout) as { rps: number; failed: number; p50: number; p90: number; p99: number };
+function alive(pid: string): boolean {
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-const gql = (query: string) => JSON.stringify({ query });
-const seasonId = await seed();
-const ladder = await start(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  LADDER_ROLES: 'api', PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL, REDIS_URL, LOG_LEVEL: 'info',
-  KAFKA_TOPIC: 'bench-api-results', RATE_LIMIT_READS_PER_SEC: '1000000000', RATE_LIMIT_READS_BURST: '1000000000',
-}, /GraphQL API listening/);
-const url = `http://127.0.0.1:${PORT}/graphql`;
-const topQuery = gql(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 100) { rank playerId points achievedAt } } }`);
-const topBody = await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: topQuery })).text();
-const bodyFile = `${os.tmpdir()}/ladder-bench-top100.json`;
-writeFileSync(bodyFile, topBody);
-const plain = await start(process.execPath, ['bench/plain-server.mjs', String(PLAIN_PORT), bodyFile], {}, /ready/);
-
-try {
-  const scenarios: Array<[string, string, string]> = [
-    ['plain Node HTTP, same top(100) JSON', `http://127.0.0.1:${PLAIN_PORT}/`, '-'],
-    ['ladder top(100) (RAM cache)', url, topQuery],
-    ['ladder entry(random player)', url, gql(`{ leaderboard(seasonId: ${seasonId}) { entry(playerId: "{{player}}") { rank points } } }`)],
-    ['ladder around(random player, radius 5)', url, gql(`{ leaderboard(seasonId: ${seasonId}) { around(playerId: "{{player}}") { rank playerId points } } }`)],
-    ['ladder friends(50 random players)', url, gql(`{ leaderboard(seasonId: ${seasonId}) { friends(playerIds: {{players}}) { rank playerId } } }`)],
-    ['ladder top(100) with player names', url, gql(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 100) { rank playerId player { displayName } } } }`)],
-  ];
-  await load(url, topQuery); // warm-up: JIT, caches, connection pools
-  const rows: string[][] = [];
-  let baseline = 0;
-  for (const [name, target, body] of scenarios) {
-    const r = await load(target, body);
-    baseline ||= r.rps;
-    rows.push([name, String(r.rps), String(r.p50), String(r.p90), String(r.p99), `${((100 * r.rps) / baseline).toFixed(1)}%`, String(r.failed)]);
+/** SIGTERM to each server (the primaries stop their workers); SIGKILL whatever of the tree is left after 10 s. */
+async function stopServers(): Promise<void> {
+  stopping = true;
+  currentWrk?.kill('SIGTERM');
+  const trees = servers.filter((c) => c.pid !== undefined && c.exitCode === null && c.signalCode === null)
+    .map((c) => ({ child: c, pids: [...sampleTree(c.pid!).keys()] }));
+  servers.length = 0;
+  for (const { child } of trees) child.kill('SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && trees.some((t) => t.pids.some(alive))) await new Promise((r) => setTimeout(r, 100));
+  for (const pid of trees.flatMap((t) => t.pids).filter(alive)) {
+    console.error(`process ${pid} did not stop on SIGTERM: SIGKILL`);
+    process.kill(Number(pid), 'SIGKILL');
   }
-  const header = ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs plain', 'failed'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(`\n${PLAYERS.toLocaleString('en')} players, ${CONNECTIONS} connections, ${SECONDS} s per scenario; ${os.cpus().length} cores, Node ${process.version}`);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+const JSON_POST = { 'content-type': 'application/json' };
+
+/** A POST body; a variable given as '{{players}}' becomes the raw JSON list requests.lua writes there. */
+function gqlBody(query: string, variables?: Record<string, string>, extensions?: unknown): string {
+  return JSON.stringify({ query, variables, extensions }).replace('"{{players}}"', '{{players}}');
+}
+
+const post = (body: string): RequestKind => ({ weight: 1, method: 'POST', path: '/graphql', headers: JSON_POST, body });
+
+/** Apollo's Automatic Persisted Queries: the hash instead of the query text. */
+const persistedExtension = (query: string) =>
+  ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
+
+/** The request once, placeholders filled with fixed ids, to see what the server answers before loading it. */
+async function probe(kind: RequestKind): Promise<{ status: number; headers: Headers; body: string; problem?: string }> {
+  const fill = (s: string) => s.replaceAll('{{players}}', '["1","2","3"]').replaceAll('{{player}}', '1');
+  const res = await fetch(LADDER + fill(kind.path), { method: kind.method, headers: kind.headers, body: kind.body && fill(kind.body) });
+  const body = await res.text();
+  let problem: string | undefined;
+  if (res.status !== 200 && res.status !== 304) problem = `status ${res.status}: ${body.slice(0, 200)}`;
+  else if (res.status === 200) {
+    try {
+      const errors = (JSON.parse(body) as { errors?: Array<{ message: string; extensions?: { code?: string } }> }).errors;
+      if (errors?.length) problem = `200 with errors: ${errors[0]!.extensions?.code ?? ''} ${errors[0]!.message}`.slice(0, 240);
+    } catch {
+      problem = `200 but not JSON: ${body.slice(0, 120)}`;
+    }
+  }
+  return { status: res.status, headers: res.headers, body, problem };
+}
+
+const warn = (line: string) => console.log(`warning: ${line}`);
+
+type Key = 'plain' | 'top' | 'persisted' | 'etag' | 'names' | 'entry' | 'around' | 'friends' | 'mix';
+
+interface Scenario {
+  key: Key;
+  name: string;
+  base: string;
+  kinds: RequestKind[];
+  pauseMs?: number;
+  /** A first response was bad: have wrk check every response (see WrkRun.checkResponses). */
+  checkResponses?: boolean;
+  /** What the requests are, when the name does not say. */
+  detail?: string;
+}
+
+/** A ladder scenario; each of its requests is probed first, and a bad answer is printed as a warning. */
+async function ladderScenario(key: Key, name: string, kinds: RequestKind[], extra: Partial<Scenario> = {}): Promise<Scenario> {
+  let checkResponses = false;
+  for (const kind of kinds) {
+    const { problem } = await probe(kind);
+    if (problem) warn(`${name}: ${problem} (loaded anyway, every response checked: the failures are counted)`);
+    checkResponses ||= problem !== undefined;
+  }
+  return { key, name, base: LADDER, kinds, checkResponses, ...extra };
+}
+
+/** The GraphQL scenarios, after registering the persisted query and fetching the ETag. */
+async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[]; topBytes: string }> {
+  const board = `leaderboard(seasonId: ${seasonId})`;
+  const topQuery = `{ ${board} { top(limit: 100) { rank playerId points achievedAt } } }`;
+  const topPost = post(gqlBody(topQuery));
+  const top = await probe(topPost);
+  if (top.problem) throw new Error(`ladder top(100) does not answer: ${top.problem}`);
+
+  // Persisted GET: register by POSTing query + hash once, then load with the hash alone.
+  const extension = persistedExtension(topQuery);
+  const registered = await probe(post(gqlBody(topQuery, undefined, extension)));
+  if (registered.problem) warn(`registering the persisted query: ${registered.problem}`);
+  const persisted: RequestKind = {
+    weight: 1, method: 'GET', path: `/graphql?extensions=${encodeURIComponent(JSON.stringify(extension))}`,
+    headers: { accept: 'application/json' },
+  };
+
+  // If-None-Match: the ETag of a plain GET, then conditional GETs that should all answer 304.
+  const get: RequestKind = { weight: 1, method: 'GET', path: `/graphql?query=${encodeURIComponent(topQuery)}`, headers: { accept: 'application/json' } };
+  const etag = (await probe(get)).headers.get('etag');
+  const conditional: RequestKind = { ...get, headers: etag ? { ...get.headers, 'if-none-match': etag } : get.headers };
+  if (!etag) warn('top(100) by GET has no etag header: the If-None-Match scenario sends none and counts 200s');
+  else {
+    const p = await probe(conditional);
+    if (p.status !== 304) warn(`GET with if-none-match: ${etag} answered ${p.status}, not 304`);
+  }
+
+  const names = post(gqlBody(`{ ${board} { top(limit: 100) { rank playerId player { displayName } } } }`));
+  // Random ids go in variables, as a real client sends them: the query text stays the same, so
+  // the server parses and validates it once (inline literals would measure a parse per request).
+  const entry = post(gqlBody(`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: '{{player}}' }));
+  const around = post(gqlBody(`query ($p: ID!) { ${board} { around(playerId: $p, radius: 5) { rank playerId points } } }`, { p: '{{player}}' }));
+  const friends = post(gqlBody(`query ($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`, { ps: '{{players}}' }));
+
+  const scenarios = [
+    await ladderScenario('top', 'top(100) by POST', [topPost]),
+    await ladderScenario('persisted', 'top(100) by persisted GET (APQ)', [persisted]),
+    await ladderScenario('etag', `top(100) by GET, If-None-Match${etag ? '' : ' (no etag: 200s)'}`, [conditional]),
+    await ladderScenario('names', 'top(100) with player names, POST', [names]),
+    await ladderScenario('entry', 'entry(random player), POST', [entry]),
+    await ladderScenario('around', 'around(random player, radius 5), POST', [around]),
+    await ladderScenario('friends', 'friends(50 random players), POST', [friends]),
+  ];
+  // The mix reads top by persisted GET, as a deployed client would; by POST if this server cannot.
+  const persistedWorks = !scenarios.find((s) => s.key === 'persisted')!.checkResponses;
+  if (!persistedWorks) warn('the mixed scenario reads top(100) by POST: persisted GET failed');
+  scenarios.push(await ladderScenario('mix', `mixed reads, paced at ${RATE.toLocaleString('en')} req/s offered`, [
+    { ...(persistedWorks ? persisted : topPost), weight: 60 }, { ...entry, weight: 20 }, { ...around, weight: 10 }, { ...friends, weight: 10 },
+  ], {
+    pauseMs: (1000 * CONNECTIONS) / RATE,
+    detail: `60% top(100) by ${persistedWorks ? 'persisted GET' : 'POST'}, 20% entry, 10% around, 10% friends`,
+  }));
+  return { topBytes: top.body, scenarios };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Measured {
+  scenario: Scenario;
+  /** Something that makes the row suspect (the server died during it). */
+  note?: string;
+  wrk: WrkResult;
+  /** 200s and 304s per second. */
+  okRate: number;
+  failed: number;
+  serverUsPerReq: number;
+  wrkUsPerReq: number;
+  redisUsPerReq: number;
+}
+
+async function measure(scenario: Scenario, serverPid: number, seconds = SECONDS): Promise<Measured> {
+  const tree0 = sampleTree(serverPid);
+  const cpu0 = sampleCpu(CPU_TARGETS);
+  let wrk: WrkResult;
+  try {
+    wrk = await runWrk({
+      baseUrl: scenario.base, kinds: scenario.kinds, seconds, connections: CONNECTIONS, threads: THREADS,
+      maxPlayer: PLAYERS, pauseMs: scenario.pauseMs, checkResponses: scenario.checkResponses,
+    });
+  } catch (err) {
+    // wrk refuses to start when it cannot connect (the server died): a row of dashes, not a crash.
+    const nothing = { seconds: seconds, requests: 0, rps: 0, non2xx3xx: 0, badResponses: -1, p50: NaN, p90: NaN, p99: NaN, cpuSeconds: 0 };
+    return {
+      scenario, note: `wrk failed: ${(err as Error).message.split('\n')[0]}`, okRate: NaN, failed: NaN,
+      wrk: { ...nothing, errors: { connect: 0, read: 0, write: 0, timeout: 0 } },
+      serverUsPerReq: NaN, wrkUsPerReq: NaN, redisUsPerReq: NaN,
+    };
+  }
+  const serverSeconds = treeSeconds(tree0, sampleTree(serverPid));
+  const redisSeconds = cpuDelta(cpu0, sampleCpu(CPU_TARGETS)).redis;
+  const e = wrk.errors;
+  const bad = wrk.badResponses >= 0 ? wrk.badResponses : wrk.non2xx3xx;
+  const perReq = (s: number) => (wrk.requests > 0 ? (s * 1e6) / wrk.requests : NaN);
+  return {
+    scenario, wrk,
+    okRate: (wrk.requests - bad) / wrk.seconds,
+    failed: bad + e.connect + e.read + e.write + e.timeout,
+    serverUsPerReq: perReq(serverSeconds), wrkUsPerReq: perReq(wrk.cpuSeconds), redisUsPerReq: perReq(redisSeconds),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const fmt = {
+  int: (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en') : '-'),
+  ms: (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-'),
+  ratio: (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-'),
+};
+
+function printTable(rows: Measured[], plainRate: number): void {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs plain', 'server µs/req', 'wrk µs/req', 'redis µs/req', 'failed'];
+  const cells = rows.map((r) => [
+    r.scenario.name, fmt.int(r.okRate), fmt.ms(r.wrk.p50), fmt.ms(r.wrk.p90), fmt.ms(r.wrk.p99),
+    r.scenario.pauseMs ? '-' : fmt.ratio(r.okRate / plainRate),
+    fmt.int(r.serverUsPerReq), fmt.int(r.wrkUsPerReq), fmt.int(r.redisUsPerReq), fmt.int(r.failed),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((s, i) => (i === 0 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ');
   console.log(line(header));
-  for (const r of rows) console.log(line(r));
-  const redis = new Redis(REDIS_URL);
-  console.log(`\nRedis commands during the run: ${(await redis.info('commandstats')).split('\n').filter((l) => /cmdstat_(evalsha|zrevrange|zcard)/.test(l)).join(' ')}`);
-  redis.disconnect();
+  for (const c of cells) console.log(line(c));
+}
+
+/** Each target with its measured value; a target whose rows failed or were not measured is not met. */
+function printTargets(row: (key: Key) => Measured | undefined, plainRate: number): void {
+  const target = (label: string, keys: Key[], measure: (...rows: Measured[]) => { value: string; met: boolean }) => {
+    const rows = keys.map(row);
+    if (rows.some((r) => r === undefined || r.note)) {
+      console.log(`  ${label}: not measured (${rows.find((r) => r?.note)?.note ?? 'ladder had exited'})  not met`);
+      return;
+    }
+    const { value, met } = measure(...(rows as Measured[]));
+    const failed = (rows as Measured[]).reduce((n, r) => n + r.failed, 0);
+    console.log(`  ${label}: ${value}  ${met && failed === 0 ? 'met' : 'not met'}${failed ? ` (${fmt.int(failed)} failed)` : ''}`);
+  };
+  const vsPlain = (r: Measured | undefined) => (r ? r.okRate / plainRate : NaN);
+  const atLeast = (min: number) => (r: Measured) => ({ value: fmt.ratio(vsPlain(r)), met: vsPlain(r) >= min });
+  console.log('\ntargets:');
+  target('cached top(100) by POST >= 0.5x plain', ['top'], (top) => ({
+    value: `${fmt.ratio(vsPlain(top))} (persisted GET ${fmt.ratio(vsPlain(row('persisted')))}, If-None-Match ${fmt.ratio(vsPlain(row('etag')))})`,
+    met: vsPlain(top) >= 0.5,
+  }));
+  target('entry >= 0.25x plain', ['entry'], atLeast(0.25));
+  target('around >= 0.25x plain', ['around'], atLeast(0.25));
+  target('top with names >= 0.9x top', ['names', 'top'], (names, top) => ({
+    value: fmt.ratio(names.okRate / top.okRate), met: names.okRate / top.okRate >= 0.9,
+  }));
+  target(`p99 <= 5 ms at ${RATE.toLocaleString('en')} req/s mixed`, ['mix'], (mix) => ({
+    value: `p99 ${fmt.ms(mix.wrk.p99)} ms at ${fmt.int(mix.okRate)} req/s achieved`, met: mix.wrk.p99 <= 5,
+  }));
+}
+
+/** Why rows failed: wrk's error kinds, so a timeout is not mistaken for an error answer. */
+function printFailures(rows: Measured[]): void {
+  for (const r of rows.filter((row) => row.failed > 0)) {
+    const e = r.wrk.errors;
+    const bad = r.wrk.badResponses >= 0 ? `${r.wrk.badResponses} bad responses (not 200/304, or errors in the body)` : `${r.wrk.non2xx3xx} with status >= 400`;
+    const socket = [['timeouts (wrk: no response within 2 s)', e.timeout], ['connect errors', e.connect], ['read errors', e.read], ['write errors', e.write]]
+      .filter(([, n]) => Number(n) > 0).map(([what, n]) => `${n} ${what}`);
+    console.log(`  failed, ${r.scenario.name}: ${[bad, ...socket].join(', ')}`);
+  }
+}
+
+function printNotes(mix: Scenario): void {
+  console.log([
+    'req/s counts 200 and 304 only; failed = status >= 400 + socket errors + timeouts, and, in scenarios whose first',
+    'response was bad (warnings above), every response other than 200/304 or with "errors" in its body.',
+    `µs/req is CPU (user + system) per response: server = its whole process tree, redis = redis-server on ${CPU_TARGETS.redisPort}`,
+    "(other users' load on it lands there too). Latencies are wrk's, which corrects for coordinated omission its own way (a",
+    'response slower than twice the mean per-connection interval adds synthetic samples).',
+    `mixed: ${mix.detail}. Closed-loop pacing: each connection waits ~${fmt.ms(mix.pauseMs!)} ms (+-20%) before each request, so`,
+    'a slow response delays the next request instead of queueing behind it (coordinated omission): the achieved rate is',
+    `below the ${RATE.toLocaleString('en')} offered by about the response time, and its p99 understates an open-loop p99.`,
+  ].join('\n'));
+}
+
+/** Node processes in a server's tree (tsx adds an esbuild process that serves no request). */
+function nodeProcesses(root: number): number {
+  return [...sampleTree(root).keys()].filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node';
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+ensureWrk();
+const loadAtStart = os.loadavg();
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ladder-bench-api-'));
+const cleanUp = async () => {
+  await stopServers();
+  rmSync(tmp, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
+}
+const loadavg = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+try {
+  console.log(`seeding ${PLAYERS.toLocaleString('en')} players into ${DATABASE} / ${REDIS_URL} ...`);
+  const seasonId = await seed();
+  const ladder = await startServer('ladder', ['--import', 'tsx', 'src/main.ts'], {
+    LADDER_ROLES: 'api', API_WORKERS: String(WORKERS), PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL, REDIS_URL,
+    LOG_LEVEL: 'info', KAFKA_TOPIC: 'bench-api-results',
+    RATE_LIMIT_READS_PER_SEC: '1000000000', RATE_LIMIT_READS_BURST: '1000000000',
+  }, /GraphQL API listening/, WORKERS);
+  const { scenarios, topBytes } = await ladderScenarios(seasonId);
+  const mix = scenarios.find((s) => s.key === 'mix')!;
+  const bodyFile = path.join(tmp, 'top100.json');
+  writeFileSync(bodyFile, topBytes);
+  const plain = await startServer('plain server', ['bench/plain-server.mjs', String(PLAIN_PORT), bodyFile, String(WORKERS)], {}, /^ready$/, 1);
+
+  console.log(`\n${PLAYERS.toLocaleString('en')} players, ${CONNECTIONS} connections, ${SECONDS} s per scenario, `
+    + `${WORKERS} server processes each (ladder API_WORKERS=${WORKERS}, plain cluster of ${WORKERS}), wrk -t${THREADS}; `
+    + `${os.availableParallelism()} cores, Node ${process.version}, load average at start ${loadavg(loadAtStart)}`);
+  if (ladder.listening < WORKERS) {
+    warn(`ladder: ${ladder.listening} of ${WORKERS} processes logged "GraphQL API listening" (${nodeProcesses(ladder.child.pid!)} node `
+      + 'process(es) in its tree): this ladder does not run API_WORKERS, so the plain server runs more processes than ladder');
+  }
+
+  // Warm-up, not reported: JIT, caches, connection pools, every kind of request.
+  await measure({ ...mix, pauseMs: 0 }, ladder.child.pid!, Math.min(2, SECONDS));
+  const plainRow = await measure({
+    key: 'plain', name: 'plain Node HTTP, same top(100) bytes', base: PLAIN, kinds: [{ weight: 1, method: 'GET', path: '/', headers: {} }],
+  }, plain.child.pid!);
+  const rows = [plainRow];
+  // Redis pub/sub is shared by all databases: another ladder on this Redis can crash this one.
+  const exited = () => ladder.child.exitCode ?? ladder.child.signalCode;
+  for (const s of scenarios) {
+    if (exited() !== null) {
+      warn(`not measured, ladder had exited: ${s.name}`);
+      continue;
+    }
+    const row = await measure(s, ladder.child.pid!);
+    if (exited() !== null) row.note = `ladder exited (${exited()}) during this scenario`;
+    rows.push(row);
+  }
+
+  console.log('');
+  printTable(rows, plainRow.okRate);
+  printFailures(rows);
+  for (const r of rows.filter((row) => row.note)) console.log(`  ${r.scenario.name}: ${r.note}`);
+  console.log(`load average at end ${loadavg(os.loadavg())}\n`);
+  printNotes(mix);
+  printTargets((key) => rows.find((r) => r.scenario.key === key)!, plainRow.okRate);
 } finally {
-  ladder.kill('SIGTERM');
-  plain.kill('SIGTERM');
+  await cleanUp();
 }

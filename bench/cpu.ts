@@ -1,6 +1,8 @@
 // Where the CPU goes: CPU seconds used by this Node process, PostgreSQL, Redis and the Kafka broker
 // during a scenario, read from /proc (Linux only; elsewhere every figure is 0). On a 2-core
 // machine running all four, this says which one a scenario waits on better than wall time does.
+// sampleTree/treeSeconds do the same for one process and its descendants (a server and its
+// cluster workers).
 import { readFileSync, readdirSync } from 'node:fs';
 
 export type CpuGroup = 'node' | 'pg' | 'redis' | 'kafka';
@@ -90,4 +92,43 @@ export function cpuDelta(before: CpuSample, after: CpuSample): CpuUse {
   const ours = use.node + use.pg + use.redis + use.kafka;
   use.other = Math.max(0, after.machineSeconds - before.machineSeconds - ours);
   return use;
+}
+
+/** CPU ticks so far of a process and all its descendants (a server's cluster workers), by pid. */
+export type TreeSample = Map<string, number>;
+
+/** utime + stime of `root` and every process below it, found through the parent pids in /proc. */
+export function sampleTree(root: number): TreeSample {
+  const parentOf = new Map<string, string>();
+  const ticksOf = new Map<string, number>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return new Map();
+  }
+  for (const pid of pids) {
+    const stat = read(`/proc/${pid}/stat`);
+    if (!stat) continue;
+    // Fields after "(comm) ": state [0], ppid [1], utime [11], stime [12].
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parentOf.set(pid, f[1]!);
+    ticksOf.set(pid, Number(f[11]) + Number(f[12]));
+  }
+  const sample: TreeSample = new Map();
+  const queue = [String(root)];
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    if (!ticksOf.has(pid) || sample.has(pid)) continue;
+    sample.set(pid, ticksOf.get(pid)!);
+    for (const [child, parent] of parentOf) if (parent === pid) queue.push(child);
+  }
+  return sample;
+}
+
+/** CPU seconds a process tree used between two samples; per pid, as in cpuDelta. */
+export function treeSeconds(before: TreeSample, after: TreeSample): number {
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks / TICKS_PER_SECOND;
 }

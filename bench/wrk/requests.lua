@@ -1,0 +1,134 @@
+-- wrk script of bench/api.bench.ts (run by bench/wrk.ts, not by hand):
+--
+--   wrk -t2 -c50 -d5s --latency -s bench/wrk/requests.lua http://127.0.0.1:4700 -- \
+--       <pause ms> <check> <max player> <weight> <method> <path> <headers> <body> [<weight> ...]
+--
+-- One or more kinds of request, each picked with its weight; <headers> is "name: value" lines,
+-- <body> "" for none. In a path or a body, {{player}} becomes a random player id in
+-- 1..<max player> and {{players}} a JSON list of 50 of them (raw text: URL-encode around it).
+-- <pause ms> > 0 makes each connection wait about that long before each request (closed-loop
+-- pacing). <check> "1" looks at every response: any status but 200 and 304, or a body holding
+-- "errors", is a bad response. That makes wrk copy every response into Lua (it costs wrk ~40% more
+-- CPU per request on a 9 KB body), so the bench asks for it only where a first response was bad.
+-- done() prints one JSON line, starting with {"wrk":, that the bench parses.
+
+local threads = {}
+
+-- Runs in the main Lua state, once per thread, before init().
+function setup(thread)
+  threads[#threads + 1] = thread
+  thread:set("thread_id", #threads)
+end
+
+local kinds = {}
+local total_weight = 0
+local max_player = 1
+
+local function random_player()
+  return tostring(math.random(1, max_player))
+end
+
+local function random_players()
+  local ids = {}
+  for i = 1, 50 do ids[i] = '"' .. random_player() .. '"' end
+  return "[" .. table.concat(ids, ",") .. "]"
+end
+
+local function fill(template)
+  if template == nil then return nil end
+  return (template:gsub("{{players}}", random_players):gsub("{{player}}", random_player))
+end
+
+local function is_template(s)
+  return s ~= nil and s:find("{{player", 1, true) ~= nil
+end
+
+local function format(kind)
+  return wrk.format(kind.method, fill(kind.path), kind.headers, fill(kind.body))
+end
+
+-- Runs in each thread's own Lua state with the arguments after `--` (args[0] is the URL).
+function init(args)
+  -- Each thread has its own random state: seed it per thread, or all threads draw the same ids.
+  math.randomseed(os.time() + 7919 * thread_id)
+  local pause_ms = tonumber(args[1])
+  local check = args[2] == "1"
+  max_player = tonumber(args[3])
+  local i = 4
+  while args[i] ~= nil do
+    local headers = {}
+    for name, value in args[i + 3]:gmatch("([^:\n]+):%s*([^\n]*)") do headers[name] = value end
+    local kind = {
+      weight = tonumber(args[i]), method = args[i + 1], path = args[i + 2], headers = headers,
+      body = args[i + 4] ~= "" and args[i + 4] or nil,
+    }
+    -- A request without placeholders is formatted once, not once per request.
+    if not is_template(kind.path) and not is_template(kind.body) then kind.fixed = format(kind) end
+    total_weight = total_weight + kind.weight
+    kinds[#kinds + 1] = kind
+    i = i + 5
+  end
+
+  -- wrk decides after init() whether `request` and `delay` exist: defined only when needed, so a
+  -- single fixed request costs wrk nothing per request and unpaced runs schedule no timers.
+  if #kinds > 1 or not kinds[1].fixed then
+    request = function()
+      local kind = kinds[1]
+      if #kinds > 1 then
+        local r = math.random() * total_weight
+        for _, k in ipairs(kinds) do
+          kind = k
+          r = r - k.weight
+          if r < 0 then break end
+        end
+      end
+      return kind.fixed or format(kind)
+    end
+  else
+    wrk.method, wrk.path, wrk.headers, wrk.body = kinds[1].method, kinds[1].path, kinds[1].headers, kinds[1].body
+  end
+  if pause_ms > 0 then
+    -- +-20% jitter so the connections do not fire in lockstep; rounded, as wrk truncates to whole ms.
+    delay = function() return math.floor(pause_ms * (0.8 + 0.4 * math.random()) + 0.5) end
+  end
+  if check then
+    bad_responses = 0 -- global: done() reads it from each thread with thread:get()
+    response = function(status, _, body)
+      if (status ~= 200 and status ~= 304) or body:find('"errors"', 1, true) then bad_responses = bad_responses + 1 end
+    end
+  end
+end
+
+-- wrk's own CPU seconds (utime + stime of all its threads) from /proc/self/stat, read at the end
+-- of the run, when wrk has done all its work: the bench cannot sample a process that has exited.
+local function own_cpu_seconds()
+  local f = io.open("/proc/self/stat", "r")
+  if f == nil then return 0 end
+  local stat = f:read("*a")
+  f:close()
+  local fields = {}
+  -- The command name may contain spaces and parentheses: the fields start after the last ")".
+  for field in stat:match(".*%) (.*)"):gmatch("%S+") do fields[#fields + 1] = field end
+  -- After "(comm) ": state is field 1, utime and stime are 12 and 13, in ticks of 1/100 s.
+  return (tonumber(fields[12]) + tonumber(fields[13])) / 100
+end
+
+-- Runs in the main Lua state after the run. latency:percentile() is in microseconds.
+-- badResponses is -1 when responses were not checked.
+function done(summary, latency, requests)
+  local seconds = summary.duration / 1e6
+  local e = summary.errors
+  local bad = -1
+  for _, thread in ipairs(threads) do
+    local n = thread:get("bad_responses")
+    if n ~= nil then bad = math.max(bad, 0) + n end
+  end
+  io.write(string.format(
+    '{"wrk":1,"seconds":%.3f,"requests":%d,"rps":%.1f,"non2xx3xx":%d,"badResponses":%d,'
+      .. '"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d},'
+      .. '"p50":%.3f,"p90":%.3f,"p99":%.3f,"cpuSeconds":%.2f}\n',
+    seconds, summary.requests, summary.requests / seconds, e.status, bad,
+    e.connect, e.read, e.write, e.timeout,
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
+    own_cpu_seconds()))
+end
