@@ -1,10 +1,10 @@
 // The API role: GraphQL server, top-N cache, live updates. Wired by app.ts.
-import { Kind, type DefinitionNode } from 'graphql';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from './config.js';
 import type { Board } from './domain/board.js';
 import { DomainError, isDomainError } from './domain/errors.js';
+import { operationTypeOf } from './graphql/operation-type.js';
 import { createGraphQLServer, type Routes } from './graphql/server.js';
 import type { Services } from './graphql/context.js';
 import { createResultProducer } from './kafka/producer.js';
@@ -173,12 +173,12 @@ export function createApi(deps: ApiDeps) {
     logger,
     routes: deps.routes,
     limits: config.ws,
+    jit: config.serving.jit,
     responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
     plugins: [{
       onExecute: ({ args }) => {
         const started = performance.now();
-        const op = args.document.definitions.find((d: DefinitionNode) => d.kind === Kind.OPERATION_DEFINITION);
-        const type = op && 'operation' in op ? op.operation : 'unknown';
+        const type = operationTypeOf(args.document, args.operationName) ?? 'unknown';
         return { onExecuteDone: () => { metrics.graphqlDuration.observe({ operation_type: type }, (performance.now() - started) / 1000); } };
       },
     }],
@@ -194,6 +194,7 @@ export function createApi(deps: ApiDeps) {
     topCache,
     rankWatcher,
     responseCache,
+    names,
     producer,
     /** Refreshes metrics that are read, not counted. */
     collectGauges() {

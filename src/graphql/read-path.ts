@@ -143,7 +143,9 @@ export function createReadPath(deps: {
       schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: await contextFactory(),
     });
     if (Symbol.asyncIterator in result || (result.errors?.length ?? 0) > 0) return undefined;
-    return Buffer.from(JSON.stringify(result));
+    // graphql-jit attaches a serialiser compiled for the query's shape.
+    const { stringify } = result as { stringify?: (r: unknown) => string };
+    return Buffer.from(stringify ? stringify(result) : JSON.stringify(result));
   }
 
   /** Reads the request's parameters; undefined when this path does not take the request. */

@@ -13,6 +13,7 @@ export function createNameCache(opts: {
   const names = new Map<string, string | null>();
   const loading = new Map<string, number>();
   let epoch = 0;
+  let loads = 0;
 
   return {
     /** Names of `ids` (null: none stored); one PostgreSQL query for the ones not held. */
@@ -29,6 +30,7 @@ export function createNameCache(opts: {
       for (const id of missing) loading.set(id, (loading.get(id) ?? 0) + 1);
       let loaded: Map<string, string | null>;
       try {
+        loads++;
         loaded = await opts.load(missing);
       } finally {
         for (const id of missing) {
@@ -64,7 +66,8 @@ export function createNameCache(opts: {
     },
 
     epoch: () => epoch,
-    size: () => names.size,
+    /** Names held, and PostgreSQL reads made so far. */
+    stats: () => ({ size: names.size, loads }),
   };
 }
 

@@ -150,22 +150,21 @@ describe('the GraphQL API end to end', () => {
     expect(await conflicting(other, [['31', 10], ['32', 20]])).toEqual({ code: 'CONFLICT', field: 'matchId' });
   });
 
-  it('loads the players of a whole page in one PostgreSQL query (DataLoader)', async () => {
+  it('loads the players of a whole page in one PostgreSQL query at most, and none once they are held', async () => {
     const seasonId = await createSeason({});
     await submit(seasonId, minutesFromNow(-1), Array.from({ length: 20 }, (_, i) => [String(500 + i), i, `p${i}`] as [string, number, string]));
     // top is served from the cache, refreshed asynchronously: wait until it shows the page.
     await waitFor('ingested', async () => (await top(seasonId)).top.length === 10);
-    const services = api.app.api!.services;
-    const original = services.playerNames;
-    let calls = 0;
-    services.playerNames = (ids) => { calls++; return original(ids); };
-    try {
-      const res = await api.gql(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 20) { player { displayName } } around(playerId: "505") { player { displayName } } } }`);
-      expect(res.data!.leaderboard.top).toHaveLength(20);
-      expect(calls).toBe(1);
-    } finally {
-      services.playerNames = original;
-    }
+    const loads = () => api.app.api!.names.stats().loads;
+    const query = `{ leaderboard(seasonId: ${seasonId}) { top(limit: 20) { player { displayName } } around(playerId: "505") { player { displayName } } } }`;
+    const before = loads();
+    const res = await api.gql(query);
+    expect(res.data!.leaderboard.top).toHaveLength(20);
+    expect(res.data!.leaderboard.top.map((e: { player: { displayName: string } }) => e.player.displayName))
+      .toEqual(Array.from({ length: 20 }, (_, i) => `p${19 - i}`));
+    expect(loads() - before).toBeLessThanOrEqual(1); // the page's names in one query (DataLoader + name cache)
+    await api.gql(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 20) { playerId player { displayName } } } }`);
+    expect(loads() - before).toBeLessThanOrEqual(1); // held in memory now
   });
 
   it('masks an unexpected error: a stable code, none of its internals', async () => {
