@@ -60,7 +60,7 @@ export function createMetrics() {
     }),
     subscriptions: new Gauge({
       name: 'ladder_subscriptions',
-      help: 'Open GraphQL subscriptions by kind',
+      help: 'Open GraphQL subscription executions by kind (clients asking the same topChanged or rankChanged share one)',
       labelNames: ['kind'] as const,
       registers,
     }),

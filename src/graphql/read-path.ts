@@ -6,22 +6,25 @@ import { isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 
-/** Fields whose answer depends only on board state (and display names): the cacheable reads. */
+/**
+ * Fields whose answer depends only on board state (and display names): the cacheable reads, and
+ * the snapshot subscriptions one execution can serve to every client (shared-subscriptions.ts).
+ */
 const BOARD_STATE_FIELDS = new Set([
-  'Query.leaderboard',
+  'Query.leaderboard', 'Subscription.topChanged', 'Subscription.rankChanged',
   'Leaderboard.size', 'Leaderboard.top', 'Leaderboard.entry', 'Leaderboard.around', 'Leaderboard.friends',
   'Leaderboard.window', 'Leaderboard.periodStart',
   'Entry.rank', 'Entry.playerId', 'Entry.points', 'Entry.achievedAt', 'Entry.player',
   'Player.id', 'Player.displayName',
 ]);
 
-/** Is every field the document selects a board-state field of a query? */
-export function readsOnlyBoards(schema: GraphQLSchema, document: DocumentNode): boolean {
+/** Is every operation of the document of this type, and every field it selects a board-state field? */
+export function readsOnlyBoards(schema: GraphQLSchema, document: DocumentNode, operation: 'query' | 'subscription' = 'query'): boolean {
   let ok = true;
   const typeInfo = new TypeInfo(schema);
   visit(document, visitWithTypeInfo(typeInfo, {
     OperationDefinition(node) {
-      if (node.operation !== 'query') { ok = false; return BREAK; }
+      if (node.operation !== operation) { ok = false; return BREAK; }
       return undefined;
     },
     Field(node) {

@@ -17,9 +17,10 @@ import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
 import { maskError, useErrorCodes } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
-import { createReadPath } from './read-path.js';
+import { createReadPath, readsOnlyBoards } from './read-path.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
+import { createSharedSubscriptions } from './shared-subscriptions.js';
 
 export interface ServerLimits {
   maxBodyBytes: number;
@@ -176,10 +177,14 @@ export function createGraphQLServer(deps: {
   }, 1_000);
   slowReaderCheck.unref();
 
-  type WsRoot = { execute(args: ExecutionArgs): OperationResult; subscribe(args: ExecutionArgs): OperationResult };
+  type WsRoot = { execute(args: ExecutionArgs): OperationResult; subscribe(args: ExecutionArgs): OperationResult; shareKey?: string };
+  const shared = createSharedSubscriptions();
   const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>({
     execute: (args) => (args.rootValue as WsRoot).execute(args),
-    subscribe: (args) => (args.rootValue as WsRoot).subscribe(args),
+    subscribe: (args) => {
+      const root = args.rootValue as WsRoot;
+      return root.shareKey ? shared.subscribe(root.shareKey, () => root.subscribe(args) as never) : root.subscribe(args);
+    },
     onSubscribe: async (ctx, _id, params) => {
       const socket = ctx.extra.socket;
       // Counted before the first await: a burst of subscribe messages must not all see the old count.
@@ -202,9 +207,12 @@ export function createGraphQLServer(deps: {
           document: parse(params.query),
           variableValues: params.variables,
           contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
+          rootValue: { execute, subscribe } as WsRoot,
         };
         const errors = validate(args.schema, args.document);
+        if (errors.length === 0 && readsOnlyBoards(args.schema, args.document, 'subscription')) {
+          (args.rootValue as WsRoot).shareKey = JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]);
+        }
         if (errors.length > 0) release();
         return errors.length > 0 ? errors : args;
       } catch (err) {
@@ -221,6 +229,8 @@ export function createGraphQLServer(deps: {
   return {
     server,
     yoga,
+    /** Distinct shared subscription executions (see shared-subscriptions.ts). */
+    sharedSubscriptions: () => shared.size(),
     async listen(port: number, host: string): Promise<AddressInfo> {
       await new Promise<void>((resolve) => server.listen(port, host, resolve));
       return server.address() as AddressInfo;

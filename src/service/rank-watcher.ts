@@ -121,12 +121,12 @@ export function createRankWatcher(opts: {
         const { version, value } = await opts.source.entries(bw.board, page);
         const found = new Map(value.map((e) => [e.playerId, e]));
         const loaded = new Set<Watched>();
-        let drift = 0;
+        const before = new Map<Watched, string | undefined>();
         for (const id of page) {
           const w = bw.players.get(id);
           if (!w) continue;
           const e = found.get(id);
-          const before = w.known ? `${w.score}|${w.rank}` : undefined;
+          before.set(w, w.known ? `${w.score}|${w.rank}` : undefined);
           if (w.known && w.score !== null) unplace(bw, w);
           w.known = true;
           w.score = e ? bw.codec.encode(e.points, e.achievedAt) : null;
@@ -134,12 +134,17 @@ export function createRankWatcher(opts: {
           w.version = version;
           if (w.score !== null) place(bw, w);
           loaded.add(w);
-          if (before !== undefined && before !== `${w.score}|${w.rank}`) drift++;
         }
         const moved = new Set<Watched>();
         for (const e of bw.heard) if (e.version > version) apply(bw, e, loaded, moved);
+        // Push the first entry of a new watcher, and what a resync found different (drift).
+        let drift = 0;
+        for (const [w, was] of before) {
+          if (was === `${w.score}|${w.rank}`) continue;
+          if (was !== undefined) drift++;
+          notify(bw, w);
+        }
         if (drift > 0) opts.onDrift?.(drift);
-        for (const w of loaded) notify(bw, w);
       }
     } finally {
       if (--bw.reading === 0) bw.heard = [];

@@ -78,6 +78,54 @@ describe('the top-N cache', () => {
   });
 });
 
+describe('live pushes cost O(updates)', () => {
+  it('rankChanged follows every watched player exactly while results land, and costs Redis nothing while idle', async () => {
+    const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
+      i: { name: 'ranks', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(60 * 24), scoring: 'BEST', rankStyle: 'COMPETITION', maxPointsPerMatch: 100_000 },
+    }, await api.key('admin'));
+    const id = created.data!.createSeason.id as number;
+    const produce = (results: Array<[string, number]>) => produceRaw(api.s.kafka, api.config.kafka.topic, results.map(([playerId, points]) => ({
+      key: playerId, value: JSON.stringify({ v: 1, matchId: randomUUID(), seasonId: id, endedAt: minutesFromNow(-1), playerId, points }),
+    })));
+    // 200 players with many ties (COMPETITION ranks), 40 of them watched over 4 sockets.
+    await produce(Array.from({ length: 200 }, (_, i) => [String(i + 1), (i % 20) * 10] as [string, number]));
+    await waitFor('the players', async () => (await api.gql(`{ leaderboard(seasonId: ${id}) { size } }`)).data!.leaderboard.size === 200);
+    const clients = Array.from({ length: 4 }, () => api.wsClient());
+    const watched = Array.from({ length: 40 }, (_, i) => String(i * 5 + 1));
+    const subs = watched.map((p, i) => api.subscribe(`subscription { rankChanged(seasonId: ${id}, playerId: "${p}") { playerId rank points } }`, undefined, clients[i % 4]));
+    await waitFor('every first push', async () => subs.every((sub) => sub.events.length > 0));
+
+    // Idle: sockets open, nothing landing. No Redis command on their behalf.
+    const idleBefore = await commandCalls('evalsha');
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await commandCalls('evalsha') - idleBefore).toBe(0);
+
+    // Results land: overtakes, new players above everyone, ties created and broken.
+    for (let round = 0; round < 30; round++) {
+      await produce(Array.from({ length: 5 }, (_, k) => [String(1 + ((round * 37 + k * 53) % 260)), 100 + round * 7 + k] as [string, number]));
+    }
+    await new Promise((r) => setTimeout(r, 1_500));
+    const truth = async () => {
+      const res = await api.gql(`query($ids: [ID!]!) { leaderboard(seasonId: ${id}) { friends(playerIds: $ids) { playerId rank points } } }`, { ids: watched });
+      return new Map((res.data!.leaderboard.friends as Array<{ playerId: string; rank: number; points: number }>).map((e) => [e.playerId, e]));
+    };
+    await waitFor('every push to match Redis', async () => {
+      const t = await truth();
+      return subs.every((sub, i) => JSON.stringify(sub.events.at(-1)?.data?.rankChanged) === JSON.stringify(t.get(watched[i]!)));
+    }, 10_000);
+    // And a resync (the low-rate drift check) finds nothing to correct.
+    const drift = () => api.app.api!.rankWatcher.watchedPlayers();
+    expect(drift()).toBe(40);
+    const pushes = subs.map((sub) => sub.events.length);
+    const drifted = await metricValue('ladder_rank_drift_total');
+    await api.app.api!.rankWatcher.resync();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(subs.map((sub) => sub.events.length)).toEqual(pushes);
+    expect(await metricValue('ladder_rank_drift_total')).toBe(drifted);
+    for (const sub of subs) sub.close();
+  });
+});
+
 describe('subscriptions', () => {
   it('leave nothing behind when clients drop, cleanly or abruptly', async () => {
     // Events reach the process through one pattern subscription, whatever the clients do.
@@ -100,10 +148,12 @@ describe('subscriptions', () => {
     });
     // ...and 20 raw sockets that vanish without a close frame.
     const abrupt = await Promise.all(Array.from({ length: 20 }, () => rawSubscriber(api.url.replace('http', 'ws'), queries)));
+    // topChanged and rankChanged of the same board, limit and player: one execution serves all 40.
     await waitFor('every subscription to be open', async () => {
       const o = open();
-      return o.recordUpdated === 40 && o.topChanged === 40 && o.rankChanged === 40;
+      return o.recordUpdated === 40 && o.topChanged === 1 && o.rankChanged === 1;
     });
+    expect(api.app.api!.server.sharedSubscriptions()).toBe(2);
     expect(api.app.api!.services.live.listeners()).toBe(20 + 20); // recordUpdated's in-process listeners
 
     for (const subs of clean) for (const s of subs) s.close();
@@ -116,8 +166,14 @@ describe('subscriptions', () => {
     expect(await numpat()).toBe(patterns);
     expect(await numsub(updatesChannel(0, seasonId))).toBe(0);
     expect(api.app.api!.topCache.watchers()).toBe(0);
+    expect(api.app.api!.server.sharedSubscriptions()).toBe(0);
   });
 });
+
+async function metricValue(name: string): Promise<number> {
+  const text = await (await fetch(`${api.base}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+}
 
 const numsub = async (channel: string) => Number((await redis.pubsub('NUMSUB', channel))[1]);
 

@@ -101,6 +101,28 @@ describe('one snapshot per board', () => {
   });
 });
 
+describe('shared snapshot subscriptions', () => {
+  it('one execution serves every client of the same topChanged, a late joiner gets the current top first', async () => {
+    const seasonId = await createSeason();
+    await produce(seasonId, [['1', 10], ['2', 20], ['3', 30]]);
+    await waitFor('the players', async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 3);
+    const query = `subscription { topChanged(seasonId: ${seasonId}, limit: 2) { playerId points } }`;
+    const first = [api.subscribe(query), api.subscribe(query)];
+    const initial = [{ playerId: '3', points: 30 }, { playerId: '2', points: 20 }];
+    for (const sub of first) await sub.waitFor('the first top', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(initial));
+    const executions = api.app.api!.server.sharedSubscriptions();
+
+    await produce(seasonId, [['4', 40]]);
+    const next = [{ playerId: '4', points: 40 }, { playerId: '3', points: 30 }];
+    for (const sub of first) await sub.waitFor('the new top', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(next));
+    const late = api.subscribe(query);
+    const firstLate = await late.waitFor('a first message', () => true);
+    expect(firstLate.data?.topChanged).toEqual(next);
+    expect(api.app.api!.server.sharedSubscriptions()).toBe(executions);
+    for (const sub of [...first, late]) sub.close();
+  });
+});
+
 describe('the response cache and HTTP caching', () => {
   const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
   const stats = () => api.app.api!.responseCache.stats();
