@@ -26,8 +26,28 @@ import {
 
 export type Role = 'api' | 'ingest';
 
+/** What /ready reports: ready when every check is 'ok'. */
+export interface Readiness { ok: boolean; checks: Record<string, string> }
+
+/** How an API worker reaches the cluster primary (src/cluster.ts). */
+export interface ClusterLink {
+  /** The metrics of every process of the cluster, aggregated by the primary (Prometheus text). */
+  metrics(): Promise<string>;
+  /** The primary's readiness, its ingest consumer's among others. */
+  readiness(): Promise<Readiness>;
+}
+
+export interface BuildOptions {
+  roles: readonly Role[];
+  logger?: Logger;
+  /** Runs the season scheduler and the scheduled reconcile (default true); API workers leave them to the primary. */
+  jobs?: boolean;
+  /** Set in an API worker: /metrics and /ready then cover the whole cluster. */
+  cluster?: ClusterLink;
+}
+
 /** Wires the service; nothing connects until start(). */
-export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?: Logger }) {
+export function buildApp(config: Config, opts: BuildOptions) {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics();
   const pg = createPostgres(config.databaseUrl, config.databasePoolSize);
@@ -82,7 +102,7 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
     })
     : undefined;
 
-  async function readiness(): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  async function readiness(): Promise<Readiness> {
     const checks: Record<string, string> = {};
     // Each probe answers within 2 s: a readiness check must not hang on the outage it reports.
     const probe = async (name: string, fn: () => Promise<unknown>) => {
@@ -99,6 +119,11 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       const r = ingest.readiness();
       checks.ingest = r.ok ? 'ok' : r.reason!;
     }
+    if (opts.cluster) {
+      // The ingest consumer runs in the primary: part of this API's readiness, as in one process.
+      const primary = await opts.cluster.readiness().catch((err: unknown) => ({ ok: false, checks: { primary: messageOf(err) } }));
+      for (const [name, check] of Object.entries(primary.checks)) checks[name] ??= check;
+    }
     return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
   }
 
@@ -111,9 +136,12 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       routes: {
         '/ready': async () => {
           const r = await readiness();
-          return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(r) };
+          // In an API worker, also which process answered: a client can tell the workers apart.
+          const body = opts.cluster ? { ...r, pid: process.pid } : r;
+          return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
         },
         '/metrics': async () => {
+          if (opts.cluster) return { status: 200, contentType: metrics.registry.contentType, body: await opts.cluster.metrics() };
           api?.collectGauges();
           return { status: 200, contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
         },
@@ -195,8 +223,10 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
         if (run.abort.signal.aborted) throw new StartupError('start-up cancelled: the process is stopping');
         await beforeDeadline(step(), deadline, timeoutMs, () => doing);
       }
-      reconcile.job.start();
-      lifecycle.start();
+      if (opts.jobs ?? true) {
+        reconcile.job.start();
+        lifecycle.start();
+      }
       starting = undefined;
       logger.info({ roles: opts.roles }, 'ladder started');
     },

@@ -1,5 +1,7 @@
-// `npm start`: every role of LADDER_ROLES in this process.
+// `npm start`. One process runs every role of LADDER_ROLES; with the api role and API_WORKERS > 1
+// it becomes a cluster: API workers on every core, the rest in the primary (src/cluster.ts).
 // A process that cannot start exits 1 with one line saying why (src/startup.ts).
+import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { assertPortFree, messageOf, StartupError } from './startup.js';
@@ -43,8 +45,8 @@ function exitOnSignal(logger: Logger, stop: () => Promise<void>, forceAfterMs: n
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 // Checked before the service's modules load (most of the start-up time, seconds on a busy
-// machine): a busy port is reported within a second or two.
-if (config.roles.includes('api')) {
+// machine): a busy port is reported within a second or two, and before any worker is forked.
+if (cluster.isPrimary && config.roles.includes('api')) {
   await assertPortFree(config.port, config.host).catch((err: unknown) => exitCannotStart(logger, startFailure(logger, err)));
 }
 const { buildApp } = await import('./app.js');
@@ -58,4 +60,46 @@ async function runSingle(): Promise<void> {
   });
 }
 
-await runSingle();
+/** The cluster primary: forks the API workers, runs the other roles, the scheduler and the reconcile job. */
+async function runPrimary(): Promise<void> {
+  const { startApiWorkers } = await import('./cluster.js');
+  const app = buildApp(config, { roles: config.roles.filter((r) => r !== 'api'), logger });
+  const workers = startApiWorkers({
+    count: config.apiWorkers, logger, metrics: app.metrics, readiness: () => app.readiness(), fail: (line) => void fail(line),
+  });
+  // Workers first (no request reaches a stopping ingest), then this process's own roles.
+  const shutdown = exitOnSignal(logger, async () => {
+    await workers.stop(30_000);
+    await app.stop();
+  }, 60_000);
+  async function fail(line: string): Promise<void> {
+    if (shutdown.stopping) return;
+    shutdown.stopping = true;
+    // Nothing started is worth draining: workers get a few seconds, this process just exits.
+    await workers.stop(5_000);
+    exitCannotStart(logger, line);
+  }
+  await app.start().catch((err: unknown) => fail(startFailure(logger, err)));
+}
+
+/** An API worker: the api role only; a start that fails is reported to the primary, which prints it. */
+async function runWorker(): Promise<void> {
+  const log = logger.child({ worker: cluster.worker!.id, pid: process.pid });
+  const { connectToPrimary } = await import('./cluster.js');
+  const primary = connectToPrimary(async () => {
+    app.api?.collectGauges();
+    return app.metrics.registry.getMetricsAsJSON();
+  });
+  const app = buildApp(config, { roles: ['api'], logger: log, jobs: false, cluster: primary.link });
+  const shutdown = exitOnSignal(log, () => app.stop(), 30_000);
+  // The primary is gone (killed): nobody supervises this worker or can hand it connections.
+  process.once('disconnect', () => shutdown.stopNow('primary gone'));
+  // The primary reports waiting for the same dependencies: one line per attempt is enough.
+  await app.start({ onWaiting: (line) => log.debug(line) }).catch((err: unknown) => {
+    if (!shutdown.stopping) primary.cannotStart(startFailure(log, err));
+  });
+}
+
+if (cluster.isWorker) await runWorker();
+else if (config.roles.includes('api') && config.apiWorkers > 1) await runPrimary();
+else await runSingle();

@@ -38,6 +38,37 @@ describe('a port already in use', () => {
     }
   });
 
+  it('stops a cluster (API_WORKERS=2) before it forks a worker', async () => {
+    const busy = await occupyPort();
+    try {
+      const e = run('src/main.ts', { PORT: String(busy.port), API_WORKERS: '2' });
+      const { code } = await e.exited;
+      expect(code, e.stderr).toBe(1);
+      expect(e.stderr).toBe(`ladder could not start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`);
+      expect(e.stdout).not.toContain('API workers forked');
+      expectNoStack(e);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('stops a cluster whose workers find the port taken: one line, no forking again', async () => {
+    const port = await freePort();
+    const e = run('src/main.ts', { PORT: String(port), API_WORKERS: '2' });
+    // The port is free when the primary checks it and taken before the workers (still loading) listen.
+    await until('the primary to fork its workers', 30_000, async () => e.stdout.includes('API workers forked') || undefined, e);
+    const busy = await occupyPort(port);
+    try {
+      const { code } = await e.exited;
+      expect(code, e.stderr).toBe(1);
+      expect(e.stderr).toBe(`ladder could not start: port ${port} on 127.0.0.1 is already in use: set PORT to another port\n`);
+      expect(e.stdout).not.toContain('starting another');
+      expectNoStack(e);
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('stops `npm run demo` before its simulator starts', async () => {
     const busy = await occupyPort();
     try {
