@@ -61,13 +61,14 @@ export async function occupyPort(port = 0): Promise<{ port: number; close(): Pro
 }
 
 /**
- * One HTTP request to 127.0.0.1:`port`. Without an `agent`, on a connection of its own: with
- * API_WORKERS > 1 each new connection goes to the next worker.
+ * One HTTP request to 127.0.0.1:`port`, failing after 10 s without an answer. Without an
+ * `agent`, on a connection of its own: with API_WORKERS > 1 each new connection goes to the
+ * next worker.
  */
 export function request(port: number, path: string, opts: { method?: string; body?: string; agent?: http.Agent } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({
-      host: '127.0.0.1', port, path, method: opts.method ?? 'GET', agent: opts.agent ?? false,
+      host: '127.0.0.1', port, path, method: opts.method ?? 'GET', agent: opts.agent ?? false, timeout: 10_000,
       headers: opts.body ? { 'content-type': 'application/json' } : {},
     }, (res) => {
       let body = '';
@@ -75,6 +76,7 @@ export function request(port: number, path: string, opts: { method?: string; bod
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
     });
     req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`no answer to ${path} within 10 s`)));
     req.end(opts.body);
   });
 }
