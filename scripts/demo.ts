@@ -8,6 +8,7 @@ import type { SeasonDefinition } from '../src/domain/season.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
 import { createSeason, listSeasons, type SeasonStore } from '../src/service/seasons.js';
+import { StartupError } from '../src/startup.js';
 import { ensureDatabase } from './ensure-database.js';
 import { regularPlayerId, startSimulator } from './simulator.js';
 
@@ -122,7 +123,8 @@ try {
   say(`[demo] database "${new URL(config.databaseUrl).pathname.slice(1)}": creating it if missing, then migrating`);
   await ensureDatabase(config.databaseUrl);
   say('[demo] starting the API and the ingest consumer (migrations, Kafka topics)');
-  await app.start();
+  // The service's own "waiting for ..." lines are warnings, below the demo's log level: say them.
+  await app.start({ onWaiting: (line) => say(`[demo] ${line}`) });
   const { best, sum } = await demoSeasons(app);
   const keys = createApiKeysRepo(app.pg.db);
   const submitKey = await createApiKey(keys, { name: 'demo simulator', scopes: ['submit'] });
@@ -143,6 +145,9 @@ try {
   // The message, not the stack: this is a newcomer's first command.
   const e = err as { message?: string; code?: string };
   console.error(`[demo] failed to start: ${e.message || e.code || String(err)}`);
-  console.error('[demo] is the stack up? `npm run stack:up` starts PostgreSQL, Redis and Kafka');
+  // A busy port or a bad setting is not a stack problem: the line above says what to change.
+  if (!(err instanceof StartupError) || err.unavailable.length > 0) {
+    console.error('[demo] is the stack up? `npm run stack:up` starts PostgreSQL, Redis and Kafka');
+  }
   await shutdown('start failed', 1);
 }

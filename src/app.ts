@@ -19,15 +19,47 @@ import { applyResults } from './service/apply-results.js';
 import { rebuildSeason } from './service/rebuild-season.js';
 import { createSeasonCache } from './service/season-cache.js';
 import { requireSeason } from './service/seasons.js';
+import {
+  beforeDeadline, listenFailure, messageOf, openStartupListener, probeKafka, StartupError, waitForDependencies, whereOf,
+  type Dependency,
+} from './startup.js';
 
 export type Role = 'api' | 'ingest';
 
+/** What /ready reports: ready when every check is 'ok'. */
+export interface Readiness { ok: boolean; checks: Record<string, string> }
+
+/** How an API worker reaches the cluster primary (src/cluster.ts). */
+export interface ClusterLink {
+  /** The metrics of every process of the cluster, aggregated by the primary (Prometheus text). */
+  metrics(): Promise<string>;
+  /** The primary's readiness, its ingest consumer's among others. */
+  readiness(): Promise<Readiness>;
+}
+
+export interface BuildOptions {
+  roles: readonly Role[];
+  logger?: Logger;
+  /** Runs the season scheduler and the scheduled reconcile (default true); API workers leave them to the primary. */
+  jobs?: boolean;
+  /** Set in an API worker: /metrics and /ready then cover the whole cluster. */
+  cluster?: ClusterLink;
+}
+
 /** Wires the service; nothing connects until start(). */
-export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?: Logger }) {
+export function buildApp(config: Config, opts: BuildOptions) {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const metrics = createMetrics();
   const pg = createPostgres(config.databaseUrl, config.databasePoolSize);
-  const redis = createRedis(config.redisUrl, logger);
+  // ioredis reports every reconnect attempt; while starting, the dependency wait reports Redis
+  // once per attempt instead, so this client's own reports stay quiet until start-up is over.
+  const redisLog = logger.child({}, { level: 'error' });
+  const redis = createRedis(config.redisUrl, redisLog);
+  let redisError: string | undefined;
+  redis.on('error', (err: Error) => { redisError = err.message; });
+  // Connections duplicated from this one (the API's pub/sub pair) connect on first use, once
+  // start-up has found Redis: connecting at once, each would report every reconnect attempt.
+  redis.options.lazyConnect = true;
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   const seasonsRepo = createSeasonsRepo(pg.db);
   const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
@@ -70,7 +102,7 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
     })
     : undefined;
 
-  async function readiness(): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  async function readiness(): Promise<Readiness> {
     const checks: Record<string, string> = {};
     // Each probe answers within 2 s: a readiness check must not hang on the outage it reports.
     const probe = async (name: string, fn: () => Promise<unknown>) => {
@@ -87,6 +119,11 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       const r = ingest.readiness();
       checks.ingest = r.ok ? 'ok' : r.reason!;
     }
+    if (opts.cluster) {
+      // The ingest consumer runs in the primary: part of this API's readiness, as in one process.
+      const primary = await opts.cluster.readiness().catch((err: unknown) => ({ ok: false, checks: { primary: messageOf(err) } }));
+      for (const [name, check] of Object.entries(primary.checks)) checks[name] ??= check;
+    }
     return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
   }
 
@@ -99,9 +136,12 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
       routes: {
         '/ready': async () => {
           const r = await readiness();
-          return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(r) };
+          // In an API worker, also which process answered: a client can tell the workers apart.
+          const body = opts.cluster ? { ...r, pid: process.pid } : r;
+          return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
         },
         '/metrics': async () => {
+          if (opts.cluster) return { status: 200, contentType: metrics.registry.contentType, body: await opts.cluster.metrics() };
           api?.collectGauges();
           return { status: 200, contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
         },
@@ -109,26 +149,92 @@ export function buildApp(config: Config, opts: { roles: readonly Role[]; logger?
     })
     : undefined;
 
+  const dependencies: Dependency[] = [
+    { name: 'postgres', where: whereOf(config.databaseUrl, 'DATABASE_URL'), probe: () => pg.sql`select 1` },
+    // ioredis answers an unreachable server with "max retries per request"; its connection error says why.
+    { name: 'redis', where: whereOf(config.redisUrl, 'REDIS_URL'), probe: () => redis.ping().catch((err: unknown) => { throw new Error(redisError ?? messageOf(err)); }) },
+    { name: 'kafka', where: `${config.kafka.brokers.join(',')} (KAFKA_BROKERS)`, probe: () => probeKafka(config.kafka.brokers, config.kafka.clientId) },
+  ];
+  /** While start() runs: what /ready reports, how stop() cuts it short, the listener holding the port. */
+  type Starting = { status: Record<string, string>; abort: AbortController; listener?: { close(): Promise<void> } };
+  let starting: Starting | undefined;
+
+  async function createTopics(): Promise<void> {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, config.kafka.topic, config.kafka.dlqTopic, config.kafka.partitions);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async function startApi(a: NonNullable<typeof api>): Promise<void> {
+    // Hands the port over. Connections in between are refused for the moment the API's Kafka
+    // producer takes to connect; /ready has said "not ready" all along.
+    await starting?.listener?.close();
+    // The API's listen() leaves a listen error to an 'error' event: make it this start's failure.
+    const server = a.server.server;
+    let onError!: (err: Error) => void;
+    const failed = new Promise<never>((_, reject) => {
+      onError = (err) => reject(listenFailure(err, config.host, config.port));
+      server.once('error', onError);
+    });
+    try {
+      await Promise.race([a.start(), failed]);
+    } finally {
+      server.off('error', onError);
+    }
+  }
+
   return {
     logger, metrics, pg, redis, kafka, seasonsRepo, seasons, ingest, api, rebuild, readiness, reconcile, lifecycle, playerAdmin,
-    async start(): Promise<void> {
-      await assertNoBoardEviction(redis);
-      await migrateDatabase(config.databaseUrl);
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        await ensureTopics(admin, config.kafka.topic, config.kafka.dlqTopic, config.kafka.partitions);
-      } finally {
-        await admin.disconnect();
+    /**
+     * Listens (API role), waits for PostgreSQL, Redis and Kafka, prepares them, starts the roles.
+     * Rejects with a StartupError (a one-line message) when the port is taken or
+     * STARTUP_TIMEOUT_MS passes first. `onWaiting` gets each "waiting for ..." line (default: warn log).
+     */
+    async start(hooks: { onWaiting?(line: string): void } = {}): Promise<void> {
+      const timeoutMs = config.startupTimeoutMs;
+      const deadline = Date.now() + timeoutMs;
+      const run: Starting = (starting = { status: {}, abort: new AbortController() });
+      // Listen first: a busy port fails at once, and /health answers while dependencies come up.
+      // PORT=0 (tests) binds any free port, a different one for the API: nothing to hold then.
+      if (api && config.port !== 0) {
+        run.listener = await openStartupListener({
+          port: config.port, host: config.host,
+          readiness: () => ({ ok: false, checks: { ...run.status, startup: 'in progress' } }),
+        });
       }
-      await ingest?.start();
-      await api?.start();
-      reconcile.job.start();
-      lifecycle.start();
+      await waitForDependencies(dependencies, {
+        deadline, timeoutMs, signal: run.abort.signal, status: run.status,
+        report: hooks.onWaiting ?? ((line) => logger.warn(line)),
+      });
+      redisLog.level = logger.level;
+      type Step = readonly [doing: string, step: () => Promise<unknown>];
+      const steps: Step[] = [
+        ['checking the Redis eviction policy', () => assertNoBoardEviction(redis).catch((err: unknown) => { throw new StartupError(messageOf(err)); })],
+        ['migrating PostgreSQL', () => migrateDatabase(config.databaseUrl)],
+        ['creating the Kafka topics', createTopics],
+        ...(ingest ? [['joining the ingest consumer group', () => ingest.start()] as Step] : []),
+        ...(api ? [['starting the API', () => startApi(api)] as Step] : []),
+      ];
+      for (const [doing, step] of steps) {
+        if (run.abort.signal.aborted) throw new StartupError('start-up cancelled: the process is stopping');
+        await beforeDeadline(step(), deadline, timeoutMs, () => doing);
+      }
+      if (opts.jobs ?? true) {
+        reconcile.job.start();
+        lifecycle.start();
+      }
+      starting = undefined;
       logger.info({ roles: opts.roles }, 'ladder started');
     },
     /** Graceful: close sockets, stop consuming (the running chunk finishes or stays unresolved), close clients. */
     async stop(): Promise<void> {
+      // Stopping while starting: the dependency wait ends, the port is let go.
+      starting?.abort.abort();
+      await starting?.listener?.close();
       await lifecycle.stop();
       await reconcile.job.stop();
       await api?.stop();

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /** Every setting of the service, parsed once from the environment. */
@@ -36,6 +37,8 @@ const schema = z.object({
   RECONCILE_AUTO_REPAIR: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
+  API_WORKERS: z.coerce.number().int().min(1).max(256).default(availableParallelism()),
+  STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   LADDER_ROLES: z.string().default('api,ingest').transform((s) => s.split(',').map((r) => r.trim()))
     .pipe(z.array(z.enum(['api', 'ingest'])).min(1)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -104,15 +107,23 @@ export interface Config {
   readonly reconcile: { readonly intervalSeconds: number; readonly autoRepair: boolean };
   readonly port: number;
   readonly host: string;
+  /**
+   * API processes (node:cluster workers sharing the port) when the roles include `api`;
+   * 1 keeps everything in one process.
+   */
+  readonly apiWorkers: number;
+  /** How long start-up may wait for PostgreSQL, Redis and Kafka before the process gives up. */
+  readonly startupTimeoutMs: number;
   readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
 }
 
-/** Parses the environment; throws one error listing every problem. */
+/** Parses the environment; throws one error whose one-line message lists every problem. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
+    // Names, not values: a value may hold a password (DATABASE_URL).
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
   return Object.freeze({
@@ -156,6 +167,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     reconcile: Object.freeze({ intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, autoRepair: e.RECONCILE_AUTO_REPAIR }),
     port: e.PORT,
     host: e.HOST,
+    apiWorkers: e.API_WORKERS,
+    startupTimeoutMs: e.STARTUP_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   });
 }

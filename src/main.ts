@@ -1,23 +1,105 @@
-import { buildApp } from './app.js';
+// `npm start`. One process runs every role of LADDER_ROLES; with the api role and API_WORKERS > 1
+// it becomes a cluster: API workers on every core, the rest in the primary (src/cluster.ts).
+// A process that cannot start exits 1 with one line saying why (src/startup.ts).
+import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { assertPortFree, messageOf, StartupError } from './startup.js';
+
+/** The one line for a failed start; an unexpected error is logged with its stack as well. */
+function startFailure(logger: Logger, err: unknown): string {
+  if (!(err instanceof StartupError)) logger.fatal({ err }, 'unexpected error while starting');
+  return messageOf(err);
+}
+
+/** Prints why the process could not start (stderr for whoever ran it, the log for the rest) and exits 1. */
+function exitCannotStart(logger: Logger, line: string): never {
+  logger.fatal(`could not start: ${line}`);
+  console.error(`ladder could not start: ${line}`);
+  process.exit(1);
+}
+
+/**
+ * On the first SIGTERM or SIGINT (or `stopNow`): `stop`, then exit 0; a stop that fails, or
+ * takes longer than `forceAfterMs`, exits 1. `stopping` tells a failing start to stay quiet.
+ */
+function exitOnSignal(logger: Logger, stop: () => Promise<void>, forceAfterMs: number) {
+  const state = {
+    stopping: false,
+    stopNow(reason: string): void {
+      if (state.stopping) return;
+      state.stopping = true;
+      logger.info({ signal: reason }, 'shutting down');
+      setTimeout(() => process.exit(1), forceAfterMs).unref();
+      stop().then(() => process.exit(0), (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+    },
+  };
+  process.on('SIGTERM', () => state.stopNow('SIGTERM'));
+  process.on('SIGINT', () => state.stopNow('SIGINT'));
+  return state;
+}
 
 const config = loadConfig();
-const app = buildApp(config, { roles: config.roles });
-
-let stopping = false;
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  app.logger.info({ signal }, 'shutting down');
-  const force = setTimeout(() => process.exit(1), 30_000);
-  force.unref();
-  await app.stop();
-  process.exit(0);
+const logger = createLogger(config.logLevel);
+// Checked before the service's modules load (most of the start-up time, seconds on a busy
+// machine): a busy port is reported within a second or two, and before any worker is forked.
+if (cluster.isPrimary && config.roles.includes('api')) {
+  await assertPortFree(config.port, config.host).catch((err: unknown) => exitCannotStart(logger, startFailure(logger, err)));
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+const { buildApp } = await import('./app.js');
 
-await app.start().catch((err: unknown) => {
-  app.logger.fatal({ err }, 'failed to start');
-  process.exit(1);
-});
+/** Every role in this one process. */
+async function runSingle(): Promise<void> {
+  const app = buildApp(config, { roles: config.roles, logger });
+  const shutdown = exitOnSignal(logger, () => app.stop(), 30_000);
+  await app.start().catch((err: unknown) => {
+    if (!shutdown.stopping) exitCannotStart(logger, startFailure(logger, err));
+  });
+}
+
+/** The cluster primary: forks the API workers, runs the other roles, the scheduler and the reconcile job. */
+async function runPrimary(): Promise<void> {
+  const { startApiWorkers } = await import('./cluster.js');
+  const app = buildApp(config, { roles: config.roles.filter((r) => r !== 'api'), logger });
+  const workers = startApiWorkers({
+    count: config.apiWorkers, logger, metrics: app.metrics, readiness: () => app.readiness(), fail: (line) => void fail(line),
+  });
+  // Workers first (no request reaches a stopping ingest), then this process's own roles.
+  const shutdown = exitOnSignal(logger, async () => {
+    await workers.stop(30_000);
+    await app.stop();
+  }, 60_000);
+  async function fail(line: string): Promise<void> {
+    if (shutdown.stopping) return;
+    shutdown.stopping = true;
+    // Nothing started is worth draining: workers get a few seconds, this process just exits.
+    await workers.stop(5_000);
+    exitCannotStart(logger, line);
+  }
+  await app.start().catch((err: unknown) => fail(startFailure(logger, err)));
+}
+
+/** An API worker: the api role only; a start that fails is reported to the primary, which prints it. */
+async function runWorker(): Promise<void> {
+  const log = logger.child({ worker: cluster.worker!.id, pid: process.pid });
+  const { connectToPrimary } = await import('./cluster.js');
+  const primary = connectToPrimary(async () => {
+    app.api?.collectGauges();
+    return app.metrics.registry.getMetricsAsJSON();
+  });
+  const app = buildApp(config, { roles: ['api'], logger: log, jobs: false, cluster: primary.link });
+  const shutdown = exitOnSignal(log, () => app.stop(), 30_000);
+  // The primary is gone (killed): nobody supervises this worker or can hand it connections.
+  process.once('disconnect', () => shutdown.stopNow('primary gone'));
+  // The primary reports waiting for the same dependencies: one line per attempt is enough.
+  await app.start({ onWaiting: (line) => log.debug(line) }).catch((err: unknown) => {
+    if (!shutdown.stopping) primary.cannotStart(startFailure(log, err));
+  });
+}
+
+if (cluster.isWorker) await runWorker();
+else if (config.roles.includes('api') && config.apiWorkers > 1) await runPrimary();
+else await runSingle();

@@ -7,6 +7,9 @@ export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
 /**
  * A fresh registry with every instrument of the service. Nothing touches prom-client's global
  * registry, so tests (and several apps in one process) can each create their own.
+ *
+ * With API_WORKERS > 1 every process has one, and /metrics aggregates them (src/cluster.ts):
+ * counters and histograms add up; a gauge adds up unless its `aggregator` says otherwise.
  */
 export function createMetrics() {
   const registry = new Registry();
@@ -50,12 +53,15 @@ export function createMetrics() {
     consumerLagMs: new Gauge({
       name: 'ladder_consumer_lag_ms',
       help: 'Age of the newest consumed message when its batch was applied',
+      // Only a process running the ingest role sets it; the others' 0 must not hide it.
+      aggregator: 'max',
       registers,
     }),
     topCacheAgeSeconds: new Gauge({
       name: 'ladder_top_cache_age_seconds',
       help: 'Age of the cached top of a board',
       labelNames: ['board'] as const,
+      aggregator: 'max', // each API process caches on its own: the stalest one
       registers,
     }),
     subscriptions: new Gauge({
@@ -108,16 +114,29 @@ export function createMetrics() {
       name: 'ladder_reconcile_drift',
       help: 'Board entries the last reconcile of a season found differing from PostgreSQL, by kind (missing, extra, different)',
       labelNames: ['season', 'kind'] as const,
+      // The same finding may be reported by the primary's schedule and a worker's mutation: not a sum.
+      aggregator: 'max',
       registers,
     }),
     reconcileLastRun: new Gauge({
       name: 'ladder_reconcile_last_run_timestamp_seconds',
       help: 'When this instance last finished a reconcile (scheduled, mutation)',
+      aggregator: 'max',
       registers,
     }),
     reconcileRepaired: new Counter({
       name: 'ladder_reconcile_repaired_total',
       help: 'Board entries written or removed by reconcile repairs',
+      registers,
+    }),
+    apiWorkers: new Gauge({
+      name: 'ladder_api_workers',
+      help: 'API worker processes running (API_WORKERS > 1; 0 when the API runs in the main process)',
+      registers,
+    }),
+    apiWorkerRestarts: new Counter({
+      name: 'ladder_api_worker_restarts_total',
+      help: 'API workers forked again after exiting unexpectedly',
       registers,
     }),
   };

@@ -1,7 +1,26 @@
 import { Kafka, logLevel, type Admin, type LogEntry } from 'kafkajs';
 import type { Logger } from '../logger.js';
 
-/** A kafkajs client whose logs go through pino. */
+// kafkajs logs at error much of what it retries by itself. Matched on its message and the
+// error it carries, most specific first.
+const KAFKAJS_LEVELS: Array<[RegExp, 'info' | 'warn' | 'debug']> = [
+  // Group membership at work: another instance joining or leaving, the coordinator moving.
+  [/rebalanc|not aware of this member|coordinator is (loading|not available)|not the correct coordinator/i, 'info'],
+  // A consumer crash: the ingest consumer logs its CRASH event, with kafkajs' decision to restart.
+  [/^Crash: /, 'debug'],
+  // Retried: broker connections, a request answered with a retriable error, a send retried.
+  [/^(Connection error|Connection timeout|Failed to connect|Restarting the consumer|Response |Failed to send messages)/, 'warn'],
+];
+
+/** The pino level of a kafkajs log entry: error only for errors kafkajs does not retry on its own. */
+export function kafkaLogLevel(level: logLevel, message: string, error?: unknown): 'error' | 'warn' | 'info' | 'debug' {
+  const natural = level <= logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'debug';
+  if (natural === 'debug') return natural;
+  const text = typeof error === 'string' ? `${message}: ${error}` : message;
+  return KAFKAJS_LEVELS.find(([pattern]) => pattern.test(text))?.[1] ?? natural;
+}
+
+/** A kafkajs client whose logs go through pino, one line per entry (no stacks). */
 export function createKafka(opts: { brokers: readonly string[]; clientId: string; logger: Logger }): Kafka {
   const log = opts.logger.child({ component: 'kafkajs' });
   return new Kafka({
@@ -9,11 +28,9 @@ export function createKafka(opts: { brokers: readonly string[]; clientId: string
     brokers: [...opts.brokers],
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 200, retries: 8 },
-    logCreator: () => ({ level, log: entry }: LogEntry) => {
-      const { message, ...rest } = entry;
-      if (level <= logLevel.ERROR) log.error(rest, message);
-      else if (level === logLevel.WARN) log.warn(rest, message);
-      else log.debug(rest, message);
+    logCreator: () => ({ namespace, level, log: entry }: LogEntry) => {
+      const { message, stack: _stack, timestamp: _timestamp, logger: _logger, ...rest } = entry;
+      log[kafkaLogLevel(level, message, rest.error)]({ namespace, ...rest }, message);
     },
   });
 }

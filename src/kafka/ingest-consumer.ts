@@ -53,7 +53,10 @@ export function createIngestConsumer(opts: IngestOptions) {
   consumer.on(consumer.events.GROUP_JOIN, () => { state.joined = true; });
   consumer.on(consumer.events.FETCH, () => { state.lastFetchAt = Date.now(); });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
-    log.error({ err: payload.error, restart: payload.restart }, 'consumer crashed');
+    // A crash kafkajs restarts from (a broker gone, a retriable error) is an outage, reported in
+    // one line; one it does not restart from is a failure, with its stack.
+    if (payload.restart) log.warn({ err: payload.error.message }, 'consumer crashed; kafkajs restarts it');
+    else log.error({ err: payload.error }, 'consumer crashed for good');
     // kafkajs restarts by itself on retriable errors; otherwise readiness fails and the
     // supervisor restarts the process.
     if (!payload.restart) state.crashed = true;
