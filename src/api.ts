@@ -65,7 +65,9 @@ export function createApi(deps: ApiDeps) {
   const producer = createResultProducer(deps.kafka, config.kafka.topic);
   // Reads get a connection of their own that sends the commands of one event-loop turn in one
   // write (auto-pipelining): under load most of a read's cost was the write syscall per command.
-  const readConnection = defineScripts(deps.redis.duplicate({ enableAutoPipelining: true }));
+  // Connections of its own connect on first use, once start-up found Redis: connecting at once,
+  // each would report every reconnect attempt while Redis is still down.
+  const readConnection = defineScripts(deps.redis.duplicate({ enableAutoPipelining: true, lazyConnect: true }));
   readConnection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis read connection error'));
   const reader = createBoardReader(readConnection);
   const archive = createFinalStandingsReader(deps.sql);
@@ -91,7 +93,7 @@ export function createApi(deps: ApiDeps) {
     onDrift: (n) => metrics.rankDrift.inc(n),
   });
   // A subscribed connection can run no other command: pub/sub gets two of its own.
-  const [publisher, subscriber] = [deps.redis.duplicate(), deps.redis.duplicate()];
+  const [publisher, subscriber] = [deps.redis.duplicate({ lazyConnect: true }), deps.redis.duplicate({ lazyConnect: true })];
   for (const c of [publisher, subscriber]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis pub/sub connection error'));
   const livePubSub = createLivePubSub(publisher, subscriber);
   const live = createLiveUpdates({ tops: topCache, ranks: rankWatcher, usable: livePubSub.usable });

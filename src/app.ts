@@ -57,9 +57,6 @@ export function buildApp(config: Config, opts: BuildOptions) {
   const redis = createRedis(config.redisUrl, redisLog);
   let redisError: string | undefined;
   redis.on('error', (err: Error) => { redisError = err.message; });
-  // Connections duplicated from this one (the API's pub/sub pair) connect on first use, once
-  // start-up has found Redis: connecting at once, each would report every reconnect attempt.
-  redis.options.lazyConnect = true;
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   const seasonsRepo = createSeasonsRepo(pg.db);
   const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
