@@ -23,7 +23,7 @@ export interface OpenRequest {
   /** Subscriptions opened at once; the next batch starts when every one got its snapshot. */
   batch: number;
 }
-export type ToClients = OpenRequest | { type: 'collect' } | { type: 'close' };
+export type ToClients = OpenRequest | { type: 'count' } | { type: 'collect' } | { type: 'close' };
 
 export interface Counters {
   /** Subscriptions that received their first payload. */
@@ -38,6 +38,7 @@ export interface Counters {
 export type FromClients =
   | { type: 'progress'; subscribed: number; failed: number; total: number }
   | { type: 'opened'; ms: number; counters: Counters }
+  | { type: 'counted'; counters: Counters }
   | {
     type: 'collected';
     counters: Counters;
@@ -162,6 +163,8 @@ function interleave<T>(a: T[], b: T[]): T[] {
 process.on('message', (m: ToClients) => {
   if (m.type === 'open') {
     open(m).catch((err) => { note(err); send({ type: 'opened', ms: 0, counters }); });
+  } else if (m.type === 'count') {
+    send({ type: 'counted', counters });
   } else if (m.type === 'collect') {
     send({
       type: 'collected', counters, rank: [...rank], top: [...top],
