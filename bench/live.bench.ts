@@ -321,6 +321,8 @@ interface Snapshot {
   at: number; commands: Map<string, number>; api: number; ingest: number; clients: number; cpu: CpuSample;
   /** Pushes received so far by the clients process (0 before it runs). */
   pushes: { rank: number; top: number };
+  /** The API's event-loop delay since the previous scrape (prom-client resets it on every scrape). */
+  apiLoop: { p99: number; max: number };
 }
 
 /** Commands a client sends that run a script: one round trip each, whatever the script calls inside. */
@@ -342,6 +344,8 @@ interface PhaseStats {
   /** Of totalCommands, the script calls (EVALSHA...): Redis also counts every command a script runs. */
   scriptCalls: number;
   pushes: { rank: number; top: number };
+  /** The API's event-loop delay over the phase, ms. */
+  apiLoop: { p99: number; max: number };
   apiCpu: number;
   ingestCpu: number;
   clientsCpu: number;
@@ -362,6 +366,7 @@ function delta(a: Snapshot, b: Snapshot): PhaseStats {
     totalCommands: [...commands.values()].reduce((x, y) => x + y, 0),
     scriptCalls: SCRIPT_CALLS.reduce((x, name) => x + (commands.get(name) ?? 0), 0),
     pushes: { rank: b.pushes.rank - a.pushes.rank, top: b.pushes.top - a.pushes.top },
+    apiLoop: b.apiLoop,
     apiCpu: b.api - a.api,
     ingestCpu: b.ingest - a.ingest,
     clientsCpu: b.clients - a.clients,
@@ -459,9 +464,13 @@ async function main(): Promise<void> {
   // Replaced once the clients process runs.
   let countPushes = async () => ({ rank: 0, top: 0 });
   async function snapshot(): Promise<Snapshot> {
-    const [pushes, info] = await Promise.all([countPushes(), redis.info('commandstats')]);
+    const [pushes, info, metrics] = await Promise.all([
+      countPushes(), redis.info('commandstats'), fetch(metricsUrl).then((r) => r.text()),
+    ]);
+    const metric = (name: string) => 1000 * Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN);
     return {
       at: performance.now(), commands: parseCommandStats(info), pushes,
+      apiLoop: { p99: metric('nodejs_eventloop_lag_p99_seconds'), max: metric('nodejs_eventloop_lag_max_seconds') },
       api: procCpuSeconds(api?.pid), ingest: procCpuSeconds(ingest?.pid), clients: procCpuSeconds(clients?.pid), cpu: sampleCpu(CPU_TARGETS),
     };
   }
@@ -660,6 +669,16 @@ async function main(): Promise<void> {
     const parts = [s.apiCpu, s.ingestCpu, s.clientsCpu, s.cpu.node, s.cpu.redis, s.cpu.pg, s.cpu.kafka,
       Math.max(0, s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu)].map((x) => (x / s.seconds).toFixed(2));
     console.log(`  ${name.padEnd(14)} ${parts.join(' / ')}`);
+  }
+  console.log('\nAPI event-loop delay p99 / max per phase (prom-client, reset at each scrape):');
+  for (const [name, s] of [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const) {
+    console.log(`  ${name.padEnd(14)} ${fmt(s.apiLoop.p99, 1)} / ${fmt(s.apiLoop.max, 1)} ms`);
+  }
+  const othersBusy = Math.max(...[idleNoSubs, loadNoSubs.stats, idleSubs, loadSubs.stats]
+    .map((s) => (s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu) / s.seconds));
+  if (othersBusy > 0.25 * os.availableParallelism()) {
+    console.log(`\nWARNING: processes outside this bench used up to ${othersBusy.toFixed(2)} of ${os.availableParallelism()} cores during a phase: `
+      + 'latencies and ingest lag are inflated by CPU contention; rerun on a quiet machine.');
   }
   console.log(`\nclients process event-loop delay during load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms`
     + ` (adds to the measured latency); sockets closed after subscribing: ${afterLoad.counters.closed}; producer send errors: ${traffic.sendErrors}`);
