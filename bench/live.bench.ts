@@ -3,6 +3,7 @@
 //
 //   npm run bench:live                     # 1,000,000 players, 10,000 subscriptions, 1,000 results/s, 30 s per phase
 //   npm run bench:live -- --players 50000 --subscriptions 1000 --rate 200 --seconds 10
+//   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:live   # profile the API
 //
 // Processes: ladder's API (LADDER_ROLES=api) and ladder's ingest (LADDER_ROLES=ingest) as two
 // children, the WebSocket clients in a third (bench/live-clients.ts), a redis-server of its own on
@@ -427,7 +428,9 @@ async function main(): Promise<void> {
     DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: TOPIC, KAFKA_PARTITIONS: String(PARTITIONS), LOG_LEVEL: 'info',
   };
   const nodeArgs = ['--import', 'tsx', 'src/main.ts'];
-  api = await start('api', process.execPath, nodeArgs, {
+  // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the API.
+  const apiArgs = [...(process.env.BENCH_API_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), ...nodeArgs];
+  api = await start('api', process.execPath, apiArgs, {
     ...common, LADDER_ROLES: 'api', API_WORKERS: '1', PORT: String(API_PORT), HOST: '127.0.0.1',
     KAFKA_GROUP_ID: `${GROUP_ID}-api-unused`, KAFKA_CLIENT_ID: 'ladder-bench-live-api',
     WS_SOCKETS_PER_ADDRESS: String(2 * SUBSCRIPTIONS + 100), WS_SUBSCRIPTIONS_PER_SOCKET: '1000',
@@ -463,15 +466,20 @@ async function main(): Promise<void> {
   }
   // Replaced once the clients process runs.
   let countPushes = async () => ({ rank: 0, top: 0 });
+  /**
+   * The instant is taken first, with the CPU figures (read synchronously) and Redis INFO (Redis
+   * answers at once): a busy API or clients process answers its scrape or count late, and that
+   * must not stretch the window the rates are divided by.
+   */
   async function snapshot(): Promise<Snapshot> {
-    const [pushes, info, metrics] = await Promise.all([
-      countPushes(), redis.info('commandstats'), fetch(metricsUrl).then((r) => r.text()),
-    ]);
+    const at = performance.now();
+    const cpu = { api: procCpuSeconds(api?.pid), ingest: procCpuSeconds(ingest?.pid), clients: procCpuSeconds(clients?.pid), cpu: sampleCpu(CPU_TARGETS) };
+    const info = redis.info('commandstats');
+    const [pushes, metrics] = await Promise.all([countPushes(), fetch(metricsUrl).then((r) => r.text())]);
     const metric = (name: string) => 1000 * Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN);
     return {
-      at: performance.now(), commands: parseCommandStats(info), pushes,
+      at, ...cpu, commands: parseCommandStats(await info), pushes,
       apiLoop: { p99: metric('nodejs_eventloop_lag_p99_seconds'), max: metric('nodejs_eventloop_lag_max_seconds') },
-      api: procCpuSeconds(api?.pid), ingest: procCpuSeconds(ingest?.pid), clients: procCpuSeconds(clients?.pid), cpu: sampleCpu(CPU_TARGETS),
     };
   }
   async function idlePhase(name: string): Promise<PhaseStats> {
