@@ -494,8 +494,10 @@ async function main(): Promise<void> {
     log(`phase: ${name} (${WARMUP_SECONDS} s warm-up + ${SECONDS} s at ${fmt(RATE)} results/s)`);
     traffic.start();
     await sleep(WARMUP_SECONDS * 1000);
-    const a = await snapshot();
+    // Same instant: snapshot() reads its clock before its first await, and a stalled API may
+    // answer that snapshot's scrape seconds later, while results keep being produced.
     const window = traffic.record();
+    const a = await snapshot();
     await sleep(SECONDS * 1000);
     traffic.endRecord();
     const b = await snapshot();
