@@ -684,11 +684,12 @@ async function main(): Promise<void> {
   for (const [name, s] of [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const) {
     console.log(`  ${name.padEnd(14)} ${fmt(s.apiLoop.p99, 1)} / ${fmt(s.apiLoop.max, 1)} ms`);
   }
-  const othersBusy = Math.max(...[idleNoSubs, loadNoSubs.stats, idleSubs, loadSubs.stats]
-    .map((s) => (s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu) / s.seconds));
-  if (othersBusy > 0.25 * os.availableParallelism()) {
-    console.log(`\nWARNING: processes outside this bench used up to ${othersBusy.toFixed(2)} of ${os.availableParallelism()} cores during a phase: `
-      + 'latencies and ingest lag are inflated by CPU contention; rerun on a quiet machine.');
+  const phases = [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const;
+  const busy = phases.map(([name, s]) => [name, (s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu) / s.seconds] as const)
+    .filter(([, cores]) => cores > 0.25 * os.availableParallelism());
+  if (busy.length > 0) {
+    console.log(`\nWARNING: processes outside this bench used ${busy.map(([name, cores]) => `${cores.toFixed(2)} cores during "${name}"`).join(', ')} `
+      + `(of ${os.availableParallelism()}): that phase's latencies, CPU and ingest lag are inflated by contention; rerun on a quiet machine.`);
   }
   console.log(`\nclients process event-loop delay during load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms`
     + ` (adds to the measured latency); sockets closed after subscribing: ${afterLoad.counters.closed}; producer send errors: ${traffic.sendErrors}`);
