@@ -1,0 +1,182 @@
+// The WebSocket side of bench/live.bench.ts, in a process of its own so the clients' event loop is
+// neither the API's nor the producer's. Started with an IPC channel; the parent sends one `open`
+// message, then `collect` as often as it likes, then `close`.
+//
+// One graphql-ws client (one socket) per subscription. What is recorded is only what latency
+// matching needs, timestamped on receipt with Date.now() (same clock as the producer's CreateTime):
+//   rankChanged: the first push carrying a new `points` for the watched player (BEST scoring: a
+//                player's points only rise when their own result lands), keyed "player:points";
+//   topChanged:  every (player, points) pair that was not in this client's previous payload.
+// The first payload of every subscription is the snapshot and is never recorded.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+
+export interface OpenRequest {
+  type: 'open';
+  url: string;
+  seasonId: number;
+  /** One rankChanged subscription per player. */
+  rankPlayers: string[];
+  topSubscriptions: number;
+  topLimit: number;
+  /** Subscriptions opened at once; the next batch starts when every one got its snapshot. */
+  batch: number;
+}
+export type ToClients = OpenRequest | { type: 'count' } | { type: 'collect' } | { type: 'close' };
+
+export interface Counters {
+  /** Subscriptions that received their first payload. */
+  subscribed: number;
+  failed: number;
+  /** Sockets closed by the server or an error after subscribing. */
+  closed: number;
+  rankPushes: number;
+  topPushes: number;
+  errors: string[];
+}
+export type FromClients =
+  | { type: 'progress'; subscribed: number; failed: number; total: number }
+  | { type: 'opened'; ms: number; counters: Counters }
+  | { type: 'counted'; counters: Counters }
+  | {
+    type: 'collected';
+    counters: Counters;
+    /** key "player:points" -> receipt ms (first receipt). */
+    rank: Array<[string, number]>;
+    /** key "player:points" -> receipt ms on each client that saw it appear. */
+    top: Array<[string, number[]]>;
+    loopDelayP99Ms: number;
+    loopDelayMaxMs: number;
+  };
+
+interface EntryPayload { rank: number; playerId: string; points: number }
+
+const send = (m: FromClients) => process.send!(m);
+const counters: Counters = { subscribed: 0, failed: 0, closed: 0, rankPushes: 0, topPushes: 0, errors: [] };
+const clients: Client[] = [];
+let rank = new Map<string, number>();
+let top = new Map<string, number[]>();
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+
+function note(err: unknown) {
+  if (counters.errors.length >= 10) return;
+  const e = err as { code?: unknown; reason?: unknown } | null;
+  counters.errors.push(err instanceof Error ? err.message
+    : e && typeof e === 'object' && 'code' in e && 'reason' in e ? `socket closed: ${String(e.code)} ${String(e.reason)}`
+      : JSON.stringify(err));
+}
+
+/** Opens one subscription on its own socket; resolves on its first payload or failure. */
+function subscribe(url: string, query: string, variables: Record<string, unknown>, onData: (data: any) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let first = true;
+    let settled = false;
+    const settle = () => { if (!settled) { settled = true; resolve(); } };
+    const client = createClient({
+      url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true,
+      on: { closed: () => { if (!first) counters.closed++; } },
+    });
+    clients.push(client);
+    client.subscribe<any>({ query, variables }, {
+      next: (value) => {
+        if (value.errors) { note(value.errors); return; }
+        if (first) {
+          first = false;
+          counters.subscribed++;
+          onData(value.data);
+          settle();
+          return;
+        }
+        onData(value.data);
+      },
+      error: (err) => {
+        if (first) counters.failed++;
+        note(err);
+        settle();
+      },
+      complete: settle,
+    });
+  });
+}
+
+async function open(req: OpenRequest): Promise<void> {
+  const t0 = performance.now();
+  const rankQuery = 'subscription($s: Int!, $p: ID!) { rankChanged(seasonId: $s, playerId: $p) { rank playerId points } }';
+  const topQuery = 'subscription($s: Int!, $l: Int!) { topChanged(seasonId: $s, window: SEASON, limit: $l) { rank playerId points } }';
+  const jobs: Array<() => Promise<void>> = [];
+  for (const playerId of req.rankPlayers) {
+    let last: number | undefined;
+    jobs.push(() => subscribe(req.url, rankQuery, { s: req.seasonId, p: playerId }, (data) => {
+      const e = data?.rankChanged as EntryPayload | null;
+      if (!e) return;
+      if (last !== undefined) {
+        counters.rankPushes++;
+        if (e.points !== last) {
+          const key = `${e.playerId}:${e.points}`;
+          if (!rank.has(key)) rank.set(key, Date.now());
+        }
+      }
+      last = e.points;
+    }));
+  }
+  for (let i = 0; i < req.topSubscriptions; i++) {
+    let last: Set<string> | undefined;
+    jobs.push(() => subscribe(req.url, topQuery, { s: req.seasonId, l: req.topLimit }, (data) => {
+      const entries = (data?.topChanged ?? []) as EntryPayload[];
+      const now = Date.now();
+      const keys = new Set(entries.map((e) => `${e.playerId}:${e.points}`));
+      if (last) {
+        counters.topPushes++;
+        for (const k of keys) {
+          if (last.has(k)) continue;
+          let seen = top.get(k);
+          if (!seen) top.set(k, (seen = []));
+          seen.push(now);
+        }
+      }
+      last = keys;
+    }));
+  }
+  // Interleaved, so topChanged sockets are not all opened last.
+  const order = interleave(jobs.slice(0, req.rankPlayers.length), jobs.slice(req.rankPlayers.length));
+  for (let i = 0; i < order.length; i += req.batch) {
+    await Promise.all(order.slice(i, i + req.batch).map((job) => job()));
+    send({ type: 'progress', subscribed: counters.subscribed, failed: counters.failed, total: order.length });
+  }
+  send({ type: 'opened', ms: performance.now() - t0, counters });
+}
+
+function interleave<T>(a: T[], b: T[]): T[] {
+  const out: T[] = [];
+  const every = b.length === 0 ? Infinity : a.length / b.length;
+  let ai = 0;
+  for (let bi = 0; bi < b.length; bi++) {
+    while (ai < Math.round((bi + 1) * every) && ai < a.length) out.push(a[ai++]!);
+    out.push(b[bi]!);
+  }
+  while (ai < a.length) out.push(a[ai++]!);
+  return out;
+}
+
+process.on('message', (m: ToClients) => {
+  if (m.type === 'open') {
+    open(m).catch((err) => { note(err); send({ type: 'opened', ms: 0, counters }); });
+  } else if (m.type === 'count') {
+    send({ type: 'counted', counters });
+  } else if (m.type === 'collect') {
+    send({
+      type: 'collected', counters, rank: [...rank], top: [...top],
+      loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6,
+    });
+    rank = new Map();
+    top = new Map();
+    loop.reset();
+  } else if (m.type === 'close') {
+    void Promise.all(clients.map((c) => c.dispose())).finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5_000).unref();
+  }
+});
+// The parent died: nothing else will ever close these sockets.
+process.on('disconnect', () => process.exit(0));
