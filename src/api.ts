@@ -87,6 +87,7 @@ export function createApi(deps: ApiDeps) {
     source: topSource, versions, onError, onFetch: () => metrics.liveRedisReads.inc({ source: 'top_cache' }),
   });
   const rankWatcher = createRankWatcher({
+    othersEveryMs: config.serving.rankShiftPushIntervalMs,
     source: { entries: (b, ids) => reader.versioned.entries(b, ids) },
     onError,
     onRead: () => metrics.liveRedisReads.inc({ source: 'rank_watcher' }),

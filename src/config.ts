@@ -24,6 +24,7 @@ const schema = z.object({
   RESPONSE_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   HTTP_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(1),
   GRAPHQL_JIT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  RANK_SHIFT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
@@ -82,6 +83,8 @@ export interface Config {
     readonly responseCacheMaxAgeMs: number;
     readonly httpCacheMaxAgeSeconds: number;
     readonly rankResyncIntervalMs: number;
+    /** rankChanged: how often a rank moved by other players is pushed (a player's own score: at once). */
+    readonly rankShiftPushIntervalMs: number;
     /** Compile queries with graphql-jit. */
     readonly jit: boolean;
   };
@@ -153,6 +156,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       responseCacheMaxAgeMs: e.RESPONSE_CACHE_MAX_AGE_MS,
       httpCacheMaxAgeSeconds: e.HTTP_CACHE_MAX_AGE_SECONDS,
       rankResyncIntervalMs: e.RANK_RESYNC_INTERVAL_MS,
+      rankShiftPushIntervalMs: e.RANK_SHIFT_PUSH_INTERVAL_MS,
       jit: e.GRAPHQL_JIT,
     }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),

@@ -78,8 +78,11 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
 
     /** The player's entry, now (when ranked) and whenever their rank or score moves. */
     rankChanges(board: Board, playerId: string): AsyncIterableIterator<RankedStanding> {
+      let last: RankedStanding | undefined;
       return pushStream<RankedStanding>((push) => counted('rankChanged', deps.ranks.watch(board, playerId, (entry) => {
-        if (entry) push(entry);
+        if (!entry || (last && last.rank === entry.rank && last.points === entry.points && last.achievedAt.getTime() === entry.achievedAt.getTime())) return;
+        last = entry;
+        push(entry);
       })), { latestOnly: true });
     },
 

@@ -44,9 +44,16 @@ const PAGE = 500;
  * the member passed) without asking Redis. Redis is read only when a player starts being watched,
  * on `resync()` (a low-rate check that corrects drift) and after a board was swapped or its
  * history lost. Cost: O(log watched + moved) per change, nothing while idle.
+ *
+ * Pushes: a player's own new score goes out at the end of the event loop turn; a rank moved by
+ * others at most once per `othersEveryMs` with the rank then. On a busy board nearly every watched
+ * player is passed every second: pushing each pass would cost a GraphQL execution and a socket
+ * write per player per result.
  */
 export function createRankWatcher(opts: {
   source: EntriesSource;
+  /** How often ranks moved by other players are pushed (default 1 s; 0: at the end of the turn). */
+  othersEveryMs?: number;
   onError?: (err: unknown) => void;
   /** Called once per Redis read (metrics). */
   onRead?: () => void;
@@ -64,6 +71,27 @@ export function createRankWatcher(opts: {
     const entry = entryOf(bw, w);
     for (const l of w.listeners) l(entry);
   };
+  const othersEveryMs = opts.othersEveryMs ?? 1_000;
+  const soon = new Map<Watched, BoardWatch>();
+  const later = new Map<Watched, BoardWatch>();
+  let soonScheduled = false;
+  let laterTimer: NodeJS.Timeout | undefined;
+  function flush(): void {
+    soonScheduled = false;
+    for (const [w, bw] of soon) { later.delete(w); notify(bw, w); }
+    soon.clear();
+  }
+  function flushLater(): void {
+    laterTimer = undefined;
+    for (const [w, bw] of later) notify(bw, w);
+    later.clear();
+  }
+  function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>): void {
+    for (const w of own) soon.set(w, bw);
+    for (const w of shifted) if (!soon.has(w)) later.set(w, bw);
+    if (soon.size > 0 && !soonScheduled) { soonScheduled = true; setImmediate(flush); }
+    if (later.size > 0 && !laterTimer) { laterTimer = setTimeout(flushLater, othersEveryMs); laterTimer.unref(); }
+  }
 
   const cmp = (a: Watched, score: number, member: string) => compareEntries(a.score!, a.playerId, score, member);
   /** First index of `ranked` at or after which `pred` holds (pred is false, then true). */
@@ -84,8 +112,8 @@ export function createRankWatcher(opts: {
     if (bw.ranked[i] === w) bw.ranked.splice(i, 1);
   };
 
-  /** Applies one event to the watched players it concerns; adds those that changed to `moved`. */
-  function apply(bw: BoardWatch, e: BoardEvent, only: Set<Watched> | undefined, moved: Set<Watched>): void {
+  /** Applies one event to the watched players it concerns: their own changes to `own`, ranks others moved to `shifted`. */
+  function apply(bw: BoardWatch, e: BoardEvent, only: Set<Watched> | undefined, own: Set<Watched>, shifted: Set<Watched>): void {
     const style = bw.board.season.rankStyle;
     for (const c of e.changes) {
       const old = c.old === null ? null : Number(c.old);
@@ -98,7 +126,7 @@ export function createRankWatcher(opts: {
         const w = bw.ranked[i]!;
         if (w.playerId === c.playerId || w.version >= e.version || (only && !only.has(w))) continue;
         w.rank += shift;
-        moved.add(w);
+        shifted.add(w);
       }
       const self = bw.players.get(c.playerId);
       if (self?.known && self.version < e.version && (!only || only.has(self))) {
@@ -106,7 +134,7 @@ export function createRankWatcher(opts: {
         self.score = score;
         self.rank = c.rank;
         if (score !== null) place(bw, self);
-        moved.add(self);
+        own.add(self);
       }
     }
   }
@@ -135,8 +163,7 @@ export function createRankWatcher(opts: {
           if (w.score !== null) place(bw, w);
           loaded.add(w);
         }
-        const moved = new Set<Watched>();
-        for (const e of bw.heard) if (e.version > version) apply(bw, e, loaded, moved);
+        for (const e of bw.heard) if (e.version > version) apply(bw, e, loaded, new Set(), new Set());
         // Push the first entry of a new watcher, and what a resync found different (drift).
         let drift = 0;
         for (const [w, was] of before) {
@@ -208,15 +235,21 @@ export function createRankWatcher(opts: {
         void resyncBoard(bw);
         return;
       }
-      const moved = new Set<Watched>();
-      apply(bw, e, undefined, moved);
-      for (const w of moved) {
-        w.version = e.version;
-        notify(bw, w);
-      }
+      const [own, shifted] = [new Set<Watched>(), new Set<Watched>()];
+      apply(bw, e, undefined, own, shifted);
+      for (const w of own) w.version = e.version;
+      for (const w of shifted) w.version = e.version;
+      schedule(bw, own, shifted);
     },
 
     resync,
+
+    /** Pushes every pending change now (tests; a stopping process). */
+    flush(): void {
+      flush();
+      if (laterTimer) clearTimeout(laterTimer);
+      flushLater();
+    },
 
     watchedPlayers(): number {
       let n = 0;

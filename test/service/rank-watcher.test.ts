@@ -119,6 +119,7 @@ async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number): Prom
     deliver(inFlight.length);
     while (answers.length > 0) { answers.shift()!(); await turn(); }
   }
+  watcher.flush(); // ranks moved by others go out once a second
   for (const p of stops.keys()) {
     expect(last.get(p) ?? null, `player ${p}`).toEqual(model.entry(p));
   }
