@@ -37,6 +37,7 @@ interface BoardWatch {
 }
 
 const PAGE = 500;
+const PUSH_SLICE = 200;
 
 /**
  * rankChanged, driven by the update events: each event carries every changed member's old and
@@ -81,10 +82,19 @@ export function createRankWatcher(opts: {
     for (const [w, bw] of soon) { later.delete(w); notify(bw, w); }
     soon.clear();
   }
+  /** Pushes the ranks others moved, a slice per turn: thousands at once would stall the event loop (and the own-score pushes behind it). */
   function flushLater(): void {
     laterTimer = undefined;
-    for (const [w, bw] of later) notify(bw, w);
-    later.clear();
+    let n = 0;
+    for (const [w, bw] of later) {
+      later.delete(w);
+      notify(bw, w);
+      if (++n === PUSH_SLICE && later.size > 0) {
+        laterTimer = setTimeout(flushLater, 0);
+        laterTimer.unref();
+        return;
+      }
+    }
   }
   function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>): void {
     for (const w of own) soon.set(w, bw);
@@ -248,7 +258,9 @@ export function createRankWatcher(opts: {
     flush(): void {
       flush();
       if (laterTimer) clearTimeout(laterTimer);
-      flushLater();
+      laterTimer = undefined;
+      for (const [w, bw] of later) notify(bw, w);
+      later.clear();
     },
 
     watchedPlayers(): number {
