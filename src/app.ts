@@ -1,7 +1,7 @@
 // buildApp(config): the one place that creates clients and wires them together.
 import { createApi } from './api.js';
 import type { Config } from './config.js';
-import { createKafka, ensureTopics } from './kafka/client.js';
+import { createKafka, ensureTopicsExist } from './kafka/client.js';
 import { createIngestConsumer } from './kafka/ingest-consumer.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -156,15 +156,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
   type Starting = { status: Record<string, string>; abort: AbortController; listener?: { close(): Promise<void> } };
   let starting: Starting | undefined;
 
-  async function createTopics(): Promise<void> {
-    const admin = kafka.admin();
-    await admin.connect();
-    try {
-      await ensureTopics(admin, config.kafka.topic, config.kafka.dlqTopic, config.kafka.partitions);
-    } finally {
-      await admin.disconnect();
-    }
-  }
+  const createTopics = () => ensureTopicsExist(kafka, config.kafka);
 
   async function startApi(a: NonNullable<typeof api>): Promise<void> {
     // Hands the port over. Connections in between are refused for the moment the API's Kafka

@@ -46,3 +46,16 @@ export async function ensureTopics(admin: Admin, topic: string, dlqTopic: string
   // Concurrent creators race; createTopics answers false rather than failing for existing topics.
   await admin.createTopics({ topics: missing, waitForLeaders: true });
 }
+
+/** Connects an admin client just long enough to make sure the topic and its DLQ exist. */
+export async function ensureTopicsExist(
+  kafka: Kafka, topics: { topic: string; dlqTopic: string; partitions: number },
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, topics.topic, topics.dlqTopic, topics.partitions);
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Season, SeasonDefinition } from '../../src/domain/season.js';
 import { validateSeasonDefinition } from '../../src/domain/season.js';
-import { createKafka, ensureTopics } from '../../src/kafka/client.js';
+import { createKafka, ensureTopicsExist } from '../../src/kafka/client.js';
 import { createLogger } from '../../src/logger.js';
 import { createPostgres } from '../../src/postgres/client.js';
 import { createSeasonsRepo } from '../../src/postgres/seasons-repo.js';
@@ -66,13 +66,7 @@ export async function startIngest(config: Config) {
 
 /** Creates the test topic pair. */
 export async function createTopics(kafka: Kafka, config: Config): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, config.kafka.topic, config.kafka.dlqTopic, config.kafka.partitions);
-  } finally {
-    await admin.disconnect();
-  }
+  await ensureTopicsExist(kafka, config.kafka);
 }
 
 /** Produces raw messages (key, value) as a game-server API would, acks=all. */
