@@ -127,10 +127,13 @@ export function createReadPath(deps: {
     if (origin) Object.assign(headers, { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' });
     if (etag) {
       headers.etag = etag;
-      if (req.method === 'GET') headers['cache-control'] = cacheControl;
-      if (req.headers['if-none-match'] === etag) {
-        res.writeHead(304, headers).end();
-        return;
+      // 304 and shared caching are GET semantics (RFC 9110: a POST with If-None-Match is no revalidation).
+      if (req.method === 'GET') {
+        headers['cache-control'] = cacheControl;
+        if (req.headers['if-none-match'] === etag) {
+          res.writeHead(304, headers).end();
+          return;
+        }
       }
     }
     headers['content-length'] = body.length;

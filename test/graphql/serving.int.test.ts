@@ -142,6 +142,10 @@ describe('the response cache and HTTP caching', () => {
     }
     expect(stats().hits - before.hits).toBeGreaterThanOrEqual(5);
     expect(first.headers.get('cache-control')).toBeNull(); // POST answers are not for shared caches
+    const revalidated = await fetch(api.url, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'if-none-match': first.headers.get('etag')! }, body: JSON.stringify({ query }),
+    });
+    expect(revalidated.status).toBe(200); // 304 is GET semantics
 
     await produce(seasonId, [['3', 30]]);
     await waitFor('the new player', async () => (await api.gql(query)).data!.leaderboard.size === 3);
