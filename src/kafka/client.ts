@@ -44,7 +44,26 @@ export async function ensureTopics(admin: Admin, topic: string, dlqTopic: string
   ].filter((t) => !existing.has(t.topic));
   if (missing.length === 0) return;
   // Concurrent creators race; createTopics answers false rather than failing for existing topics.
-  await admin.createTopics({ topics: missing, waitForLeaders: true });
+  try {
+    await admin.createTopics({ topics: missing, waitForLeaders: true });
+  } catch (err) {
+    // A just-created topic's metadata can lag on a fresh broker: kafkajs's wait for leaders retries
+    // LEADER_NOT_AVAILABLE only and gives up on UNKNOWN_TOPIC_OR_PARTITION. Wait for it here.
+    if ((err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+    await waitForTopics(admin, missing.map((t) => t.topic));
+  }
+}
+
+async function waitForTopics(admin: Admin, topics: string[]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.fetchTopicMetadata({ topics });
+      return;
+    } catch (err) {
+      if (attempt >= 20 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** Connects an admin client just long enough to make sure the topic and its DLQ exist. */
