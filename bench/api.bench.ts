@@ -27,16 +27,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureDatabase } from '../scripts/ensure-database.js';
-import type { AcceptedResult } from '../src/domain/board-deltas.js';
-import { validateSeasonDefinition, type SeasonDefinition } from '../src/domain/season.js';
-import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
-import { createResultsStore } from '../src/postgres/results-store.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
-import { createBoardWriter } from '../src/redis/board-writer.js';
-import { createRedis } from '../src/redis/client.js';
-import { applyResults } from '../src/service/apply-results.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
+import { seedBoard } from './seed-board.js';
 import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
 const option = (name: string) => {
@@ -65,39 +57,11 @@ const PLAIN = `http://127.0.0.1:${PLAIN_PORT}`;
 // Seeding
 
 async function seed(): Promise<number> {
-  await ensureDatabase(DATABASE_URL);
-  await migrateDatabase(DATABASE_URL);
-  const pg = createPostgres(DATABASE_URL, 4);
-  const redis = createRedis(REDIS_URL);
-  try {
-    await pg.sql`truncate players, match_results, standings, season_final_standings, blocked_players, seasons cascade`;
-    await redis.flushdb();
-    const now = Date.now();
-    const def: SeasonDefinition = {
-      name: 'bench', startsAt: new Date(now - 10 * 86_400_000), endsAt: new Date(now + 20 * 86_400_000),
-      scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
-    };
-    const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
-    const deps = { store: createResultsStore(pg.sql), boards: createBoardWriter(redis, 3 * 86_400), seasonOf: () => season, now: Date.now };
-    for (let first = 1; first <= PLAYERS; first += 2_000) {
-      const chunk: AcceptedResult[] = [];
-      for (let p = first; p < Math.min(first + 2_000, PLAYERS + 1); p++) {
-        chunk.push({
-          matchId: `00000000-0000-4000-8000-${String(p).padStart(12, '0')}`, playerId: String(p), seasonId: season.id,
-          points: (p * 7919) % 50_000, endedAt: new Date(now - ((p * 104_729) % 86_400_000)), partition: 0, offset: String(p),
-        });
-      }
-      await applyResults(deps, chunk);
-    }
-    // applyResults stores results only; names arrive with submitMatchResult (players-repo upsert).
-    // Give every seeded player one, or "top with names" would measure joins that find nothing.
-    await pg.sql`insert into players (id, display_name)
-      select g, 'Player ' || g from generate_series(1, ${PLAYERS}::int) g`;
-    return season.id;
-  } finally {
-    redis.disconnect();
-    await pg.close();
-  }
+  const season = await seedBoard({
+    databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, flush: 'db', name: 'bench', players: PLAYERS,
+    points: (p) => (p * 7919) % 50_000, agoMs: (p) => (p * 104_729) % 86_400_000,
+  });
+  return season.id;
 }
 
 // ---------------------------------------------------------------------------------------------

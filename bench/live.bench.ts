@@ -28,21 +28,14 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { Partitioners, CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { ensureDatabase } from '../scripts/ensure-database.js';
-import type { AcceptedResult } from '../src/domain/board-deltas.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
-import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
-import { createResultsStore } from '../src/postgres/results-store.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
-import { createBoardWriter } from '../src/redis/board-writer.js';
-import { createRedis } from '../src/redis/client.js';
-import { applyResults } from '../src/service/apply-results.js';
 import { cpuDelta, sampleCpu, type CpuSample, type CpuTargets } from './cpu.js';
 import { prng } from './generate.js';
 import { deleteKafkaState } from './kafka-e2e.js';
+import { seedBoard } from './seed-board.js';
 import type { FromClients, ToClients } from './live-clients.js';
 
 /** `--name value` or `--name=value`, else the default. */
@@ -79,7 +72,6 @@ const runId = randomUUID().slice(0, 8);
 const TOPIC = `bench-live-${runId}`;
 const GROUP_ID = `bench-live-ingest-${runId}`;
 const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: String(REDIS_PORT) };
-const DAY = 86_400_000;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 if (RANK_SUBS > PLAYERS) throw new Error(`--players (${PLAYERS}) must be at least the rankChanged subscriptions (${RANK_SUBS})`);
@@ -175,52 +167,18 @@ function procCpuSeconds(pid: number | undefined): number {
 const seedPoints = (p: number) => (Math.imul(p, 0x9e3779b1) >>> 0) % SEED_MAX_POINTS;
 
 async function seed(): Promise<Season> {
-  await ensureDatabase(DATABASE_URL);
-  await migrateDatabase(DATABASE_URL);
-  const pg = createPostgres(DATABASE_URL, 4);
-  const redis = createRedis(REDIS_URL);
-  try {
-    await pg.sql`truncate match_results, standings, season_final_standings, blocked_players, players, seasons cascade`;
-    await redis.flushall();
-    const now = Date.now();
-    const def: SeasonDefinition = {
-      name: `bench live ${runId}`, startsAt: new Date(now - 10 * DAY), endsAt: new Date(now + 20 * DAY),
-      scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
-    };
-    const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
-    const deps = { store: createResultsStore(pg.sql), boards: createBoardWriter(redis, 3 * 86_400), seasonOf: () => season, now: Date.now };
-    const CHUNK = 2_000;
-    let next = 1;
-    let done = 0;
-    const t0 = performance.now();
-    let shown = 0;
-    // Two chunks at a time over disjoint players: no row is locked by both.
-    const worker = async () => {
-      while (next <= PLAYERS) {
-        const first = next;
-        next += CHUNK;
-        const chunk: AcceptedResult[] = [];
-        for (let p = first; p < Math.min(first + CHUNK, PLAYERS + 1); p++) {
-          chunk.push({
-            matchId: `00000000-0000-4000-8000-${p.toString(16).padStart(12, '0')}`, playerId: String(p), seasonId: season.id,
-            points: seedPoints(p), endedAt: new Date(now - 60_000 - ((p * 104_729) % 3_600_000)), partition: 0, offset: String(p),
-          });
-        }
-        await applyResults(deps, chunk);
-        done += chunk.length;
-        if (performance.now() - shown > 5_000 || done === PLAYERS) {
-          shown = performance.now();
-          const s = (shown - t0) / 1000;
-          log(`seeded ${fmt(done)} / ${fmt(PLAYERS)} players (${fmt(done / s)}/s, ${s.toFixed(0)} s)`);
-        }
-      }
-    };
-    await Promise.all([worker(), worker()]);
-    return season;
-  } finally {
-    redis.disconnect();
-    await pg.close();
-  }
+  const t0 = performance.now();
+  let shown = 0;
+  return seedBoard({
+    databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, flush: 'all', name: `bench live ${runId}`, players: PLAYERS,
+    points: seedPoints, agoMs: (p) => 60_000 + ((p * 104_729) % 3_600_000),
+    onProgress: (done) => {
+      if (performance.now() - shown <= 5_000 && done !== PLAYERS) return;
+      shown = performance.now();
+      const s = (shown - t0) / 1000;
+      log(`seeded ${fmt(done)} / ${fmt(PLAYERS)} players (${fmt(done / s)}/s, ${s.toFixed(0)} s)`);
+    },
+  });
 }
 
 // ---------------------------------------------------------------- traffic

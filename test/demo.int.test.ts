@@ -1,45 +1,14 @@
 // The README's first command: `npm run demo` brings up a live ladder with simulated game servers.
 // Runs scripts/demo.ts as a real child process and reads its leaderboard over HTTP.
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_REDIS_URL, testConfig, uniqueName } from './support/env.js';
+import { freePort, spawnEntry, until, type Entry } from './support/process.js';
 import { openServices, type Services } from './support/services.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const DEMO_SEASONS = ['Demo season', 'Demo weekly total'];
 
-/** A port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Polls `check` until it returns a value; fails at once if the demo exited, else after `timeoutMs`. */
-async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    if (demo?.exitCode != null) throw new Error(`demo exited (${demo.exitCode}) before ${what}:\n${stdout}\n${stderr}`);
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last error: ${String(last)}`);
-}
-
 let s: Services;
-let demo: ChildProcess | undefined;
-let stdout = '';
-let stderr = '';
+let demo: Entry | undefined;
 
 beforeAll(async () => {
   s = openServices(testConfig());
@@ -51,40 +20,33 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (demo && demo.exitCode === null) demo.kill('SIGKILL');
+  demo?.kill();
   await s?.close();
 });
 
 it('brings up a live demo whose leaderboard fills with named players, then stops on its own', async () => {
   const port = await freePort();
-  demo = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: TEST_DATABASE_URL,
-      REDIS_URL: TEST_REDIS_URL,
-      KAFKA_BROKERS: TEST_KAFKA_BROKERS,
-      KAFKA_TOPIC: uniqueName('test-demo'),
-      KAFKA_GROUP_ID: uniqueName('test-demo'),
-      // ladder_test holds every test run's seasons: the demo's scheduler must not close them.
-      SEASON_SCHEDULER_INTERVAL_MS: '0',
-      PORT: String(port),
-      DEMO_RATE: '20',
-      DEMO_PLAYERS: '5000',
-      DEMO_DURATION_S: '20',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  demo = spawnEntry('scripts/demo.ts', {
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_URL: TEST_REDIS_URL,
+    KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+    KAFKA_TOPIC: uniqueName('test-demo'),
+    KAFKA_GROUP_ID: uniqueName('test-demo'),
+    // ladder_test holds every test run's seasons: the demo's scheduler must not close them.
+    SEASON_SCHEDULER_INTERVAL_MS: '0',
+    PORT: String(port),
+    DEMO_RATE: '20',
+    DEMO_PLAYERS: '5000',
+    DEMO_DURATION_S: '20',
   });
-  demo.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
-  demo.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const exited = new Promise<number | null>((resolve) => demo!.once('exit', (code) => resolve(code)));
+  const entry = demo;
 
   // Starting includes migrations and creating the Kafka topics.
-  const printedUrl = await until('the demo printed its URL', 45_000, async () => /Open GraphiQL:\s+(http:\/\/localhost:\d+\/graphql)/.exec(stdout)?.[1]);
+  const printedUrl = await until('the demo printed its URL', 45_000, async () => /Open GraphiQL:\s+(http:\/\/localhost:\d+\/graphql)/.exec(entry.stdout)?.[1], entry);
   expect(printedUrl).toBe(`http://localhost:${port}/graphql`);
-  expect(stdout).toMatch(/submit \(used by the simulator\): ldr_[A-Za-z0-9_-]{43}\n/);
-  expect(stdout).toMatch(/admin \(.*\): ldr_[A-Za-z0-9_-]{43}\n/);
-  expect(stdout).toContain('subscription { topChanged(seasonId: ');
+  expect(entry.stdout).toMatch(/submit \(used by the simulator\): ldr_[A-Za-z0-9_-]{43}\n/);
+  expect(entry.stdout).toMatch(/admin \(.*\): ldr_[A-Za-z0-9_-]{43}\n/);
+  expect(entry.stdout).toContain('subscription { topChanged(seasonId: ');
 
   // 127.0.0.1: the server listens on IPv4, and "localhost" may resolve to ::1 first.
   const gql = async (query: string) => {
@@ -100,7 +62,7 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   const sum = seasons.find((x: { name: string }) => x.name === 'Demo weekly total');
   expect(best).toMatchObject({ scoring: 'BEST', rankStyle: 'ORDINAL' });
   expect(sum).toMatchObject({ scoring: 'SUM', rankStyle: 'COMPETITION' });
-  expect(stdout).toContain(`leaderboard(seasonId: ${best.id})`);
+  expect(entry.stdout).toContain(`leaderboard(seasonId: ${best.id})`);
 
   type Board = { size: number; top: Array<{ rank: number; points: number; player: { displayName: string | null } | null }> };
   const board = await until('ranked players with display names', 15_000, async () => {
@@ -111,12 +73,12 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
     const b = data.best as Board;
     const named = b.top.length > 0 && b.top.every((e) => e.player?.displayName);
     return b.size > 0 && data.sum.size > 0 && named ? b : undefined;
-  });
+  }, entry);
   expect(board.top.map((e) => e.rank)).toEqual(board.top.map((_, i) => i + 1));
   expect(board.top[0]!.player!.displayName).toMatch(/^[A-Z][a-z]+[A-Z][a-z]+\d+$/);
 
   // DEMO_DURATION_S=20: the demo stops the simulator, then the service, and exits 0.
-  expect(await exited, `${stdout}\n${stderr}`).toBe(0);
-  expect(stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
-  expect(stdout).toContain('[demo] stopped');
+  expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
+  expect(entry.stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
+  expect(entry.stdout).toContain('[demo] stopped');
 }, 90_000);
