@@ -1,5 +1,4 @@
-import { boardId, type Board } from '../domain/board.js';
-import { LIMITS } from '../domain/board.js';
+import { boardId, LIMITS, type Board } from '../domain/board.js';
 import type { Window } from '../domain/season.js';
 
 /** One member's change inside a board event. Scores are composite integer strings; null: absent. */
