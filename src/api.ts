@@ -182,7 +182,11 @@ export function createApi(deps: ApiDeps) {
     routes: deps.routes,
     limits: config.ws,
     jit: config.serving.jit,
-    responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
+    responses: {
+      cache: responseCache,
+      maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds,
+      onExecuted: (seconds) => metrics.graphqlDuration.observe({ operation_type: 'query' }, seconds),
+    },
     plugins: [{
       onExecute: ({ args }) => {
         const started = performance.now();

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BREAK, GraphQLError, parse, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  BREAK, execute, GraphQLError, parse, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type ExecutionResult, type GraphQLSchema,
+} from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
@@ -44,7 +47,7 @@ interface Params {
   extensions?: { persistedQuery?: { version?: number; sha256Hash?: string } };
 }
 
-/** A small LRU map with a size cap (persisted queries, cacheability verdicts). */
+/** A small LRU map with a size cap (persisted queries, prepared operations). */
 function boundedMap<V>(max: number) {
   const map = new Map<string, V>();
   return {
@@ -59,6 +62,15 @@ function boundedMap<V>(max: number) {
       if (map.size > max) map.delete(map.keys().next().value!);
     },
   };
+}
+
+/**
+ * A cacheable read, parsed, validated (with every validation rule of the envelop: limits
+ * included) and compiled once; a miss runs it directly with a fresh context.
+ */
+interface Prepared {
+  run(context: Context, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult>;
+  stringify(result: ExecutionResult): string;
 }
 
 const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
@@ -81,21 +93,50 @@ export function createReadPath(deps: {
   cache: ResponseCache;
   /** Throws RATE_LIMITED when the address spent its read budget. */
   rateLimit(address: string): void;
+  /** The context of a request, as yoga's context factory builds it. */
+  context(req: IncomingMessage, reads: RequestReads): Context;
+  /** Compile reads with graphql-jit (else graphql-js executes them). */
+  jit: boolean;
+  /** Told the execution time of every read executed here (the metrics yoga's plugins would record). */
+  onExecuted?(seconds: number): void;
   maxBodyBytes: number;
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
 }) {
   const persisted = boundedMap<string>(10_000);
-  const verdicts = boundedMap<boolean>(1_000);
+  const prepared = boundedMap<Prepared | false>(1_000);
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
 
-  function cacheable(query: string): boolean {
-    let v = verdicts.get(query);
-    if (v === undefined) {
-      try { v = readsOnlyBoards(deps.schema, parse(query)); } catch { v = false; }
-      verdicts.set(query, v);
+  /**
+   * The prepared operation of a query that reads only board state; false for any other query
+   * (mutations, auth-dependent fields, invalid documents: yoga answers those).
+   */
+  function prepare(req: IncomingMessage, params: Params & { query: string }): Prepared | false {
+    const key = `${params.query}\n${params.operationName ?? ''}`;
+    let p = prepared.get(key);
+    if (p !== undefined) return p;
+    p = false;
+    try {
+      const document = parse(params.query);
+      const { validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
+      if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document)) p = compile(schema, document, params.operationName);
+    } catch {
+      p = false;
     }
-    return v;
+    prepared.set(key, p);
+    return p;
+  }
+
+  function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Prepared | false {
+    if (!deps.jit) {
+      return {
+        run: (contextValue, variableValues) => execute({ schema, document, operationName, contextValue, variableValues }),
+        stringify: (result) => JSON.stringify(result),
+      };
+    }
+    const compiled = compileQuery(schema, document, operationName);
+    if (!isCompiledQuery(compiled)) return false;
+    return { run: (context, variables) => compiled.query(undefined, context, variables), stringify: (result) => compiled.stringify(result) };
   }
 
   /** Hands the request to yoga with the body already read. */
@@ -140,18 +181,13 @@ export function createReadPath(deps: {
     res.writeHead(200, headers).end(body);
   }
 
-  /** Executes a cacheable read through envelop; undefined when yoga must answer instead (errors). */
-  async function execute(req: IncomingMessage, params: Params & { query: string }, reads: RequestReads): Promise<Buffer | undefined> {
-    const { parse: parseDoc, validate, contextFactory, execute: run, schema } = deps.yoga.getEnveloped({ req, reads, params } as never);
-    const document = parseDoc(params.query);
-    if (validate(schema, document).length > 0) return undefined;
-    const result = await run({
-      schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: await contextFactory(),
-    });
-    if (Symbol.asyncIterator in result || (result.errors?.length ?? 0) > 0) return undefined;
-    // graphql-jit attaches a serialiser compiled for the query's shape.
-    const { stringify } = result as { stringify?: (r: unknown) => string };
-    return Buffer.from(stringify ? stringify(result) : JSON.stringify(result));
+  /** Runs a prepared read; undefined when yoga must answer instead (errors, rate limit). */
+  async function run(req: IncomingMessage, op: Prepared, params: Params, reads: RequestReads): Promise<Buffer | undefined> {
+    const started = performance.now();
+    const result = await op.run(deps.context(req, reads), params.variables);
+    deps.onExecuted?.((performance.now() - started) / 1000);
+    if ((result.errors?.length ?? 0) > 0) return undefined;
+    return Buffer.from(op.stringify(result));
   }
 
   /** Reads the request's parameters; undefined when this path does not take the request. */
@@ -220,20 +256,22 @@ export function createReadPath(deps: {
         }
       }
       const query = params.query;
-      if (typeof query !== 'string' || req.headers.authorization !== undefined || !cacheable(query)) {
+      const op = typeof query === 'string' && req.headers.authorization === undefined && prepare(req, { ...params, query });
+      if (!op) {
+        await forward(req, res, body, params);
+        return;
+      }
+      // Rate limited like any read: a refused one goes to yoga, which gives the RATE_LIMITED answer.
+      try {
+        deps.rateLimit(req.socket.remoteAddress ?? 'unknown');
+      } catch (err) {
+        if (!isDomainError(err)) throw err;
         await forward(req, res, body, params);
         return;
       }
       const key = `${query}\n${params.operationName ?? ''}\n${JSON.stringify(params.variables ?? null)}`;
       const hit = deps.cache.get(key);
       if (hit) {
-        try {
-          deps.rateLimit(req.socket.remoteAddress ?? 'unknown');
-        } catch (err) {
-          if (!isDomainError(err)) throw err;
-          await forward(req, res, body, params); // yoga gives the same RATE_LIMITED answer as on a miss
-          return;
-        }
         send(req, res, hit.body, hit.etag);
         return;
       }
@@ -241,7 +279,7 @@ export function createReadPath(deps: {
       const startedAt = Date.now();
       let answer: Buffer | undefined;
       try {
-        answer = await execute(req, { ...params, query }, reads);
+        answer = await run(req, op, params, reads);
       } catch (err) {
         if (!(err instanceof GraphQLError) && !isDomainError(err)) throw err;
       }

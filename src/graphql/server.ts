@@ -55,8 +55,11 @@ export function createGraphQLServer(deps: {
   plugins?: Plugin[];
   /** Compile queries with graphql-jit (default on). */
   jit?: boolean;
-  /** Cacheable reads: the response cache and the Cache-Control max-age of its answers by GET. */
-  responses: { cache: ResponseCache; maxAgeSeconds: number };
+  /**
+   * Cacheable reads: the response cache, the Cache-Control max-age of its answers by GET, and a
+   * hook told the execution time of the reads executed outside yoga (read-path.ts).
+   */
+  responses: { cache: ResponseCache; maxAgeSeconds: number; onExecuted?(seconds: number): void };
 }) {
   const limits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
@@ -121,6 +124,9 @@ export function createGraphQLServer(deps: {
     schema,
     cache: deps.responses.cache,
     rateLimit: (address) => deps.services.rateLimit('read', address),
+    context: contextFor,
+    jit: deps.jit !== false,
+    onExecuted: deps.responses.onExecuted,
     maxBodyBytes: limits.maxBodyBytes,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
   });
