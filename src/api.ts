@@ -162,7 +162,7 @@ export function createApi(deps: ApiDeps) {
       }
     },
     boards: createLeaderboardReads({
-      live: reader.versioned,
+      live: reader,
       top: topCache,
       archive,
       history: createStandingsRanker(deps.sql),

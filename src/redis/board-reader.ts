@@ -16,6 +16,29 @@ const versionsOf = (b: Board) => boardVersionsKey(b.season.id);
 const labelOf = (b: Board) => boardLabel(b.window, b.period);
 const stepOf = (b: Board) => (b.season.rankStyle === 'COMPETITION' ? String(codecOf(b.season).maxTime + 1) : '0');
 
+/**
+ * Several reads of one board to answer at one instant (the fields of one response): the first
+ * `top` entries with the board's size (top 0: neither), deeper pages, the entries of
+ * `playerIds`, and the players around some players.
+ */
+export interface BoardQuery {
+  top: number;
+  pages: ReadonlyArray<{ offset: number; limit: number }>;
+  playerIds: readonly string[];
+  arounds: ReadonlyArray<{ playerId: string; radius: number }>;
+}
+
+/** The answer to a BoardQuery, every part read at `version`; lists in the query's order. */
+export interface BoardAnswer {
+  version: number;
+  size: number;
+  top: RankedStanding[];
+  pages: RankedStanding[][];
+  /** The ranked ones among `playerIds`. */
+  entries: RankedStanding[];
+  arounds: RankedStanding[][];
+}
+
 /** Decodes [member, score, member, score, ...] starting at `from` and ranks it as a page. */
 function decodePage(b: Board, reply: Array<string | number>, from: number, firstPosition: number, firstRank: number): RankedStanding[] {
   const codec = codecOf(b.season);
@@ -48,7 +71,10 @@ export function createBoardReader(redis: Redis) {
   }
 
   async function entries(b: Board, playerIds: readonly string[]): Promise<Versioned<RankedStanding[]>> {
-    const reply = await redis.readEntries(keyOf(b), versionsOf(b), stepOf(b), labelOf(b), ...playerIds);
+    return decodeEntries(b, await redis.readEntries(keyOf(b), versionsOf(b), stepOf(b), labelOf(b), ...playerIds));
+  }
+
+  function decodeEntries(b: Board, reply: Array<string | number>): Versioned<RankedStanding[]> {
     const codec = codecOf(b.season);
     const out: RankedStanding[] = [];
     for (let i = 1; i < reply.length; i += 3) {
@@ -58,11 +84,54 @@ export function createBoardReader(redis: Redis) {
     return { version: Number(reply[0]), value: out };
   }
 
+  /**
+   * Answers every part of `q` at one instant: one script call for a single part, else the
+   * scripts in one MULTI (Redis runs a transaction with no other command in between).
+   */
+  async function read(b: Board, q: BoardQuery): Promise<BoardAnswer> {
+    const [key, versions, step, label] = [keyOf(b), versionsOf(b), stepOf(b), labelOf(b)];
+    type Part = [command: 'readTop' | 'readEntries' | 'readAround', args: string[], use: (reply: Array<string | number>) => void];
+    const answer: BoardAnswer = { version: 0, size: 0, top: [], pages: [], entries: [], arounds: [] };
+    const parts: Part[] = [];
+    if (q.top > 0) {
+      parts.push(['readTop', [key, versions, '0', String(q.top), step, label], (r) => {
+        answer.size = Number(r[1]);
+        answer.top = decodePage(b, r, 3, 0, Number(r[2]));
+      }]);
+    }
+    q.pages.forEach(({ offset, limit }, i) => parts.push(['readTop', [key, versions, String(offset), String(limit), step, label], (r) => {
+      answer.pages[i] = decodePage(b, r, 3, offset, Number(r[2]));
+    }]));
+    if (q.playerIds.length > 0) {
+      parts.push(['readEntries', [key, versions, step, label, ...q.playerIds], (r) => { answer.entries = decodeEntries(b, r).value; }]);
+    }
+    q.arounds.forEach(({ playerId, radius }, i) => parts.push(['readAround', [key, versions, playerId, String(radius), step, label], (r) => {
+      answer.arounds[i] = r.length === 1 ? [] : decodePage(b, r, 3, Number(r[1]), Number(r[2]));
+    }]));
+    let replies: Array<Array<string | number>>;
+    if (parts.length === 1) {
+      const [command, args] = parts[0]!;
+      replies = [await (redis[command] as (...a: string[]) => Promise<Array<string | number>>)(...args)];
+    } else {
+      const multi = redis.multi();
+      for (const [command, args] of parts) (multi[command] as (...a: string[]) => unknown)(...args);
+      const results = (await multi.exec()) ?? [];
+      replies = results.map(([err, reply]) => {
+        if (err) throw err;
+        return reply as Array<string | number>;
+      });
+    }
+    parts.forEach(([, , use], i) => use(replies[i]!));
+    answer.version = replies.length > 0 ? Number(replies[0]![0]) : 0;
+    return answer;
+  }
+
   return {
+    read,
     /** Entries 0..limit-1 and the size, at one instant (the top cache's read). */
     snapshot: (b: Board, limit: number) => page(b, 0, limit),
-    /** Versioned reads, for callers that cache what they read. */
-    versioned: { page, around, entries },
+    /** Entries with the version they were read at (the rank watcher). */
+    versioned: { entries },
 
     async size(b: Board): Promise<number> {
       return redis.zcard(keyOf(b));

@@ -1,4 +1,5 @@
 import { LIMITS, type Board } from '../domain/board.js';
+import type { BoardAnswer, BoardQuery } from '../redis/board-reader.js';
 import type { TopSnapshot } from './top-cache.js';
 import { DomainError } from '../domain/errors.js';
 import { compareBytes, type RankedStanding } from '../domain/ranking.js';
@@ -12,13 +13,9 @@ export interface BoardReads {
   entries(board: Board, playerIds: readonly string[]): Promise<RankedStanding[]>;
 }
 
-type Versioned<T> = Promise<{ version: number; value: T }>;
-
-/** The live boards (Redis): each read also says the board version it saw. */
+/** The live boards (Redis): several reads of a board at one instant, with the version they saw. */
 export interface LiveBoardReads {
-  page(board: Board, offset: number, limit: number): Promise<{ version: number; entries: RankedStanding[] }>;
-  around(board: Board, playerId: string, radius: number): Versioned<RankedStanding[]>;
-  entries(board: Board, playerIds: readonly string[]): Versioned<RankedStanding[]>;
+  read(board: Board, query: BoardQuery): Promise<BoardAnswer>;
 }
 
 /**
@@ -31,9 +28,21 @@ export interface ReadTracker {
   uncacheable(): void;
 }
 
-/** A board as a request sees it: `size` and `top` of one response come from one snapshot. */
+/** A board as a request sees it: the fields of one response are read at one instant (see `Batch`). */
 export interface BoardView extends Board {
   topSnapshot?: Promise<TopSnapshot>;
+  batch?: Batch;
+}
+
+/**
+ * The reads of one board that a response's sibling fields ask for: the executor calls their
+ * resolvers one after another without yielding, so they all join the batch before it is sent
+ * (on the next microtask) and are answered at one instant. Reads of the top alone are served
+ * from the top cache's snapshot; any other mix is one Redis read (board-reader.ts `read`).
+ */
+interface Batch {
+  query: { top: number; pages: Array<{ offset: number; limit: number }>; playerIds: Set<string>; arounds: Array<{ playerId: string; radius: number }> };
+  answer: Promise<{ depends: 'top' | 'all'; answer: BoardAnswer }>;
 }
 
 function checkInt(value: number, min: number, max: number, field: string): void {
@@ -71,57 +80,99 @@ export function createLeaderboardReads(deps: {
     if (pg) t?.uncacheable();
     return pg || undefined;
   };
-  async function snapshot(b: BoardView, t: ReadTracker | undefined): Promise<TopSnapshot> {
-    const snap = await (b.topSnapshot ??= deps.top.snapshot(b));
-    t?.saw(b, 'top', snap.version);
-    return snap;
+  /** The open batch of a view: reads added to it before the next microtask are answered together. */
+  function batchOf(b: BoardView): Batch {
+    if (b.batch) return b.batch;
+    const query: Batch['query'] = { top: 0, pages: [], playerIds: new Set(), arounds: [] };
+    const batch: Batch = {
+      query,
+      answer: new Promise((resolve) => queueMicrotask(() => {
+        b.batch = undefined;
+        resolve(send(b, query));
+      })),
+    };
+    return (b.batch = batch);
   }
-  async function live<T>(b: Board, t: ReadTracker | undefined, read: Versioned<T>): Promise<T> {
-    const { version, value } = await read;
-    t?.saw(b, 'all', version);
-    return value;
+
+  async function send(b: BoardView, q: Batch['query']): Promise<{ depends: 'top' | 'all'; answer: BoardAnswer }> {
+    const playerIds = [...q.playerIds];
+    if (q.pages.length === 0 && playerIds.length === 0 && q.arounds.length === 0) {
+      // The top alone: every response of this board in this request shares one snapshot.
+      const snap = await (b.topSnapshot ??= deps.top.snapshot(b));
+      return { depends: 'top', answer: { version: snap.version, size: snap.size, top: [...snap.entries], pages: [], entries: [], arounds: [] } };
+    }
+    return { depends: 'all', answer: await deps.live.read(b, { ...q, playerIds }) };
+  }
+
+  /** Joins the view's batch and picks this read's part of the answer. */
+  async function read<T>(b: BoardView, t: ReadTracker | undefined, add: (q: Batch['query']) => (a: BoardAnswer) => T): Promise<T> {
+    const batch = batchOf(b);
+    const pick = add(batch.query);
+    const { depends, answer } = await batch.answer;
+    t?.saw(b, depends, answer.version);
+    return pick(answer);
   }
 
   return {
     async size(b: BoardView, t?: ReadTracker): Promise<number> {
       const pg = fromPostgres(b, t);
-      return pg ? pg.size(b) : (await snapshot(b, t)).size;
+      if (pg) return pg.size(b);
+      return read(b, t, (q) => {
+        q.top = Math.max(q.top, 1);
+        return (a) => a.size;
+      });
     },
 
-    /** Served from the top snapshot when the page lies inside it. */
+    /** Inside the first LIMITS.topLimit entries, from the top snapshot when read alone. */
     async top(b: BoardView, limit: number, offset: number, t?: ReadTracker): Promise<RankedStanding[]> {
       checkInt(limit, 1, LIMITS.topLimit, 'limit');
       checkInt(offset, 0, 10_000_000, 'offset');
       const pg = fromPostgres(b, t);
       if (pg) return pg.top(b, offset, limit);
-      if (offset + limit <= LIMITS.topLimit) return (await snapshot(b, t)).entries.slice(offset, offset + limit);
-      const { version, entries } = await deps.live.page(b, offset, limit);
-      t?.saw(b, 'all', version);
-      return entries;
+      return read(b, t, (q) => {
+        if (offset + limit <= LIMITS.topLimit) {
+          q.top = Math.max(q.top, offset + limit);
+          return (a) => a.top.slice(offset, offset + limit);
+        }
+        const i = q.pages.push({ offset, limit }) - 1;
+        return (a) => a.pages[i]!;
+      });
     },
 
-    async entry(b: Board, playerId: string, t?: ReadTracker): Promise<RankedStanding | null> {
+    async entry(b: BoardView, playerId: string, t?: ReadTracker): Promise<RankedStanding | null> {
       const id = parsePlayerId(playerId);
       const pg = fromPostgres(b, t);
-      const [entry] = pg ? await pg.entries(b, [id]) : await live(b, t, deps.live.entries(b, [id]));
-      return entry ?? null;
+      if (pg) return (await pg.entries(b, [id]))[0] ?? null;
+      return read(b, t, (q) => {
+        q.playerIds.add(id);
+        return (a) => a.entries.find((e) => e.playerId === id) ?? null;
+      });
     },
 
-    async around(b: Board, playerId: string, radius: number, t?: ReadTracker): Promise<RankedStanding[]> {
+    async around(b: BoardView, playerId: string, radius: number, t?: ReadTracker): Promise<RankedStanding[]> {
       checkInt(radius, 0, LIMITS.aroundRadius, 'radius');
       const id = parsePlayerId(playerId);
       const pg = fromPostgres(b, t);
-      return pg ? pg.around(b, id, radius) : live(b, t, deps.live.around(b, id, radius));
+      if (pg) return pg.around(b, id, radius);
+      return read(b, t, (q) => {
+        const i = q.arounds.push({ playerId: id, radius }) - 1;
+        return (a) => a.arounds[i]!;
+      });
     },
 
     /** Ranked friends by rank (ties as the board orders them); unranked ids left out. */
-    async friends(b: Board, playerIds: readonly string[], t?: ReadTracker): Promise<RankedStanding[]> {
+    async friends(b: BoardView, playerIds: readonly string[], t?: ReadTracker): Promise<RankedStanding[]> {
       if (playerIds.length > LIMITS.friends) {
         throw new DomainError('BAD_USER_INPUT', `at most ${LIMITS.friends} playerIds`, 'playerIds');
       }
-      const ids = [...new Set(playerIds.map(parsePlayerId))];
+      const ids = new Set(playerIds.map(parsePlayerId));
       const pg = fromPostgres(b, t);
-      const entries = pg ? await pg.entries(b, ids) : await live(b, t, deps.live.entries(b, ids));
+      const entries = pg
+        ? await pg.entries(b, [...ids])
+        : await read(b, t, (q) => {
+          for (const id of ids) q.playerIds.add(id);
+          return (a) => a.entries.filter((e) => ids.has(e.playerId));
+        });
       return entries.sort((x, y) =>
         x.rank - y.rank || x.achievedAt.getTime() - y.achievedAt.getTime()
         || compareBytes(y.playerId, x.playerId));

@@ -32,20 +32,21 @@ async function produce(seasonId: number, results: Array<[string, number]>): Prom
 }
 
 /** Keeps results landing on a board until stopped: new players and improvements. */
-function writer(seasonId: number, firstPlayer: number) {
+function writer(seasonId: number, firstPlayer: number, pauseMs = 20) {
   let stop = false;
   let n = 0;
   const done = (async () => {
     while (!stop) {
       n++;
       await produce(seasonId, [[String(firstPlayer + n), (n * 7_919) % 5_000], [String(firstPlayer + (n % 7) + 1), 5_000 + n]]);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
   return async () => { stop = true; await done; return n; };
 }
 
-type Top = { size: number; top: Array<{ rank: number; playerId: string; points: number }> };
+type Row = { rank: number; playerId: string; points: number };
+type Top = { size: number; top: Row[] };
 
 /** The ranks a page of a board must show given its points, best first, from rank 1. */
 function expectedRanks(style: 'ORDINAL' | 'COMPETITION', points: number[]): number[] {
@@ -54,10 +55,13 @@ function expectedRanks(style: 'ORDINAL' | 'COMPETITION', points: number[]): numb
 
 describe('one snapshot per board', () => {
   for (const [order, rankStyle] of [['DESC', 'ORDINAL'], ['DESC', 'COMPETITION'], ['ASC', 'ORDINAL'], ['ASC', 'COMPETITION']] as const) {
-    it(`${order} ${rankStyle}: size, top and its ranks agree in every answer while results land`, async () => {
+    it(`${order} ${rankStyle}: size, top, entry, around and friends agree in every answer while results land`, async () => {
       const seasonId = await createSeason({ order, rankStyle });
-      const stopWriting = writer(seasonId, 1_000);
-      const query = `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 1000) { rank playerId points } } }`;
+      const stopWriting = writer(seasonId, 1_000, 0);
+      // Player 1001 keeps improving (the writer's second result), 1002-1004 too, 1100 comes later.
+      const row = 'rank playerId points';
+      const query = `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 1000) { ${row} } entry(playerId: "1001") { ${row} } `
+        + `around(playerId: "1001", radius: 2) { ${row} } friends(playerIds: ["1004", "1001", "1100", "9999"]) { ${row} } } }`;
       let answers = 0;
       let lastSize = 0;
       try {
@@ -65,9 +69,15 @@ describe('one snapshot per board', () => {
         while (Date.now() < until || lastSize < 20) {
           const res = await api.gql<{ leaderboard: Top }>(query);
           expect(res.errors).toBeUndefined();
-          const { size, top } = res.data!.leaderboard;
+          const { size, top, entry, around, friends } = res.data!.leaderboard as Top & { entry: Row | null; around: Row[]; friends: Row[] };
           expect(top.length).toBe(size);
           expect(top.map((e) => e.rank)).toEqual(expectedRanks(rankStyle, top.map((e) => e.points)));
+          // The per-player fields are read at the same instant as the top (one board, one snapshot).
+          const at = top.findIndex((e) => e.playerId === '1001');
+          expect(entry).toEqual(at < 0 ? null : top[at]);
+          const first = Math.max(0, Math.min(at - 2, top.length - 5));
+          expect(around).toEqual(at < 0 ? [] : top.slice(first, first + 5));
+          expect(friends).toEqual(top.filter((e) => ['1004', '1001', '1100'].includes(e.playerId)));
           expect(size).toBeGreaterThanOrEqual(lastSize); // never an older snapshot than one already served
           lastSize = size;
           answers++;

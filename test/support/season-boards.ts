@@ -6,7 +6,7 @@ import { LIMITS, type Board } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
-import type { BoardReader } from '../../src/redis/board-reader.js';
+import type { BoardAnswer, BoardQuery, BoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import type { BoardReads, LeaderboardReads } from '../../src/service/leaderboard-reads.js';
@@ -118,13 +118,17 @@ export function expectSameBoards(actual: Map<string, RankedStanding[]>, expected
 
 /** The board sources of createLeaderboardReads over plain reads (no cache): Redis's, or PostgreSQL's at version 0. */
 export function readSources(reads: BoardReads | BoardReader) {
-  if ('versioned' in reads) return { live: reads.versioned, top: { snapshot: (b: Board) => reads.snapshot(b, LIMITS.topLimit) } };
-  const at0 = async <T>(value: Promise<T>) => ({ version: 0, value: await value });
+  if ('versioned' in reads) return { live: reads, top: { snapshot: (b: Board) => reads.snapshot(b, LIMITS.topLimit) } };
   return {
     live: {
-      page: async (b: Board, offset: number, limit: number) => ({ version: 0, entries: await reads.top(b, offset, limit) }),
-      around: (b: Board, id: string, radius: number) => at0(reads.around(b, id, radius)),
-      entries: (b: Board, ids: readonly string[]) => at0(reads.entries(b, ids)),
+      read: async (b: Board, q: BoardQuery): Promise<BoardAnswer> => ({
+        version: 0,
+        size: q.top > 0 ? await reads.size(b) : 0,
+        top: q.top > 0 ? await reads.top(b, 0, q.top) : [],
+        pages: await Promise.all(q.pages.map((p) => reads.top(b, p.offset, p.limit))),
+        entries: q.playerIds.length > 0 ? await reads.entries(b, q.playerIds) : [],
+        arounds: await Promise.all(q.arounds.map((a) => reads.around(b, a.playerId, a.radius))),
+      }),
     },
     top: {
       snapshot: async (b: Board) => ({ version: 0, size: await reads.size(b), entries: await reads.top(b, 0, LIMITS.topLimit) }),
