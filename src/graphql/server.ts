@@ -15,9 +15,10 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
+import { createBoardSubscriptions } from './board-subscriptions.js';
 import { maskError, useErrorCodes } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
-import { createReadPath, readsOnlyBoards } from './read-path.js';
+import { createReadPath } from './read-path.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
@@ -66,15 +67,19 @@ export function createGraphQLServer(deps: {
 
   function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
+    let players: Context['players'] | undefined;
     return {
       reads,
       services: deps.services,
       principal: () => (principal ??= deps.authenticate(req.headers.authorization)),
       clientAddress: addressOf(req),
-      players: new DataLoader(async (ids: readonly string[]) => {
-        const names = await deps.services.playerNames(ids);
-        return ids.map((id) => ({ id, displayName: names.get(id) ?? null }));
-      }),
+      // Made when a name is asked for: most reads and subscriptions never do.
+      get players() {
+        return (players ??= new DataLoader(async (ids: readonly string[]) => {
+          const names = await deps.services.playerNames(ids);
+          return ids.map((id) => ({ id, displayName: names.get(id) ?? null }));
+        }));
+      },
     };
   }
 
@@ -183,10 +188,11 @@ export function createGraphQLServer(deps: {
   }, 1_000);
   slowReaderCheck.unref();
 
-  type WsRoot = { execute(args: ExecutionArgs): OperationResult; subscribe(args: ExecutionArgs): OperationResult; shareKey?: string };
+  type WsRoot = { execute?(args: ExecutionArgs): OperationResult; subscribe(args: ExecutionArgs): OperationResult; shareKey?: string };
   const shared = createSharedSubscriptions();
+  const boardSubscriptions = createBoardSubscriptions({ schema, jit: deps.jit !== false });
   const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>({
-    execute: (args) => (args.rootValue as WsRoot).execute(args),
+    execute: (args) => (args.rootValue as WsRoot).execute!(args),
     subscribe: (args) => {
       const root = args.rootValue as WsRoot;
       return root.shareKey ? shared.subscribe(root.shareKey, () => root.subscribe(args) as never) : root.subscribe(args);
@@ -204,9 +210,25 @@ export function createGraphQLServer(deps: {
       const release = () => subscriptionsBySocket.set(socket, Math.max(0, (subscriptionsBySocket.get(socket) ?? 1) - 1));
       try {
         // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx, req: ctx.extra.request, socket, params,
+        const envelop = () => yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket, params });
+        const shareKey = JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]);
+        // Board-state subscriptions: validated once per query text, run without a per-subscription envelop.
+        const board = boardSubscriptions.prepare(params.query, params.operationName ?? undefined, (document) => {
+          const { schema: s, validate } = envelop();
+          return validate(s, document);
         });
+        if (board) {
+          const fallback = async (args: ExecutionArgs) => {
+            const { schema: s, subscribe, contextFactory } = envelop();
+            return subscribe({ ...args, schema: s, contextValue: await contextFactory() });
+          };
+          const root: WsRoot = { shareKey, subscribe: (args) => boardSubscriptions.subscribe(board, args, () => fallback(args)) as never };
+          return {
+            schema, document: board.document, operationName: params.operationName, variableValues: params.variables,
+            contextValue: contextFor(ctx.extra.request), rootValue: root,
+          };
+        }
+        const { schema: s, execute, subscribe, contextFactory, parse, validate } = envelop();
         const args: ExecutionArgs = {
           schema: s,
           operationName: params.operationName,
@@ -216,9 +238,6 @@ export function createGraphQLServer(deps: {
           rootValue: { execute, subscribe } as WsRoot,
         };
         const errors = validate(args.schema, args.document);
-        if (errors.length === 0 && readsOnlyBoards(args.schema, args.document, 'subscription')) {
-          (args.rootValue as WsRoot).shareKey = JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]);
-        }
         if (errors.length > 0) release();
         return errors.length > 0 ? errors : args;
       } catch (err) {

@@ -1,0 +1,87 @@
+import {
+  createSourceEventStream, execute, GraphQLError, parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema,
+} from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Context } from './context.js';
+import { maskError } from './errors.js';
+import { readsOnlyBoards } from './read-path.js';
+
+type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
+
+/** A board-state subscription, validated and compiled once per query text and operation name. */
+export interface PreparedSubscription {
+  document: DocumentNode;
+  /** Executes the selection for one event (the subscription field resolves to the event). */
+  run(event: unknown, context: Context, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult>;
+}
+
+/** Maps each value of an async iterator; return() and throw() reach the source. */
+function mapStream<T, U>(source: AsyncIterableIterator<T>, f: (value: T) => U | Promise<U>): AsyncIterableIterator<U> {
+  const ended = (): IteratorResult<U> => ({ value: undefined, done: true });
+  return {
+    async next() {
+      const r = await source.next();
+      return r.done ? ended() : { value: await f(r.value), done: false };
+    },
+    return: async () => { await source.return?.(); return ended(); },
+    throw: async (err?: unknown) => { await source.throw?.(err); return ended(); },
+    [Symbol.asyncIterator]() { return this; },
+  };
+}
+
+/**
+ * Subscriptions that read only board state (topChanged, rankChanged; read-path.ts decides) run
+ * without an envelop per subscription: graphql-js makes the source stream from the field's
+ * subscribe resolver, and each event runs the compiled selection (graphql-jit). That keeps an idle
+ * subscription small (the envelop's context, graphql-js's execution context and its iterator
+ * layers cost more than the rest together) and a push cheap. Anything else, and any subscription
+ * whose start fails, goes through the envelop, so errors look the same either way.
+ */
+export function createBoardSubscriptions(deps: { schema: GraphQLSchema; jit: boolean }) {
+  const prepared = new Map<string, PreparedSubscription | false>();
+
+  function compile(document: DocumentNode, operationName: string | undefined): PreparedSubscription['run'] | undefined {
+    const { schema } = deps;
+    if (!deps.jit) {
+      return (rootValue, contextValue, variableValues) => execute({ schema, document, operationName, rootValue, contextValue, variableValues });
+    }
+    const compiled = compileQuery(schema, document, operationName);
+    return isCompiledQuery(compiled) ? (event, context, variables) => compiled.query(event, context, variables) : undefined;
+  }
+
+  return {
+    /**
+     * The prepared subscription, or false when the envelop must run it. `validate` is the
+     * envelop's (its limits included), asked once per query text.
+     */
+    prepare(query: string, operationName: string | undefined, validate: (document: DocumentNode) => readonly GraphQLError[]): PreparedSubscription | false {
+      const key = `${query}\n${operationName ?? ''}`;
+      let p = prepared.get(key);
+      if (p !== undefined) return p;
+      p = false;
+      try {
+        const document = parse(query);
+        const run = validate(document).length === 0 && readsOnlyBoards(deps.schema, document, 'subscription') ? compile(document, operationName) : undefined;
+        if (run) p = { document, run };
+      } catch {
+        p = false;
+      }
+      // Query texts come from clients: keep a bounded number (the first ones stay, the rest are validated each time).
+      if (prepared.size < 1_000) prepared.set(key, p);
+      return p;
+    },
+
+    /** Starts a prepared subscription; `fallback` runs it through the envelop when its start fails. */
+    async subscribe(p: PreparedSubscription, args: ExecutionArgs, fallback: () => Promise<Result> | Result): Promise<Result> {
+      const context = args.contextValue as Context;
+      const source = await createSourceEventStream({ ...args, document: p.document });
+      if (!(Symbol.asyncIterator in source)) return fallback();
+      return mapStream(source as AsyncIterableIterator<unknown>, async (event) => {
+        const result = await p.run(event, context, args.variableValues ?? undefined);
+        return result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) } : result;
+      });
+    },
+  };
+}
+
+export type BoardSubscriptions = ReturnType<typeof createBoardSubscriptions>;
