@@ -1,0 +1,113 @@
+// Issue 12: the live board page (web/, served at / by src/page.ts) in headless Chromium against
+// a real ladder (API + ingest in this process, PostgreSQL, Redis, Kafka): the board is shown, a
+// submitted result appears and moves ranks within 2 s, a searched player's rank changes when
+// overtaken. The last test leaves a phone-sized screenshot in tmp/screenshots/ (and in
+// docs/board-page.png with UPDATE_SCREENSHOT=1, the one the README shows).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { playerName } from '../../scripts/simulator.js';
+import { createLadderClient, type LadderClient } from '../../src/client/ladder-client.js';
+import { launchChromium } from '../support/browser.js';
+import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { createSeason, waitFor } from '../support/services.js';
+
+let api: TestApi;
+let browser: Browser;
+let page: Page;
+let game: LadderClient;
+let seasonId: number;
+// Ids of this file only: display names live in one shared players table.
+const id = (n: number) => String(820_000_000_000 + n);
+
+beforeAll(async () => {
+  execFileSync('bash', ['scripts/build-web.sh']);
+  api = await startApi();
+  game = createLadderClient({ url: api.url, apiKey: await api.key('submit') });
+  seasonId = (await createSeason(api.s, { name: 'Winter Cup', maxPointsPerMatch: 1000 })).id;
+  // 12 players, 400 down to 290 points: player 1 first.
+  await submit(Array.from({ length: 12 }, (_, i) => [i + 1, 400 - 10 * i] as [number, number]));
+  await waitFor('the seeded board', async () => (await game.top({ seasonId, limit: 20 }))?.top.length === 12, 10_000);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+  page.on('pageerror', (err) => { throw err; });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+});
+
+async function submit(results: Array<[number, number]>): Promise<void> {
+  await game.submitMatchResult({
+    matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1),
+    results: results.map(([n, points]) => ({ playerId: id(n), points, displayName: playerName(n) })),
+  });
+}
+
+/** The top rows as [rank, playerId, movement]. */
+const topRows = () => page.$$eval('#top tbody tr', (rows) => rows.map((r) => [
+  Number(r.getAttribute('data-rank')), r.getAttribute('data-player'), r.querySelector('.move')?.textContent ?? '',
+] as [number, string, string]));
+
+it('shows the season board, live, at /', async () => {
+  await page.goto(`${api.base}/?season=${seasonId}`);
+  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 12, undefined, { timeout: 10_000 });
+  expect((await topRows()).map(([rank, player]) => [rank, player])).toEqual(Array.from({ length: 12 }, (_, i) => [i + 1, id(i + 1)]));
+  expect(await page.textContent('#top tbody tr:first-child .name')).toBe(playerName(1));
+  expect(await page.$eval('#season', (s) => (s as HTMLSelectElement).value)).toBe(String(seasonId));
+});
+
+it('shows a submitted result, and the ranks it moves, within 2 s', async () => {
+  const t0 = Date.now();
+  await submit([[13, 500], [5, 395]]); // a new leader; player 5 climbs from 5th to 3rd
+  await page.waitForFunction(([leader, climber]) => {
+    const rows = [...document.querySelectorAll('#top tbody tr')].map((r) => r.getAttribute('data-player'));
+    return rows.length === 13 && rows[0] === leader && rows[2] === climber;
+  }, [id(13), id(5)], { timeout: 2_000 });
+  console.log(`submitted -> shown on the page in ${Date.now() - t0} ms`);
+  const rows = await topRows();
+  expect(rows.slice(0, 4)).toEqual([[1, id(13), 'new'], [2, id(1), '▼1'], [3, id(5), '▲2'], [4, id(2), '▼2']]);
+  expect(await page.getAttribute('#top tbody tr:first-child', 'class')).toContain('new');
+});
+
+it("follows a searched player's rank as they are overtaken", async () => {
+  await page.fill('#player', id(7));
+  await page.click('#player-form button');
+  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '8', undefined, { timeout: 10_000 });
+  expect(await page.textContent('#player-entry')).toContain(playerName(7));
+  expect(await page.$$eval('#around tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toContain(id(7));
+  expect(new URL(page.url()).searchParams.get('player')).toBe(id(7));
+
+  await submit([[12, 375]]); // 12th passes player 7 (340)
+  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9', undefined, { timeout: 10_000 });
+  expect(await page.textContent('#player-entry')).toContain('▼1');
+});
+
+it('compares friends from a pasted list, and fits a phone screen', async () => {
+  await page.fill('#friends', `${id(2)}, ${id(9)} ${id(99)}`);
+  await page.click('#friends-form button');
+  await page.waitForFunction(() => document.querySelectorAll('#friends-table tbody tr').length === 2, undefined, { timeout: 10_000 });
+  expect(await page.$$eval('#friends-table tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toEqual([id(2), id(9)]);
+  // Nothing wider than the phone: no sideways scrolling.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+  mkdirSync('tmp/screenshots', { recursive: true });
+  await page.screenshot({ path: 'tmp/screenshots/board-page.png', fullPage: true });
+  if (process.env.UPDATE_SCREENSHOT === '1') copyFileSync('tmp/screenshots/board-page.png', 'docs/board-page.png');
+});
+
+it('serves the page offline: every asset from the API, none from elsewhere', async () => {
+  const fresh = await browser.newPage();
+  const foreign: string[] = [];
+  fresh.on('request', (r) => { if (!r.url().startsWith(api.base)) foreign.push(r.url()); });
+  const failed: string[] = [];
+  fresh.on('requestfailed', (r) => failed.push(r.url()));
+  await fresh.goto(`${api.base}/boards?season=${seasonId}`);
+  await fresh.waitForSelector('#status.live', { timeout: 10_000 });
+  expect(foreign.filter((u) => !u.startsWith('ws://'))).toEqual([]);
+  expect(failed).toEqual([]);
+  await fresh.close();
+});
