@@ -1,6 +1,6 @@
 // Issue 12: `npm run build` compiles the service to dist/, and `npm start` runs it with plain
 // node (no TypeScript loader): as a cluster, finding its non-TypeScript files (Lua scripts, the
-// migrations folder), with stack traces that point at src/ through the source maps.
+// migrations folder, the board page), with stack traces that point at src/ through the source maps.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ it('npm start is plain node on dist/ with source maps', () => {
   for (const f of js) expect(readFileSync(join('dist', f), 'utf8'), f).not.toMatch(/from '(tsx|typescript)/);
 });
 
-it('the built service starts two API workers, migrates, loads its Lua scripts and answers GraphQL', async () => {
+it('the built service starts two API workers, migrates, loads its Lua scripts, answers GraphQL and serves the board page', async () => {
   const port = await freePort();
   ladder = spawnEntry('dist/main.js', testEnv({ API_WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }), ['--enable-source-maps']);
   const e = ladder;
@@ -41,6 +41,12 @@ it('the built service starts two API workers, migrates, loads its Lua scripts an
     const res = await request(port, '/graphql', { method: 'POST', body: JSON.stringify({ query: '{ seasons { id } }' }) });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).errors).toBeUndefined();
+  }
+  const page = await request(port, '/');
+  expect(page.status).toBe(200);
+  expect(page.body).toContain('/assets/web/page.js');
+  for (const asset of ['/assets/web/page.js', '/assets/src/client/ladder-client.js', '/assets/vendor/graphql-ws/client.js']) {
+    expect((await request(port, asset)).status, asset).toBe(200);
   }
   e.child.kill('SIGTERM');
   expect((await e.exited).code).toBe(0);
