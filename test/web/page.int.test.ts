@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { playerName, regularPlayerId, startSimulator } from '../../scripts/simulator.js';
 import { createLadderClient, type LadderClient } from '../../src/client/ladder-client.js';
 import { launchChromium } from '../support/browser.js';
@@ -22,6 +22,8 @@ let game: LadderClient;
 let seasonId: number;
 let loadedSeasonId: number;
 let simulator: ReturnType<typeof startSimulator> | undefined;
+/** Uncaught errors of the page's own code: none, after every test. */
+const pageErrors: string[] = [];
 // Ids of this file only: display names live in one shared players table.
 const id = (n: number) => String(820_000_000_000 + n);
 
@@ -39,8 +41,9 @@ beforeAll(async () => {
   await simulator.ready;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
-  page.on('pageerror', (err) => { throw err; });
+  page.on('pageerror', (err) => pageErrors.push(err.message));
 }, 120_000);
+afterEach(() => expect(pageErrors).toEqual([]));
 afterAll(async () => {
   await simulator?.stop();
   await browser?.close();
