@@ -39,35 +39,35 @@ it('reads, submits and follows a board with typed operations', async () => {
   const records: Array<{ playerId: string; rank: number }> = [];
   const stops = [
     client.topChanged({ seasonId, limit: 3 }, (top) => tops.push(top)),
-    client.rankChanged({ seasonId, playerId: '810000000001' }, (e) => moves.push(e)),
+    client.rankChanged({ seasonId, playerId: '850000000001' }, (e) => moves.push(e)),
     client.recordUpdated({ seasonId }, (r) => records.push(r)),
   ];
   await waitFor('the first topChanged', async () => tops.length > 0, 10_000);
   expect(await client.season(seasonId)).toMatchObject({ id: seasonId, status: 'ACTIVE', maxPointsPerMatch: 1000 });
   expect((await client.seasons({ status: 'ACTIVE' })).map((s) => s.id)).toContain(seasonId);
 
-  const payload = await client.submitMatchResult(match([['810000000001', 30], ['810000000002', 50], ['810000000003', 40]]));
+  const payload = await client.submitMatchResult(match([['850000000001', 30], ['850000000002', 50], ['850000000003', 40]]));
   expect(payload.accepted).toBe(3);
   await waitFor('the match on the board', async () => (await client.top({ seasonId }))?.size === 3, 10_000);
   await waitFor('the cached top to follow', async () => (await client.top({ seasonId, limit: 10 }))!.top.length === 3, 10_000);
   const board = (await client.top({ seasonId, limit: 10 }))!;
-  expect(ranks(board.top)).toEqual([[1, '810000000002', 50], [2, '810000000003', 40], [3, '810000000001', 30]]);
+  expect(ranks(board.top)).toEqual([[1, '850000000002', 50], [2, '850000000003', 40], [3, '850000000001', 30]]);
   expect(board.top[0]!.player?.displayName).toBe('P02');
-  expect((await client.entry({ seasonId, playerId: '810000000003' }))!.entry).toMatchObject({ rank: 2, points: 40 });
-  expect((await client.entry({ seasonId, playerId: '810000000009' }))!.entry).toBeNull();
+  expect((await client.entry({ seasonId, playerId: '850000000003' }))!.entry).toMatchObject({ rank: 2, points: 40 });
+  expect((await client.entry({ seasonId, playerId: '850000000009' }))!.entry).toBeNull();
   // Filled at the edges: the last player and the two above.
-  expect(ranks((await client.around({ seasonId, playerId: '810000000001', radius: 1 }))!.around)).toEqual(ranks(board.top));
-  expect(ranks((await client.friends({ seasonId, playerIds: ['810000000001', '810000000002', '810000000009'] }))!.friends))
-    .toEqual([[1, '810000000002', 50], [3, '810000000001', 30]]);
+  expect(ranks((await client.around({ seasonId, playerId: '850000000001', radius: 1 }))!.around)).toEqual(ranks(board.top));
+  expect(ranks((await client.friends({ seasonId, playerIds: ['850000000001', '850000000002', '850000000009'] }))!.friends))
+    .toEqual([[1, '850000000002', 50], [3, '850000000001', 30]]);
   expect(await client.top({ seasonId: 2_000_000_000 })).toBeNull();
 
   await waitFor('topChanged with the match', async () => tops.some((t) => t.length === 3), 10_000);
   await waitFor('rankChanged of player 01', async () => moves.some((e) => e.rank === 3), 10_000);
   await waitFor('recordUpdated for all three', async () => records.length >= 3, 10_000);
   // Overtaken: player 01 rises to the top, and rankChanged follows.
-  await client.submitMatchResult(match([['810000000001', 60]]));
+  await client.submitMatchResult(match([['850000000001', 60]]));
   await waitFor('rankChanged to 1', async () => moves.at(-1)?.rank === 1, 10_000);
-  await waitFor('topChanged with 01 first', async () => tops.at(-1)?.[0]?.playerId === '810000000001', 10_000);
+  await waitFor('topChanged with 01 first', async () => tops.at(-1)?.[0]?.playerId === '850000000001', 10_000);
   for (const stop of stops) stop();
 });
 
@@ -95,7 +95,7 @@ it('retries UNAVAILABLE with the same matchId until accepted', async () => {
   const front = await flakyFront(2);
   const flaky = createLadderClient({ url: front.url, apiKey: await api.key('submit') });
   const retries: string[] = [];
-  const input = match([['810000000004', 10]]);
+  const input = match([['850000000004', 10]]);
   const payload = await flaky.submitMatchResult(input, { onRetry: (err) => retries.push(err.code) });
   expect(payload).toEqual({ matchId: input.matchId, accepted: 1 });
   expect(retries).toEqual(['UNAVAILABLE', 'UNAVAILABLE']);
@@ -105,16 +105,16 @@ it('retries UNAVAILABLE with the same matchId until accepted', async () => {
 it('gives up after the attempts allowed, and does not retry what a retry cannot fix', async () => {
   const front = await flakyFront(100);
   const flaky = createLadderClient({ url: front.url, apiKey: await api.key('submit') });
-  const refused = await flaky.submitMatchResult(match([['810000000005', 10]]), { attempts: 3 }).catch((err: unknown) => err);
+  const refused = await flaky.submitMatchResult(match([['850000000005', 10]]), { attempts: 3 }).catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(LadderError);
   expect(refused).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
   expect(front.bodies).toHaveLength(3);
 
   const noKey = createLadderClient({ url: api.url });
-  const forbidden = await noKey.submitMatchResult(match([['810000000005', 10]])).catch((err: unknown) => err) as LadderError;
+  const forbidden = await noKey.submitMatchResult(match([['850000000005', 10]])).catch((err: unknown) => err) as LadderError;
   expect(forbidden.retryable).toBe(false);
   expect(forbidden.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
-  const tooMany = await client.submitMatchResult(match([['810000000005', 5000]])).catch((err: unknown) => err) as LadderError;
+  const tooMany = await client.submitMatchResult(match([['850000000005', 5000]])).catch((err: unknown) => err) as LadderError;
   expect(tooMany).toMatchObject({ code: 'POINTS_OUT_OF_RANGE', retryable: false });
 
   const down = createLadderClient({ url: `http://127.0.0.1:${await freePort()}/graphql` });

@@ -25,7 +25,7 @@ let simulator: ReturnType<typeof startSimulator> | undefined;
 /** Uncaught errors of the page's own code: none, after every test. */
 const pageErrors: string[] = [];
 // Ids of this file only: display names live in one shared players table.
-const id = (n: number) => String(820_000_000_000 + n);
+const id = (n: number) => String(840_000_000_000 + n);
 
 beforeAll(async () => {
   execFileSync('bash', ['scripts/build-web.sh']);
