@@ -57,6 +57,19 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
   signal?.addEventListener('abort', done);
 });
 
+/**
+ * What graphql-ws hands a subscription's error sink as a LadderError: the server's refusal (an
+ * array of GraphQL errors, e.g. RATE_LIMITED past the subscriptions a socket may hold), or a
+ * socket that closed for good (NETWORK).
+ */
+function subscriptionError(err: unknown): LadderError {
+  const first = Array.isArray(err) ? err[0] as { message?: string; extensions?: { code?: unknown } } | undefined : undefined;
+  if (first) return new LadderError(String(first.message), String(first.extensions?.code ?? 'UNKNOWN'));
+  const reason = (err as { reason?: string; message?: string } | undefined);
+  return new LadderError(`subscription socket closed${reason?.reason || reason?.message ? `: ${reason.reason || reason.message}` : ''}`, 'NETWORK');
+}
+
+/** A client of one ladder API: typed queries, the mutation and subscriptions (see the file's head). */
 export function createLadderClient(options: LadderClientOptions) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
@@ -113,7 +126,7 @@ export function createLadderClient(options: LadderClientOptions) {
         if (r.errors?.[0]) onError?.(new LadderError(r.errors[0].message, String(r.errors[0].extensions?.code ?? 'UNKNOWN')));
         else if (r.data) onData(r.data);
       },
-      error: (err) => onError?.(err instanceof LadderError ? err : new LadderError(Array.isArray(err) ? String(err[0]?.message) : String((err as Error).message ?? err), 'NETWORK')),
+      error: (err) => onError?.(subscriptionError(err)),
       complete: () => {},
     });
   }

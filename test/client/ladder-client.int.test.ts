@@ -122,3 +122,17 @@ it('gives up after the attempts allowed, and does not retry what a retry cannot 
   expect(lost).toMatchObject({ code: 'NETWORK', retryable: true });
   expect(lost.message).toMatch(/network error \(ECONNREFUSED\)/);
 });
+
+it("reports a subscription the server refuses with the server's code", async () => {
+  const own = createLadderClient({ url: api.url, webSocketImpl: WebSocket });
+  try {
+    // One socket per client, at most 20 subscriptions per socket (server limits): the 21st is refused.
+    const errors: LadderError[] = [];
+    for (let i = 0; i < 21; i++) own.recordUpdated({ seasonId, playerId: String(850_000_000_100 + i) }, () => {}, (err) => errors.push(err));
+    await waitFor('the refusal', async () => errors.length > 0, 10_000);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+  } finally {
+    await own.close();
+  }
+});

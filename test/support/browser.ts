@@ -13,6 +13,7 @@ function chromiumPath(): string {
   }
 }
 
+/** A headless Chromium of the machine's, for one test file (close it in afterAll). */
 export function launchChromium(): Promise<Browser> {
   // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
   return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
