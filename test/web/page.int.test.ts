@@ -109,6 +109,15 @@ it('compares friends from a pasted list, and fits a phone screen', async () => {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
+it("switches to this week's board", async () => {
+  await page.selectOption('#window', 'WEEK');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('window') === 'WEEK', undefined, { timeout: 5_000 });
+  // Every match of this file ended a minute before it was sent: this week's board has them all.
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 13, undefined, { timeout: 10_000 });
+  expect((await topRows())[0]!.slice(0, 2)).toEqual([1, id(13)]);
+  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9', undefined, { timeout: 10_000 });
+});
+
 it('follows the busy season of the demo: a full top 100 moving, a regular player found', async () => {
   const player = regularPlayerId(5000);
   await page.goto(`${api.base}/?season=${loadedSeasonId}&player=${player}`);
