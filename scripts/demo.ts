@@ -1,5 +1,6 @@
 // `npm run demo`: a live ladder on this machine in one process: migrations, two demo seasons,
-// API keys, the API and ingest consumer, and simulated game servers submitting matches.
+// API keys, the API and ingest consumer, and simulated game servers submitting matches. Its
+// banner leads with the live board page's URL (built by `npm run build:web` first).
 //   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app.js';
@@ -52,13 +53,14 @@ async function demoSeasons(app: App) {
   return { best, sum };
 }
 
-function banner(o: { url: string; bestId: number; sumId: number; player: string; submitKey: string; adminKey: string; rate: number; players: number; durationS: number | undefined }): string {
+function banner(o: { page: string; url: string; bestId: number; sumId: number; player: string; submitKey: string; adminKey: string; rate: number; players: number; durationS: number | undefined }): string {
   const until = o.durationS ? `for ${o.durationS} s` : 'until you press Ctrl-C';
   return `
 ──────────────────────────────────────────────────────────────────────────────
- ladder demo is running ${until}
+ Open the live boards:  ${o.page}
 ──────────────────────────────────────────────────────────────────────────────
- Open GraphiQL:  ${o.url}
+ ladder demo is running ${until}. GraphiQL:  ${o.url}
+ Both work offline: every asset is served by ladder itself.
 
  Seasons:  ${o.bestId} "Demo season"        best match counts, ranks 1,2,3,4
            ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
@@ -137,7 +139,7 @@ try {
   });
   await simulator.ready;
   say(banner({
-    url: `http://localhost:${port}/graphql`, bestId: best.id, sumId: sum.id, player: regularPlayerId(settings.players),
+    page: `http://localhost:${port}/?season=${best.id}&player=${regularPlayerId(settings.players)}`, url: `http://localhost:${port}/graphql`, bestId: best.id, sumId: sum.id, player: regularPlayerId(settings.players),
     submitKey: submitKey.key, adminKey: adminKey.key, rate: settings.rate, players: settings.players, durationS: settings.durationS,
   }));
   if (settings.durationS) setTimeout(() => void shutdown(`${settings.durationS} s are up`), settings.durationS * 1000);

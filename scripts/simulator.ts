@@ -1,10 +1,12 @@
 // Simulated game servers: realistic matches submitted through the public submitMatchResult
-// mutation over HTTP, exactly as a real game server would. Used by `npm run demo`, and on its own:
+// mutation over HTTP with the typed client (src/client/ladder-client.ts), exactly as a real game
+// server would. Used by `npm run demo`, and on its own:
 //   npm run simulate -- --url http://localhost:4000/graphql --key <key> --season 1 --rate 50
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createLadderClient, LadderError } from '../src/client/ladder-client.js';
 
 /** What startSimulator needs: player ids are 1..players; each match goes to every season. */
 export interface SimulatorOptions {
@@ -74,43 +76,14 @@ function pointsFor(id: number, maxPoints: number): number {
   return Math.round(performance * performance * maxPoints);
 }
 
-const SUBMIT = `mutation Submit($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`;
-const SEASON = `query Season($id: Int!) { season(id: $id) { maxPointsPerMatch status } }`;
-// Retryable per the contract (DESIGN §3): the same matchId may be resubmitted safely.
-const RETRYABLE = new Set(['UNAVAILABLE', 'RATE_LIMITED']);
+// Retryable errors (UNAVAILABLE, RATE_LIMITED, the network) are retried by the client with the
+// same input, so the same matchId: resubmitting it is safe (DESIGN §3).
 const MAX_ATTEMPTS = 8;
 // Bounds memory when the server is down: beyond this, new matches are skipped, not queued.
 const MAX_IN_FLIGHT = 500;
 
-class SubmitError extends Error { constructor(message: string, readonly retryable: boolean) { super(message); } }
-
-async function graphql(opts: SimulatorOptions, query: string, variables: object): Promise<Record<string, unknown>> {
-  let res: Response;
-  try {
-    res = await fetch(opts.url, {
-      method: 'POST', body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(15_000),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` },
-    });
-  } catch (err) {
-    // Connection refused or reset, or no answer in time: undici hides the reason in `cause`.
-    const reason = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new SubmitError(`network error (${reason}) at ${opts.url}`, true);
-  }
-  type Body = { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
-  const body = await res.json().catch(() => ({})) as Body;
-  const error = body.errors?.[0];
-  const code = error?.extensions?.code ?? 'UNKNOWN';
-  if (error) throw new SubmitError(`${code}: ${error.message}`, RETRYABLE.has(code));
-  if (!res.ok || !body.data) throw new SubmitError(`HTTP ${res.status}`, res.status >= 500);
-  return body.data;
-}
-
-/** Waits `ms`, or less when `signal` aborts; leaves no listener behind either way. */
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const done = () => { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); };
-  const timer = setTimeout(done, ms);
-  signal.addEventListener('abort', done);
-});
+/** One line for a failure: the API's code and message, or what happened on the network. */
+const describe = (err: unknown) => err instanceof LadderError ? (err.code === 'NETWORK' ? err.message : `${err.code}: ${err.message}`) : String(err);
 
 /** Starts submitting matches at `ratePerSec`; stop() (or the signal) ends it once in-flight calls settle. */
 export function startSimulator(opts: SimulatorOptions) {
@@ -122,11 +95,12 @@ export function startSimulator(opts: SimulatorOptions) {
   const stats: SimulatorStats = { accepted: 0, failed: 0, retried: 0, skipped: 0 };
   const reported = new Set<string>(); // each distinct failure is logged once
   const inFlight = new Set<Promise<void>>();
+  const client = createLadderClient({ url: opts.url, apiKey: opts.apiKey });
   let maxPoints: Map<number, number> | undefined;
 
   async function loadSeasons(): Promise<Map<number, number>> {
     const entries = await Promise.all(opts.seasonIds.map(async (id) => {
-      const { season } = await graphql(opts, SEASON, { id }) as { season: { maxPointsPerMatch: number; status: string } | null };
+      const season = await client.season(id, { attempts: 1 });
       if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
       if (season.status !== 'ACTIVE') log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
       return [id, season.maxPointsPerMatch] as const;
@@ -134,7 +108,7 @@ export function startSimulator(opts: SimulatorOptions) {
     return new Map(entries);
   }
 
-  /** One match to one season, retried with the SAME matchId until accepted or clearly refused. */
+  /** One match to one season, retried (by the client) with the SAME matchId until accepted or clearly refused. */
   async function submit(seasonId: number, ids: number[]): Promise<void> {
     const results = ids.map((id) => ({
       playerId: String(id), points: pointsFor(id, maxPoints!.get(seasonId)!),
@@ -143,22 +117,14 @@ export function startSimulator(opts: SimulatorOptions) {
     const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
     // A matchId per season too: results are deduplicated by (matchId, playerId) across seasons.
     const input = { matchId: randomUUID(), seasonId, endedAt: endedAt.toISOString(), results };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await graphql(opts, SUBMIT, { input });
-        stats.accepted++;
-        for (const id of ids) named.add(id);
-        return;
-      } catch (err) {
-        const e = err instanceof SubmitError ? err : new SubmitError(String(err), false);
-        if (!e.retryable || attempt >= MAX_ATTEMPTS || signal.aborted) {
-          stats.failed++;
-          if (!reported.has(e.message)) { reported.add(e.message); log(`[simulator] submission failed: ${e.message}`); }
-          return;
-        }
-        stats.retried++;
-        await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random()), signal);
-      }
+    try {
+      await client.submitMatchResult(input, { attempts: MAX_ATTEMPTS, signal, onRetry: () => { stats.retried++; } });
+      stats.accepted++;
+      for (const id of ids) named.add(id);
+    } catch (err) {
+      stats.failed++;
+      const line = describe(err);
+      if (!reported.has(line)) { reported.add(line); log(`[simulator] submission failed: ${line}`); }
     }
   }
 

@@ -36,6 +36,7 @@ import { createSeason, listSeasons, requireSeason, withCurrentStatus, type Seaso
 import { submitMatchResult } from './service/submit-match-result.js';
 import { createTopCache, type TopSource } from './service/top-cache.js';
 import type { PlayerAdmin } from './player-admin.js';
+import { createPageHandler } from './page.js';
 
 export interface ApiDeps {
   config: Config;
@@ -180,6 +181,7 @@ export function createApi(deps: ApiDeps) {
     authenticate: (header) => authenticator.authenticate(header),
     logger,
     routes: deps.routes,
+    page: createPageHandler(),
     limits: config.ws,
     jit: config.serving.jit,
     responses: {

@@ -1,5 +1,6 @@
 // The README's first command: `npm run demo` brings up a live ladder with simulated game servers.
 // Runs scripts/demo.ts as a real child process and reads its leaderboard over HTTP.
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_REDIS_URL, testConfig, uniqueName } from './support/env.js';
 import { freePort, spawnEntry, until, type Entry } from './support/process.js';
@@ -11,6 +12,7 @@ let s: Services;
 let demo: Entry | undefined;
 
 beforeAll(async () => {
+  execFileSync('bash', ['scripts/build-web.sh']); // as `npm run demo` does
   s = openServices(testConfig());
   // The demo reuses an active demo season; closing earlier runs' seasons makes it create fresh
   // ones, so a non-empty board below proves this run's matches went all the way through.
@@ -42,8 +44,21 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   const entry = demo;
 
   // Starting includes migrations and creating the Kafka topics.
-  const printedUrl = await until('the demo printed its URL', 45_000, async () => /Open GraphiQL:\s+(http:\/\/localhost:\d+\/graphql)/.exec(entry.stdout)?.[1], entry);
+  const printedUrl = await until('the demo printed its URL', 45_000, async () => /GraphiQL:\s+(http:\/\/localhost:\d+\/graphql)/.exec(entry.stdout)?.[1], entry);
   expect(printedUrl).toBe(`http://localhost:${port}/graphql`);
+  // The board page's URL comes first, before anything else in the banner.
+  const banner = entry.stdout.slice(entry.stdout.indexOf('────'));
+  const pageUrl = /^─+\n Open the live boards:\s+(http:\/\/localhost:\d+\/\?season=\d+&player=\d+)\n/.exec(banner)?.[1];
+  expect(pageUrl, banner).toBeDefined();
+  // Offline: the page and GraphiQL load nothing from elsewhere (no script or stylesheet URL off this server).
+  const local = (url: string) => url.replace('localhost', '127.0.0.1');
+  const page = await fetch(local(pageUrl!));
+  expect(page.status).toBe(200);
+  const graphiql = await (await fetch(local(printedUrl), { headers: { accept: 'text/html' } })).text();
+  for (const html of [await page.text(), graphiql]) {
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)="(https?:)?\/\//);
+  }
+  expect(graphiql).toContain('GraphiQL');
   expect(entry.stdout).toMatch(/submit \(used by the simulator\): ldr_[A-Za-z0-9_-]{43}\n/);
   expect(entry.stdout).toMatch(/admin \(.*\): ldr_[A-Za-z0-9_-]{43}\n/);
   expect(entry.stdout).toContain('subscription { topChanged(seasonId: ');

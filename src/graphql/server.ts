@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -45,13 +45,15 @@ const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown
 
 /**
  * The HTTP and WebSocket face of the service: GraphQL over HTTP (and SSE) at /graphql,
- * graphql-ws on the same path, GraphiQL with bundled assets, /health, plus `routes`.
+ * graphql-ws on the same path, GraphiQL with bundled assets, /health, plus `routes` and the board `page`.
  */
 export function createGraphQLServer(deps: {
   services: Services;
   authenticate(authorization: string | undefined): Promise<Principal | null>;
   logger: Logger;
   routes?: Routes;
+  /** Answers the requests it knows (the board page, src/page.ts) and returns true; false: not its own. */
+  page?: (req: IncomingMessage, res: ServerResponse) => boolean;
   limits?: Partial<ServerLimits>;
   plugins?: Plugin[];
   /** Compile queries with graphql-jit (default on). */
@@ -137,6 +139,7 @@ export function createGraphQLServer(deps: {
   });
 
   const server: Server = createServer((req, res) => {
+    if (deps.page?.(req, res)) return;
     const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
     if (route) {
       route().then(({ status, contentType, body }) => {

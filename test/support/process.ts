@@ -6,10 +6,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `script` as operators do (`node --import tsx`), `env` on top of this process's; collects its output. */
-export function spawnEntry(script: string, env: Record<string, string>) {
+/**
+ * Runs `script` as operators do (`node --import tsx`, or `nodeArgs` such as the built service's
+ * `--enable-source-maps`), `env` on top of this process's; collects its output.
+ */
+export function spawnEntry(script: string, env: Record<string, string>, nodeArgs: string[] = ['--import', 'tsx']) {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,198 @@
+// The live board page (web/index.html): pick a season and a board; the top 100 follows
+// topChanged with each row's movement since the previous update; a searched player's entry and
+// neighbours follow rankChanged; friends compare a pasted list of ids. State lives in the URL
+// (?season=1&window=DAY&player=42&friends=7,9) so a view can be shared or reloaded.
+// Plain DOM on the typed client; compiled by `npm run build:web` (tsconfig.web.json).
+import { createLadderClient, type Entry, type LadderError, type Window } from '../src/client/ladder-client.js';
+
+const client = createLadderClient({ url: new URL('/graphql', location.href).href });
+const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+const params = new URLSearchParams(location.search);
+const state = {
+  seasonId: Number(params.get('season')) || undefined as number | undefined,
+  window: (params.get('window') ?? 'SEASON') as Window,
+  player: params.get('player') ?? '',
+  friends: (params.get('friends') ?? '').split(',').filter(Boolean),
+};
+/** What this view is following: stopped and restarted when the season or board changes. */
+const stops: Array<() => void> = [];
+/** The searched player's subscription: restarted when the player changes too. */
+let stopPlayer = () => {};
+
+function saveState(): void {
+  const p = new URLSearchParams();
+  if (state.seasonId) p.set('season', String(state.seasonId));
+  if (state.window !== 'SEASON') p.set('window', state.window);
+  if (state.player) p.set('player', state.player);
+  if (state.friends.length > 0) p.set('friends', state.friends.join(','));
+  history.replaceState(null, '', `${location.pathname}${p.size > 0 ? `?${p}` : ''}`);
+}
+
+function status(text: string, live = false): void {
+  const el = $('#status');
+  el.textContent = text;
+  el.classList.toggle('live', live);
+}
+const failed = (err: LadderError | Error) => status(`${'code' in err ? `${err.code}: ` : ''}${err.message}; retrying…`);
+
+/** Movement from `before` (the previous rank, undefined when new) to `rank`: text and class. */
+function movement(rank: number, before: number | undefined, isNew: boolean): { text: string; cls: string } {
+  if (before === undefined) return isNew ? { text: 'new', cls: 'new' } : { text: '', cls: '' };
+  if (before > rank) return { text: `▲${before - rank}`, cls: 'up' };
+  if (before < rank) return { text: `▼${rank - before}`, cls: 'down' };
+  return { text: '', cls: '' };
+}
+
+function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
+  const tr = document.createElement('tr');
+  tr.dataset.player = e.playerId;
+  tr.dataset.rank = String(e.rank);
+  if (move.cls === 'new') tr.className = 'new';
+  else if (move.cls) tr.className = 'changed';
+  if (e.playerId === state.player) tr.classList.add('me');
+  for (const [cls, text] of [['rank', `#${e.rank}`], [`move ${move.cls}`, move.text], ['name', e.player?.displayName ?? e.playerId], ['points', String(e.points)]]) {
+    const td = document.createElement('td');
+    td.className = cls!;
+    td.textContent = text!;
+    if (cls === 'name') td.title = `player ${e.playerId}`;
+    tr.append(td);
+  }
+  return tr;
+}
+
+// ---- top 100 ----
+let topRanks: Map<string, number> | undefined;
+/** Each player's last movement: shown until their rank moves again (updates come several a second). */
+let lastMoves = new Map<string, { text: string; cls: string }>();
+let sizeTimer: ReturnType<typeof setTimeout> | undefined;
+
+function showTop(entries: Entry[]): void {
+  const before = topRanks;
+  const moves = new Map<string, { text: string; cls: string }>();
+  const rows = entries.map((e) => {
+    const move = movement(e.rank, before?.get(e.playerId), before !== undefined);
+    const shown = move.text ? move : lastMoves.get(e.playerId) ?? move;
+    moves.set(e.playerId, shown);
+    const tr = row(e, shown);
+    if (!move.text) tr.classList.remove('new', 'changed'); // highlighted only when it happens
+    return tr;
+  });
+  $('#top tbody').replaceChildren(...rows);
+  topRanks = new Map(entries.map((e) => [e.playerId, e.rank]));
+  lastMoves = moves;
+  // The board's size is not part of topChanged: read half a second after an update, at most
+  // twice a second however often the top changes.
+  sizeTimer ??= setTimeout(() => {
+    sizeTimer = undefined;
+    void client.top({ seasonId: state.seasonId!, window: state.window, limit: 1 }).then((b) => {
+      $('#size').textContent = b ? `of ${b.size} players` : '';
+    }, () => {});
+  }, 500);
+}
+
+// ---- a player ----
+let playerRank: number | undefined;
+
+async function showPlayer(): Promise<void> {
+  const target = $('#player-entry');
+  if (!state.player) {
+    target.textContent = '';
+    $('#around tbody').replaceChildren();
+    return;
+  }
+  const vars = { seasonId: state.seasonId!, window: state.window, playerId: state.player };
+  const [entry, around] = await Promise.all([client.entry(vars), client.around({ ...vars, radius: 3 })]);
+  const e = entry?.entry;
+  if (!e) {
+    target.textContent = `Player ${state.player} has no score on this board yet.`;
+    delete target.dataset.rank;
+  } else {
+    const move = movement(e.rank, playerRank, false);
+    target.textContent = `#${e.rank} of ${entry.size} · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
+    target.dataset.rank = String(e.rank);
+    playerRank = e.rank;
+  }
+  $('#around tbody').replaceChildren(...(around?.around ?? []).map((a) => row(a)));
+}
+
+// ---- friends ----
+async function showFriends(): Promise<void> {
+  if (state.friends.length === 0) {
+    $('#friends-table tbody').replaceChildren();
+    return;
+  }
+  const board = await client.friends({ seasonId: state.seasonId!, window: state.window, playerIds: state.friends });
+  $('#friends-table tbody').replaceChildren(...(board?.friends ?? []).map((e) => row(e)));
+}
+
+/** (Re)starts every live part of the view for the current season and board. */
+function follow(): void {
+  for (const stop of stops.splice(0)) stop();
+  saveState();
+  if (!state.seasonId) return;
+  topRanks = undefined;
+  lastMoves = new Map();
+  clearTimeout(sizeTimer);
+  sizeTimer = undefined;
+  stops.push(client.topChanged({ seasonId: state.seasonId, window: state.window, limit: 100 }, (top) => {
+    status('live', true);
+    showTop(top);
+  }, failed));
+  followPlayer();
+  // Days and weeks have no per-player subscription, friends none at all: they are read again
+  // every 2 s, and once now.
+  const poll = setInterval(() => {
+    if (state.window !== 'SEASON') void showPlayer().catch(failed);
+    void showFriends().catch(failed);
+  }, 2_000);
+  stops.push(() => clearInterval(poll));
+  void showFriends().catch(failed);
+}
+
+/** (Re)starts the searched player's part: their entry and neighbours now, then as they move. */
+function followPlayer(): void {
+  stopPlayer();
+  stopPlayer = () => {};
+  saveState();
+  playerRank = undefined;
+  if (state.player && state.seasonId) {
+    // rankChanged follows the SEASON board; for a day or a week it is the cue to look again.
+    stopPlayer = client.rankChanged({ seasonId: state.seasonId, playerId: state.player }, () => { void showPlayer().catch(failed); }, failed);
+  }
+  void showPlayer().catch(failed);
+}
+
+async function start(): Promise<void> {
+  const seasons = await client.seasons({ status: 'ACTIVE' });
+  const select = $<HTMLSelectElement>('#season');
+  select.replaceChildren(...seasons.map((s) => new Option(`${s.name} (${s.scoring.toLowerCase()}, #${s.id})`, String(s.id))));
+  if (seasons.length === 0) {
+    status('no active season');
+    return;
+  }
+  if (!seasons.some((s) => s.id === state.seasonId)) state.seasonId = seasons[0]!.id;
+  select.value = String(state.seasonId);
+  $<HTMLSelectElement>('#window').value = state.window;
+  $<HTMLInputElement>('#player').value = state.player;
+  $<HTMLTextAreaElement>('#friends').value = state.friends.join(', ');
+
+  select.addEventListener('change', () => { state.seasonId = Number(select.value); follow(); });
+  $<HTMLSelectElement>('#window').addEventListener('change', (ev) => {
+    state.window = (ev.target as HTMLSelectElement).value as Window;
+    follow();
+  });
+  $('#player-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    state.player = $<HTMLInputElement>('#player').value.trim();
+    followPlayer();
+  });
+  $('#friends-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    state.friends = $<HTMLTextAreaElement>('#friends').value.split(/[\s,;]+/).filter(Boolean).slice(0, 200);
+    saveState();
+    void showFriends().catch(failed);
+  });
+  follow();
+}
+
+start().catch(failed);
