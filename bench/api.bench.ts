@@ -16,7 +16,7 @@
 // and friends of random players, and a mix paced at a fixed offered rate. Then the targets, met or
 // not. Numbers are printed, never asserted.
 //
-// ladder runs as its own process tree (`node --import tsx src/main.ts`, LADDER_ROLES=api,
+// ladder runs as its own process tree (built: `node dist/main.js`, bench/built.ts; LADDER_ROLES=api,
 // API_WORKERS=--workers), the plain server (bench/plain-server.mjs) with as many processes, wrk
 // (bench/wrk.ts, bench/wrk/requests.lua) as a third. The bench owns the database
 // ladder_bench_api and Redis database 2, or the one of --redis-url (both emptied at start). Needs wrk: installed with
@@ -28,6 +28,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
+import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
 import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
@@ -404,7 +405,7 @@ const loadavg = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
 try {
   console.log(`seeding ${PLAYERS.toLocaleString('en')} players into ${DATABASE} / ${REDIS_URL} ...`);
   const seasonId = await seed();
-  const ladder = await startServer('ladder', ['--import', 'tsx', 'src/main.ts'], {
+  const ladder = await startServer('ladder', builtLadder(), {
     LADDER_ROLES: 'api', API_WORKERS: String(WORKERS), PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL, REDIS_URL,
     LOG_LEVEL: 'info', KAFKA_TOPIC: 'bench-api-results',
     RATE_LIMIT_READS_PER_SEC: '1000000000', RATE_LIMIT_READS_BURST: '1000000000',

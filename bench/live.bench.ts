@@ -35,6 +35,7 @@ import { createLogger } from '../src/logger.js';
 import { cpuDelta, sampleCpu, type CpuSample, type CpuTargets } from './cpu.js';
 import { prng } from './generate.js';
 import { deleteKafkaState } from './kafka-e2e.js';
+import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
 import type { FromClients, ToClients } from './live-clients.js';
 
@@ -385,7 +386,7 @@ async function main(): Promise<void> {
   const common = {
     DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: TOPIC, KAFKA_PARTITIONS: String(PARTITIONS), LOG_LEVEL: 'info',
   };
-  const nodeArgs = ['--import', 'tsx', 'src/main.ts'];
+  const nodeArgs = builtLadder();
   // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the API.
   const apiArgs = [...(process.env.BENCH_API_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), ...nodeArgs];
   api = await start('api', process.execPath, apiArgs, {
