@@ -242,7 +242,9 @@ export function createApi(deps: ApiDeps) {
           void rankWatcher.resync();
         },
       });
-      timers = [setInterval(() => void topCache.tick(), 200)];
+      // Watched tops (topChanged) that heard of a change are re-read this often: a push waits at most
+      // this long, and a board whose top changes all the time costs at most 20 top reads a second.
+      timers = [setInterval(() => void topCache.tick(), 50)];
       if (config.serving.rankResyncIntervalMs > 0) {
         timers.push(setInterval(() => void rankWatcher.resync(), config.serving.rankResyncIntervalMs));
       }
