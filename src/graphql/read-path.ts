@@ -81,7 +81,6 @@ export function createReadPath(deps: {
   cache: ResponseCache;
   /** Throws RATE_LIMITED when the address spent its read budget. */
   rateLimit(address: string): void;
-  maxBodyBytes: number;
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
 }) {
@@ -154,8 +153,8 @@ export function createReadPath(deps: {
     return Buffer.from(stringify ? stringify(result) : JSON.stringify(result));
   }
 
-  /** Reads the request's parameters; undefined when this path does not take the request. */
-  async function paramsOf(req: IncomingMessage, res: ServerResponse): Promise<{ params?: Params; body?: string } | 'answered'> {
+  /** The request's parameters; none when this path does not take the request. */
+  function paramsOf(req: IncomingMessage, body: string): { params?: Params; body?: string } {
     if (req.method === 'GET') {
       const search = new URLSearchParams(req.url!.slice(req.url!.indexOf('?') + 1));
       const [query, variables, extensions] = [search.get('query'), search.get('variables'), search.get('extensions')];
@@ -171,11 +170,6 @@ export function createReadPath(deps: {
         return {};
       }
     }
-    const body = await readBody(req, deps.maxBodyBytes);
-    if (body === undefined) {
-      res.writeHead(413, { ...jsonHeaders, connection: 'close' }).end(problem('request body too large', 'BAD_USER_INPUT'));
-      return 'answered';
-    }
     if (!(req.headers['content-type'] ?? '').includes('application/json')) return { body };
     try {
       const params = JSON.parse(body) as Params;
@@ -186,17 +180,15 @@ export function createReadPath(deps: {
   }
 
   return {
-    /** Answers a request to the GraphQL endpoint. */
-    async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    /** Answers a request to the GraphQL endpoint whose body (bounded, see server.ts) was read. */
+    async handle(req: IncomingMessage, res: ServerResponse, requestBody: string): Promise<void> {
       const accept = req.headers.accept ?? '';
       if ((req.method !== 'GET' && req.method !== 'POST') || accept.includes('text/event-stream') || accept.includes('text/html')
         || accept.includes('multipart/')) {
         await deps.yoga.requestListener(req, res);
         return;
       }
-      const read = await paramsOf(req, res);
-      if (read === 'answered') return;
-      const { params, body } = read;
+      const { params, body } = paramsOf(req, requestBody);
       if (!params) {
         if (req.method === 'GET') await deps.yoga.requestListener(req, res);
         else await forward(req, res, body);
@@ -252,29 +244,4 @@ export function createReadPath(deps: {
       send(req, res, answer, deps.cache.set(key, answer, reads, startedAt)?.etag);
     },
   };
-}
-
-/** The request body as text, or undefined once it exceeds `limit` bytes (whatever Content-Length says). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
-    req.resume();
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Stop buffering; the answer closes the connection, so the rest is never read.
-        req.removeAllListeners('data');
-        req.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
-  });
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
@@ -121,36 +121,39 @@ export function createGraphQLServer(deps: {
     schema,
     cache: deps.responses.cache,
     rateLimit: (address) => deps.services.rateLimit('read', address),
-    maxBodyBytes: limits.maxBodyBytes,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
   });
 
-  const server: Server = createServer((req, res) => {
-    const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
-    if (route) {
-      route().then(({ status, contentType, body }) => {
-        res.writeHead(status, { 'content-type': contentType }).end(body);
-      }, (err) => {
-        log.error({ err }, 'route failed');
-        res.writeHead(500).end();
-      });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Every body is read here, bounded on the bytes actually read (a chunked body has no
+    // Content-Length to check), before any route or yoga sees the request.
+    const body = await readBody(req, limits.maxBodyBytes);
+    if (body === undefined) {
+      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+        .end(JSON.stringify({ errors: [{ message: `request body over ${limits.maxBodyBytes} bytes`, extensions: { code: 'BAD_USER_INPUT' } }] }));
       return;
     }
-    if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
-      res.writeHead(413, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ errors: [{ message: 'request body too large', extensions: { code: 'BAD_USER_INPUT' } }] }));
-      req.resume();
+    // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
+    if (body) (req as IncomingMessage & { body?: string }).body = body;
+    const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
+    if (route) {
+      const { status, contentType, body: out } = await route();
+      res.writeHead(status, { 'content-type': contentType }).end(out);
       return;
     }
     if (req.url === yoga.graphqlEndpoint || req.url?.startsWith(`${yoga.graphqlEndpoint}?`)) {
-      readPath.handle(req, res).catch((err: unknown) => {
-        log.error({ err }, 'request failed');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end();
-      });
+      await readPath.handle(req, res, body);
       return;
     }
-    void yoga.requestListener(req, res);
+    await yoga.requestListener(req, res);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err, url: req.url }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end();
+    });
   });
 
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: 64 * 1024 });
@@ -247,3 +250,30 @@ export function createGraphQLServer(deps: {
 }
 
 export type GraphQLServer = ReturnType<typeof createGraphQLServer>;
+
+/**
+ * The request body as text ('' when the request has none), or undefined once it exceeds `limit`
+ * bytes, whatever Content-Length says: reading stops there and the 413 closes the connection.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return Promise.resolve('');
+  if (Number(length ?? 0) > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}

@@ -1,0 +1,86 @@
+// Hostile inputs (issue 9): each hole a hostile client found, reproduced against a real ladder.
+// docs/reliability.md lists every class tried here and its result.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api.js';
+
+let api: TestApi;
+let port: number;
+
+beforeAll(async () => {
+  api = await startApi();
+  port = Number(new URL(api.base).port);
+});
+afterAll(async () => { await api?.close(); });
+
+/**
+ * Sends `total` bytes of a valid GraphQL request padded with spaces, chunked (no Content-Length),
+ * and resolves with the status once the answer comes and the bytes written by then.
+ */
+function sendChunked(path: string, opts: { method?: string; headers?: Record<string, string>; total: number }) {
+  return new Promise<{ status: number; written: number }>((resolve, reject) => {
+    let written = 0;
+    let answered = false;
+    const req = http.request({
+      host: '127.0.0.1', port, path, method: opts.method ?? 'POST', agent: false,
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...opts.headers },
+    }, (res) => {
+      answered = true;
+      res.resume();
+      resolve({ status: res.statusCode!, written });
+    });
+    req.on('error', (err) => { if (!answered) reject(err); });
+    const head = '{"query":"{ __typename }"';
+    const chunk = ' '.repeat(64 * 1024);
+    const write = () => {
+      if (answered) return void req.destroy();
+      if (written === 0) { req.write(head); written += head.length; }
+      if (written + chunk.length >= opts.total) { req.end('}'); return; }
+      written += chunk.length;
+      if (req.write(chunk)) setImmediate(write);
+      else req.once('drain', write);
+    };
+    write();
+  });
+}
+
+describe('request bodies are bounded on the bytes read, whatever the route and headers', () => {
+  const MB = 1024 * 1024;
+  it.each([
+    ['POST /graphql', '/graphql', {}],
+    ['POST /graphql with Accept: text/event-stream', '/graphql', { headers: { accept: 'text/event-stream' } }],
+    ['POST /graphql with Accept: multipart/mixed', '/graphql', { headers: { accept: 'multipart/mixed' } }],
+    ['POST /graphql with Accept: text/html', '/graphql', { headers: { accept: 'text/html' } }],
+    ['PUT /graphql', '/graphql', { method: 'PUT' }],
+    ['POST /graphql/', '/graphql/', {}],
+    ['POST /health', '/health', {}],
+    ['POST /metrics', '/metrics', {}],
+    ['POST to an unknown path', '/nowhere', {}],
+  ] as const)('%s: a 4 MB chunked body gets 413 before it is read whole', async (_name, path, opts) => {
+    const { status, written } = await sendChunked(path, { ...opts, total: 4 * MB });
+    expect(status).toBe(413);
+    expect(written).toBeLessThan(4 * MB);
+  });
+
+  it.each([
+    ['JSON', 'application/json'],
+    ['server-sent events', 'text/event-stream'],
+    ['multipart', 'multipart/mixed'],
+  ])('a small chunked body still gets its answer (%s)', async (_name, accept) => {
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1', port, path: '/graphql', method: 'POST', agent: false,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', accept },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => { text += d.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write('{"query":');
+      req.end('"{ __typename }"}');
+    });
+    expect(status).toBe(200);
+    expect(text).toContain('"__typename":"Query"');
+  });
+});
