@@ -180,7 +180,7 @@ export function createApi(deps: ApiDeps) {
     authenticate: (header) => authenticator.authenticate(header),
     logger,
     routes: deps.routes,
-    limits: config.ws,
+    limits: { ...config.ws, maxCost: config.serving.maxCost },
     jit: config.serving.jit,
     responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
     plugins: [{

@@ -23,6 +23,7 @@ const schema = z.object({
   RESPONSE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   RESPONSE_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   HTTP_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(1),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(10_000),
   GRAPHQL_JIT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   RANK_SHIFT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
@@ -87,6 +88,8 @@ export interface Config {
     readonly rankShiftPushIntervalMs: number;
     /** Compile queries with graphql-jit. */
     readonly jit: boolean;
+    /** The largest cost of an operation: fields selected, each list's counted once per item it can hold. */
+    readonly maxCost: number;
   };
   /** WebSocket limits: open sockets per client address, subscriptions per socket. */
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
@@ -158,6 +161,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       rankResyncIntervalMs: e.RANK_RESYNC_INTERVAL_MS,
       rankShiftPushIntervalMs: e.RANK_SHIFT_PUSH_INTERVAL_MS,
       jit: e.GRAPHQL_JIT,
+      maxCost: e.GRAPHQL_MAX_COST,
     }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,

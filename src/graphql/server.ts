@@ -16,6 +16,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
 import { maskError, useErrorCodes } from './errors.js';
+import { listCostLimit } from './list-cost.js';
 import { operationTypeOf } from './operation-type.js';
 import { createReadPath, readsOnlyBoards } from './read-path.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
@@ -28,6 +29,8 @@ export interface ServerLimits {
   socketsPerAddress: number;
   /** A socket whose unsent data exceeds this is a slow reader and is closed. */
   maxSocketBufferBytes: number;
+  /** The largest operationCost (list-cost.ts) an operation may have. */
+  maxCost: number;
 }
 
 export const defaultLimits: ServerLimits = {
@@ -35,6 +38,7 @@ export const defaultLimits: ServerLimits = {
   subscriptionsPerSocket: 20,
   socketsPerAddress: 50,
   maxSocketBufferBytes: 4 * 1024 * 1024,
+  maxCost: 10_000,
 };
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
@@ -106,6 +110,8 @@ export function createGraphQLServer(deps: {
       maxTokensPlugin({ n: 1_000 }),
       maxDirectivesPlugin({ n: 10 }),
       costLimitPlugin({ maxCost: 5_000 }),
+      // graphql-armor's cost is static: it ignores `limit` and list sizes, which this one weighs.
+      listCostLimit(limits.maxCost),
       useErrorCodes(),
       rateLimitReads,
       // Queries run as compiled functions (graphql-jit): several times cheaper per request than

@@ -84,3 +84,27 @@ describe('request bodies are bounded on the bytes read, whatever the route and h
     expect(text).toContain('"__typename":"Query"');
   });
 });
+
+describe('the cost of a query counts its list sizes', () => {
+  const seasonsTop = (aliases: number, limit: number) =>
+    `{ ${Array.from({ length: aliases }, (_, i) => `a${i}: seasons { leaderboard { top(limit: ${limit}) { rank playerId points player { displayName } } } }`).join(' ')} }`;
+
+  it('refuses 15 aliases of every season\'s top 1,000 (45,088 entries in the probe) with BAD_USER_INPUT', async () => {
+    const res = await api.gql(seasonsTop(15, 1000));
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0]?.message).toMatch(/query cost \d+ is over the limit of 10000/);
+    expect(res.data ?? null).toBeNull();
+  });
+
+  it('refuses a limit hidden in a variable default', async () => {
+    const many = Array.from({ length: 11 }, (_, i) => `a${i}: leaderboard(seasonId: 1) { top(limit: $n) { rank } }`).join(' ');
+    const res = await api.gql(`query($n: Int = 1000) { ${many} }`);
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('answers the largest legitimate read: one full top 1,000 with every field', async () => {
+    const res = await api.gql('{ leaderboard(seasonId: 1) { size top(limit: 1000) { rank playerId points achievedAt player { id displayName } } } }');
+    expect(res.errors).toBeUndefined();
+  });
+});
+
