@@ -5,6 +5,7 @@ import { z } from 'zod';
 const schema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/ladder'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().min(1).default('ladder'),
@@ -51,6 +52,8 @@ export interface Config {
   readonly roles: readonly ('api' | 'ingest')[];
   readonly databaseUrl: string;
   readonly databasePoolSize: number;
+  /** How long a request waits on PostgreSQL before answering UNAVAILABLE. */
+  readonly databaseTimeoutMs: number;
   readonly redisUrl: string;
   readonly kafka: {
     readonly brokers: readonly string[];
@@ -136,6 +139,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     roles: Object.freeze(e.LADDER_ROLES),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     kafka: Object.freeze({
       brokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim())),
