@@ -187,7 +187,7 @@ export function createApi(deps: ApiDeps) {
     authenticate: (header) => authenticator.authenticate(header),
     logger,
     routes: deps.routes,
-    limits: { ...config.ws, maxCost: config.serving.maxCost },
+    limits: { ...config.ws, ...config.http, maxCost: config.serving.maxCost },
     jit: config.serving.jit,
     responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
     plugins: [{

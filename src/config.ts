@@ -28,6 +28,9 @@ const schema = z.object({
   GRAPHQL_JIT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   RANK_SHIFT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(5_000),
+  HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -94,6 +97,11 @@ export interface Config {
     /** The largest cost of an operation: fields selected, each list's counted once per item it can hold. */
     readonly maxCost: number;
   };
+  /**
+   * HTTP limits: how long a client may take to send a whole request and its headers; open
+   * connections (HTTP and WebSocket) per client address and process (0: no cap).
+   */
+  readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly connectionsPerAddress: number };
   /** WebSocket limits: open sockets per client address, subscriptions per socket. */
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
   /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
@@ -166,6 +174,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       rankShiftPushIntervalMs: e.RANK_SHIFT_PUSH_INTERVAL_MS,
       jit: e.GRAPHQL_JIT,
       maxCost: e.GRAPHQL_MAX_COST,
+    }),
+    http: Object.freeze({
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      connectionsPerAddress: e.HTTP_CONNECTIONS_PER_ADDRESS,
     }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
@@ -31,6 +31,11 @@ export interface ServerLimits {
   maxSocketBufferBytes: number;
   /** The largest operationCost (list-cost.ts) an operation may have. */
   maxCost: number;
+  /** How long a client may take to send a whole request / its headers (then 408 and closed). */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** Open connections (HTTP and WebSocket) per client address; 0: no cap. */
+  connectionsPerAddress: number;
 }
 
 export const defaultLimits: ServerLimits = {
@@ -39,6 +44,9 @@ export const defaultLimits: ServerLimits = {
   socketsPerAddress: 50,
   maxSocketBufferBytes: 4 * 1024 * 1024,
   maxCost: 10_000,
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5_000,
+  connectionsPerAddress: 100,
 };
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
@@ -154,11 +162,33 @@ export function createGraphQLServer(deps: {
     await yoga.requestListener(req, res);
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({
+    // Node's defaults hold a slow sender for 300 s (request) and 60 s (headers), checked every 30 s.
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+    connectionsCheckingInterval: 1_000,
+  }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err, url: req.url }, 'request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end();
+    });
+  });
+
+  const connectionsByAddress = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    if (limits.connectionsPerAddress === 0) return;
+    const address = socket.remoteAddress ?? 'unknown';
+    const n = (connectionsByAddress.get(address) ?? 0) + 1;
+    if (n > limits.connectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    connectionsByAddress.set(address, n);
+    socket.once('close', () => {
+      const left = (connectionsByAddress.get(address) ?? 1) - 1;
+      if (left <= 0) connectionsByAddress.delete(address);
+      else connectionsByAddress.set(address, left);
     });
   });
 

@@ -1,14 +1,15 @@
 // Hostile inputs (issue 9): each hole a hostile client found, reproduced against a real ladder.
 // docs/reliability.md lists every class tried here and its result.
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api.js';
+import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 
 let api: TestApi;
 let port: number;
 
 beforeAll(async () => {
-  api = await startApi();
+  api = await startApi({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_CONNECTIONS_PER_ADDRESS: '20' });
   port = Number(new URL(api.base).port);
 });
 afterAll(async () => { await api?.close(); });
@@ -105,6 +106,65 @@ describe('the cost of a query counts its list sizes', () => {
   it('answers the largest legitimate read: one full top 1,000 with every field', async () => {
     const res = await api.gql('{ leaderboard(seasonId: 1) { size top(limit: 1000) { rank playerId points achievedAt player { id displayName } } } }');
     expect(res.errors).toBeUndefined();
+  });
+});
+
+/** A raw connection that sends `data` and resolves with what it received once the server closed it. */
+function rawUntilClosed(data: string) {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let got = '';
+    socket.on('data', (d: Buffer) => { got += d.toString(); });
+    socket.on('close', () => resolve(got));
+    socket.on('error', reject);
+    socket.write(data);
+  });
+}
+
+describe('slow clients and many connections', () => {
+  // Each would be held 300 s (request) or 60 s (headers) with Node's defaults; a hang fails the test.
+  it('closes a request whose body does not arrive within HTTP_REQUEST_TIMEOUT_MS (408)', async () => {
+    const got = await rawUntilClosed('POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"qu');
+    expect(got).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('closes a request whose headers do not arrive within HTTP_HEADERS_TIMEOUT_MS (408)', async () => {
+    const got = await rawUntilClosed('GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nhost: x\r\n');
+    expect(got).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('keeps a server-sent-events subscription open past the request timeout (it bounds receiving the request only)', async () => {
+    const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
+      i: { name: 'sse', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
+    }, await api.key('admin'));
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: `subscription { topChanged(seasonId: ${created.data!.createSeason.id}) { rank } }` }),
+    });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('"topChanged"')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain('"topChanged":[]');
+    await new Promise((r) => setTimeout(r, 2_500));
+    const closed = await Promise.race([reader.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))]);
+    expect(closed).toBe(false);
+    await reader.cancel();
+  });
+
+  it('closes connections over HTTP_CONNECTIONS_PER_ADDRESS at once, and takes new ones when some close', async () => {
+    const open = async () => {
+      const socket = net.connect({ host: '127.0.0.1', port });
+      socket.on('error', () => {});
+      await new Promise((r) => socket.once('connect', r));
+      return socket;
+    };
+    const idle = await Promise.all(Array.from({ length: 20 }, open));
+    const extra = await open();
+    await new Promise((r) => extra.once('close', r)); // closed by the server, without a byte sent
+    for (const s of idle.slice(0, 5)) s.destroy();
+    await expect.poll(async () => (await fetch(`${api.base}/health`)).status, { timeout: 5_000 }).toBe(200);
+    for (const s of idle) s.destroy();
   });
 });
 
