@@ -92,6 +92,7 @@ export function createApi(deps: ApiDeps) {
   const versions = createBoardVersions();
   const topCache = createTopCache({
     source: topSource, versions, onError, onFetch: () => metrics.liveRedisReads.inc({ source: 'top_cache' }),
+    maxBoards: config.serving.topCacheMaxBoards,
   });
   const rankWatcher = createRankWatcher({
     othersEveryMs: config.serving.rankShiftPushIntervalMs,

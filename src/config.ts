@@ -21,6 +21,7 @@ const schema = z.object({
   RATE_LIMIT_READS_BURST: z.coerce.number().min(1).default(100),
   RATE_LIMIT_SUBMITS_PER_SEC: z.coerce.number().positive().default(2_000),
   RATE_LIMIT_SUBMITS_BURST: z.coerce.number().min(1).default(4_000),
+  TOP_CACHE_MAX_BOARDS: z.coerce.number().int().min(1).default(200),
   RESPONSE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   RESPONSE_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   HTTP_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(1),
@@ -87,6 +88,8 @@ export interface Config {
    */
   readonly serving: {
     readonly responseCacheMaxBytes: number;
+    /** Boards whose top 1,000 this process keeps in RAM (least recently used go first). */
+    readonly topCacheMaxBoards: number;
     readonly responseCacheMaxAgeMs: number;
     readonly httpCacheMaxAgeSeconds: number;
     readonly rankResyncIntervalMs: number;
@@ -168,6 +171,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }),
     serving: Object.freeze({
       responseCacheMaxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      topCacheMaxBoards: e.TOP_CACHE_MAX_BOARDS,
       responseCacheMaxAgeMs: e.RESPONSE_CACHE_MAX_AGE_MS,
       httpCacheMaxAgeSeconds: e.HTTP_CACHE_MAX_AGE_SECONDS,
       rankResyncIntervalMs: e.RANK_RESYNC_INTERVAL_MS,

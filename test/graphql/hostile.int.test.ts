@@ -9,7 +9,7 @@ let api: TestApi;
 let port: number;
 
 beforeAll(async () => {
-  api = await startApi({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_CONNECTIONS_PER_ADDRESS: '20' });
+  api = await startApi({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_CONNECTIONS_PER_ADDRESS: '20', TOP_CACHE_MAX_BOARDS: '5' });
   port = Number(new URL(api.base).port);
 });
 afterAll(async () => { await api?.close(); });
@@ -165,6 +165,40 @@ describe('slow clients and many connections', () => {
     for (const s of idle.slice(0, 5)) s.destroy();
     await expect.poll(async () => (await fetch(`${api.base}/health`)).status, { timeout: 5_000 }).toBe(200);
     for (const s of idle) s.destroy();
+  });
+});
+
+describe('boards a client can make the server hold', () => {
+  const DAY_MS = 86_400_000;
+  const daysFromNow = (d: number) => new Date(Date.now() + d * DAY_MS).toISOString();
+  let seasonId = 0;
+  beforeAll(async () => {
+    seasonId = (await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
+      i: { name: 'slots', startsAt: daysFromNow(-20), endsAt: daysFromNow(20), scoring: 'BEST', maxPointsPerMatch: 10 },
+    }, await api.key('admin'))).data!.createSeason.id;
+  });
+  const series = async () => (await (await fetch(`${api.base}/metrics`)).text()).split('\n')
+    .filter((l) => l.startsWith('ladder_top_cache_age_seconds{')).length;
+  const days = (offsets: number[]) => `{ ${offsets.map((d, i) => `d${i}: leaderboard(seasonId: ${seasonId}, window: DAY, at: "${daysFromNow(d)}") { top(limit: 1) { rank } }`).join(' ')} }`;
+
+  it.each([
+    ['a day two days ahead', 2],
+    ['a day after the season', 30],
+    ['a day before the season', -30],
+    ['a day in another century', 365 * 100],
+  ])('refuses %s (BAD_USER_INPUT on `at`)', async (_name, offset) => {
+    const res = await api.gql(days([offset]));
+    expect(res.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'at' });
+  });
+
+  it('answers every day the season can hold, yet keeps at most TOP_CACHE_MAX_BOARDS boards and metric series', async () => {
+    // The probe: distinct dates in aliases made one cached board (a top 1,000 read) and one series each.
+    for (let first = -19; first <= 1; first += 7) {
+      const res = await api.gql(days(Array.from({ length: 7 }, (_, i) => first + i).filter((d) => d <= 1)));
+      expect(res.errors).toBeUndefined();
+    }
+    expect(api.app.api!.topCache.ages().length).toBeLessThanOrEqual(5);
+    expect(await series()).toBeLessThanOrEqual(5);
   });
 });
 
