@@ -72,7 +72,7 @@ builder.objectField(SeasonRef, 'leaderboard', (t) => t.field({
   type: LeaderboardRef,
   args: {
     window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week; default now' }),
+    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week (of the season, at most one period after now); default now' }),
   },
   resolve: (season, args, ctx) => requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()),
 }));
@@ -84,7 +84,7 @@ builder.queryField('leaderboard', (t) => t.field({
   args: {
     seasonId: t.arg.int({ required: true }),
     window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week; default now' }),
+    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week (of the season, at most one period after now); default now' }),
   },
   resolve: async (_root, args, ctx) => {
     const season = await ctx.services.season(args.seasonId);
