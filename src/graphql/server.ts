@@ -256,6 +256,9 @@ export function createGraphQLServer(deps: {
         return errors.length > 0 ? errors : args;
       } catch (err) {
         release();
+        // A parse error (syntax, token limit) answers this operation; thrown, it would close the
+        // socket (4500) and end every other subscription on it.
+        if (err instanceof GraphQLError) return [maskError(err, err.message) as GraphQLError];
         throw err;
       }
     },

@@ -20,7 +20,7 @@ describe('periodInReach', () => {
     ['WEEK', '2026-W47', true, 'this week'],
     ['WEEK', '2026-W48', true, 'next week: one period ahead'],
     ['WEEK', '2026-W49', false, 'two weeks ahead (the season ends in it, but it is too far)'],
-  ] as const)('%s %s: %s (%s)', (window, period, expected) => {
+  ] as const)('%s %s: %s (%s)', (window, period, expected, _why) => {
     expect(periodInReach(window, period, season, now)).toBe(expected);
   });
 

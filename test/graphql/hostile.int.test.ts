@@ -202,3 +202,32 @@ describe('boards a client can make the server hold', () => {
   });
 });
 
+describe('a bad subscribe message on a WebSocket', () => {
+  it.each([
+    ['a syntax error', 'subscription { topChanged(seasonId: 1 { rank } }'],
+    ['16 aliases', `subscription { ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(' ')} topChanged(seasonId: 1) { rank } }`],
+    ['over 1,000 tokens', `subscription { topChanged(seasonId: 1) { ${'rank '.repeat(1_001)} } }`],
+  ])('%s: only that operation gets an error; the socket and its other subscriptions stay', async (_name, bad) => {
+    const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
+      i: { name: 'ws', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
+    }, await api.key('admin'));
+    const seasonId = created.data!.createSeason.id as number;
+    const client = api.wsClient();
+    let closed: unknown;
+    client.on('closed', (e) => { closed = e; });
+    const good = api.subscribe(`subscription { topChanged(seasonId: ${seasonId}) { rank } }`, undefined, client);
+    await good.waitFor('the first top', (e) => e.data?.topChanged !== undefined);
+    const wrong = api.subscribe(bad, undefined, client);
+    const codeOf = (errors: unknown) => (errors as Array<{ extensions?: { code?: string } }> | undefined)?.[0]?.extensions?.code;
+    await expect.poll(() => codeOf(wrong.events[0]?.errors) ?? codeOf(wrong.failure) ?? (closed ? 'socket closed' : undefined), { timeout: 5_000 })
+      .toBe('BAD_USER_INPUT');
+    // The socket still serves: a new subscription on it gets its first answer.
+    const again = api.subscribe(`subscription { topChanged(seasonId: ${seasonId}, limit: 2) { rank } }`, undefined, client);
+    await again.waitFor('a top on the same socket', (e) => e.data?.topChanged !== undefined);
+    expect(closed).toBeUndefined();
+    expect(good.failure).toBeUndefined();
+    good.close();
+    again.close();
+  });
+});
+
