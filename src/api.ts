@@ -188,7 +188,10 @@ export function createApi(deps: ApiDeps) {
     authenticate: (header) => authenticator.authenticate(header),
     logger,
     routes: deps.routes,
-    limits: { ...config.ws, ...config.http, maxCost: config.serving.maxCost },
+    limits: {
+      ...config.ws, ...config.http, maxCost: config.serving.maxCost,
+      graphiql: config.graphiql.enabled, graphiqlLoadsPerMinute: config.graphiql.loadsPerMinute,
+    },
     jit: config.serving.jit,
     responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
     plugins: [{

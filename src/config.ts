@@ -32,6 +32,8 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(5_000),
   HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
+  GRAPHIQL: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  GRAPHIQL_LOADS_PER_MINUTE: z.coerce.number().positive().default(6),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -105,6 +107,8 @@ export interface Config {
    * connections (HTTP and WebSocket) per client address and process (0: no cap).
    */
   readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly connectionsPerAddress: number };
+  /** GraphiQL at /graphql for browsers, and the full loads an address may make per minute (burst 5). */
+  readonly graphiql: { readonly enabled: boolean; readonly loadsPerMinute: number };
   /** WebSocket limits: open sockets per client address, subscriptions per socket. */
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
   /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
@@ -184,6 +188,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       connectionsPerAddress: e.HTTP_CONNECTIONS_PER_ADDRESS,
     }),
+    graphiql: Object.freeze({ enabled: e.GRAPHIQL, loadsPerMinute: e.GRAPHIQL_LOADS_PER_MINUTE }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
     blockedPlayersCacheMs: e.BLOCKED_PLAYERS_CACHE_MS,

@@ -5,7 +5,6 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import DataLoader from 'dataloader';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
@@ -15,7 +14,9 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
+import { createRateLimiter } from '../service/rate-limiter.js';
 import { maskError, useErrorCodes } from './errors.js';
+import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
 import { operationTypeOf } from './operation-type.js';
 import { createReadPath, readsOnlyBoards } from './read-path.js';
@@ -36,6 +37,9 @@ export interface ServerLimits {
   headersTimeoutMs: number;
   /** Open connections (HTTP and WebSocket) per client address; 0: no cap. */
   connectionsPerAddress: number;
+  /** Serve GraphiQL at the endpoint to browsers, and how many full loads an address may make per minute (burst 5). */
+  graphiql: boolean;
+  graphiqlLoadsPerMinute: number;
 }
 
 export const defaultLimits: ServerLimits = {
@@ -47,6 +51,8 @@ export const defaultLimits: ServerLimits = {
   requestTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   connectionsPerAddress: 100,
+  graphiql: true,
+  graphiqlLoadsPerMinute: 6,
 };
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
@@ -56,7 +62,7 @@ const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown
 
 /**
  * The HTTP and WebSocket face of the service: GraphQL over HTTP (and SSE) at /graphql,
- * graphql-ws on the same path, GraphiQL with bundled assets, /health, plus `routes`.
+ * graphql-ws on the same path, GraphiQL with bundled assets (graphiql.ts), /health, plus `routes`.
  */
 export function createGraphQLServer(deps: {
   services: Services;
@@ -102,8 +108,8 @@ export function createGraphQLServer(deps: {
     healthCheckEndpoint: '/health',
     landingPage: false,
     batching: false,
-    renderGraphiQL,
-    graphiql: { title: 'ladder', defaultQuery: '{ seasons { id name status } }' },
+    // GraphiQL is served by graphiql.ts (compressed once, cacheable, rate limited), or not at all.
+    graphiql: false,
     maskedErrors: { maskError },
     logging: {
       debug: (...a) => log.debug(a.map(String).join(' ')),
@@ -138,6 +144,13 @@ export function createGraphQLServer(deps: {
     maxAgeSeconds: deps.responses.maxAgeSeconds,
   });
 
+  const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });
+  const graphiql = limits.graphiql ? createGraphiQLPage({
+    title: 'ladder',
+    defaultQuery: '{ seasons { id name status } }',
+    take: (address) => graphiqlLoads.take(address),
+  }) : undefined;
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Every body is read here, bounded on the bytes actually read (a chunked body has no
     // Content-Length to check), before any route or yoga sees the request.
@@ -149,6 +162,10 @@ export function createGraphQLServer(deps: {
     }
     // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
     if (body) (req as IncomingMessage & { body?: string }).body = body;
+    if (graphiql && wantsGraphiQL(req, yoga.graphqlEndpoint)) {
+      await graphiql.handle(req, res);
+      return;
+    }
     const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
     if (route) {
       const { status, contentType, body: out } = await route();

@@ -2,6 +2,7 @@
 // docs/reliability.md lists every class tried here and its result.
 import http from 'node:http';
 import net from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 
@@ -228,6 +229,51 @@ describe('a bad subscribe message on a WebSocket', () => {
     expect(good.failure).toBeUndefined();
     good.close();
     again.close();
+  });
+});
+
+describe('GraphiQL', () => {
+  /** GET /graphql as a browser would; the raw bytes, not decompressed. */
+  const load = (headers: Record<string, string> = {}) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/graphql', agent: false, headers: { accept: 'text/html', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+
+  it('is served compressed and cacheable, and full loads are rate limited per address (revalidations are not)', async () => {
+    const br = await load({ 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['cache-control']).toBe('public, max-age=3600');
+    const html = brotliDecompressSync(br.body);
+    expect(html.toString()).toContain('GraphiQL');
+    expect(br.body.length).toBeLessThan(html.length / 3);
+    const gz = await load({ 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).equals(html)).toBe(true);
+    expect(gz.headers.etag).toBe(br.headers.etag);
+    const plain = await load();
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.equals(html)).toBe(true);
+
+    const revalidated = await load({ 'if-none-match': br.headers.etag! });
+    expect([revalidated.status, revalidated.body.length]).toEqual([304, 0]);
+    // Burst 5: three loads above, two more, then refused; a revalidation still answers.
+    expect([(await load()).status, (await load()).status, (await load()).status]).toEqual([200, 200, 429]);
+    expect((await load({ 'if-none-match': br.headers.etag! })).status).toBe(304);
+  });
+
+  it('can be turned off (GRAPHIQL=false): the endpoint serves no page', async () => {
+    const off = await startApi({ GRAPHIQL: 'false' });
+    try {
+      const res = await fetch(off.url, { headers: { accept: 'text/html' } });
+      expect(await res.text()).not.toContain('GraphiQL');
+      expect((await off.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+    } finally {
+      await off.close();
+    }
   });
 });
 
