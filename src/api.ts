@@ -191,6 +191,7 @@ export function createApi(deps: ApiDeps) {
     limits: {
       ...config.ws, ...config.http, maxCost: config.serving.maxCost,
       graphiql: config.graphiql.enabled, graphiqlLoadsPerMinute: config.graphiql.loadsPerMinute,
+      corsOrigins: config.corsOrigins,
     },
     jit: config.serving.jit,
     responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },

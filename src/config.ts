@@ -34,6 +34,7 @@ const schema = z.object({
   HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
   GRAPHIQL: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   GRAPHIQL_LOADS_PER_MINUTE: z.coerce.number().positive().default(6),
+  CORS_ORIGINS: z.string().default('*').transform((v) => (v.trim() === '*' ? '*' as const : v.split(',').map((o) => o.trim()).filter(Boolean))),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -107,6 +108,8 @@ export interface Config {
    * connections (HTTP and WebSocket) per client address and process (0: no cap).
    */
   readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly connectionsPerAddress: number };
+  /** Origins browsers may call the API from: '*' (any, without credentials) or a list (echoed, with credentials). */
+  readonly corsOrigins: '*' | readonly string[];
   /** GraphiQL at /graphql for browsers, and the full loads an address may make per minute (burst 5). */
   readonly graphiql: { readonly enabled: boolean; readonly loadsPerMinute: number };
   /** WebSocket limits: open sockets per client address, subscriptions per socket. */
@@ -188,6 +191,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       connectionsPerAddress: e.HTTP_CONNECTIONS_PER_ADDRESS,
     }),
+    corsOrigins: e.CORS_ORIGINS === '*' ? '*' : Object.freeze(e.CORS_ORIGINS),
     graphiql: Object.freeze({ enabled: e.GRAPHIQL, loadsPerMinute: e.GRAPHIQL_LOADS_PER_MINUTE }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,

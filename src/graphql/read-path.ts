@@ -121,9 +121,7 @@ export function createReadPath(deps: {
 
   function send(req: IncomingMessage, res: ServerResponse, body: Buffer, etag?: string): void {
     const headers: Record<string, string | number> = { ...jsonHeaders };
-    const origin = req.headers.origin;
-    // yoga's default CORS answer, so a browser sees the same headers on both paths.
-    if (origin) Object.assign(headers, { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' });
+    // CORS headers are already set on `res` (server.ts).
     if (etag) {
       headers.etag = etag;
       // 304 and shared caching are GET semantics (RFC 9110: a POST with If-None-Match is no revalidation).

@@ -15,6 +15,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
+import { createCors } from './cors.js';
 import { maskError, useErrorCodes } from './errors.js';
 import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
@@ -40,6 +41,8 @@ export interface ServerLimits {
   /** Serve GraphiQL at the endpoint to browsers, and how many full loads an address may make per minute (burst 5). */
   graphiql: boolean;
   graphiqlLoadsPerMinute: number;
+  /** Origins browsers may call from: '*' (any, without credentials) or a list (with credentials). */
+  corsOrigins: '*' | readonly string[];
 }
 
 export const defaultLimits: ServerLimits = {
@@ -53,6 +56,7 @@ export const defaultLimits: ServerLimits = {
   connectionsPerAddress: 100,
   graphiql: true,
   graphiqlLoadsPerMinute: 6,
+  corsOrigins: '*',
 };
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
@@ -107,6 +111,8 @@ export function createGraphQLServer(deps: {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
+    // CORS is set in handle() (cors.ts) for every route.
+    cors: false,
     batching: false,
     // GraphiQL is served by graphiql.ts (compressed once, cacheable, rate limited), or not at all.
     graphiql: false,
@@ -151,6 +157,8 @@ export function createGraphQLServer(deps: {
     take: (address) => graphiqlLoads.take(address),
   }) : undefined;
 
+  const cors = createCors(limits.corsOrigins);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Every body is read here, bounded on the bytes actually read (a chunked body has no
     // Content-Length to check), before any route or yoga sees the request.
@@ -162,6 +170,8 @@ export function createGraphQLServer(deps: {
     }
     // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
     if (body) (req as IncomingMessage & { body?: string }).body = body;
+    if (cors.preflight(req, res)) return;
+    cors.apply(req, res);
     if (graphiql && wantsGraphiQL(req, yoga.graphqlEndpoint)) {
       await graphiql.handle(req, res);
       return;

@@ -265,15 +265,43 @@ describe('GraphiQL', () => {
     expect((await load({ 'if-none-match': br.headers.etag! })).status).toBe(304);
   });
 
-  it('can be turned off (GRAPHIQL=false): the endpoint serves no page', async () => {
-    const off = await startApi({ GRAPHIQL: 'false' });
-    try {
-      const res = await fetch(off.url, { headers: { accept: 'text/html' } });
-      expect(await res.text()).not.toContain('GraphiQL');
-      expect((await off.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
-    } finally {
-      await off.close();
+});
+
+describe('CORS', () => {
+  const cors = async (url: string, init: RequestInit & { origin: string }) => {
+    const res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), origin: init.origin } });
+    await res.arrayBuffer();
+    return { status: res.status, origin: res.headers.get('access-control-allow-origin'), credentials: res.headers.get('access-control-allow-credentials') };
+  };
+  const post = (query: string) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+
+  it('by default lets any origin read, never with credentials (yoga echoed any origin with credentials)', async () => {
+    const origin = 'https://evil.example';
+    for (const init of [post('{ seasons { id } }'), post('{ seasons { id } }'), post('mutation { closeSeason(id: 1) { id } }'), { method: 'GET' }]) {
+      expect(await cors(api.url, { ...init, origin })).toMatchObject({ origin: '*', credentials: null });
     }
+    const preflight = await cors(api.url, { method: 'OPTIONS', origin, headers: { 'access-control-request-method': 'POST' } });
+    expect(preflight).toEqual({ status: 204, origin: '*', credentials: null });
+  });
+
+  describe('with CORS_ORIGINS set (and GRAPHIQL=false)', () => {
+    let other: TestApi;
+    beforeAll(async () => { other = await startApi({ GRAPHIQL: 'false', CORS_ORIGINS: 'https://game.example, https://admin.game.example' }); });
+    afterAll(async () => { await other?.close(); });
+
+    it('answers listed origins with credentials, and others with no CORS header', async () => {
+      for (const init of [post('{ seasons { id } }'), post('mutation { closeSeason(id: 1) { id } }')]) {
+        expect(await cors(other.url, { ...init, origin: 'https://admin.game.example' })).toMatchObject({ origin: 'https://admin.game.example', credentials: 'true' });
+        expect(await cors(other.url, { ...init, origin: 'https://evil.example' })).toMatchObject({ origin: null, credentials: null });
+      }
+      expect(await cors(other.url, { method: 'OPTIONS', origin: 'https://evil.example' })).toEqual({ status: 204, origin: null, credentials: null });
+    });
+
+    it('serves no GraphiQL page', async () => {
+      const res = await fetch(other.url, { headers: { accept: 'text/html' } });
+      expect(await res.text()).not.toContain('GraphiQL');
+      expect((await other.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+    });
   });
 });
 
