@@ -194,6 +194,7 @@ export function createApi(deps: ApiDeps) {
       corsOrigins: config.corsOrigins,
     },
     jit: config.serving.jit,
+    onErrorCode: (code) => metrics.graphqlErrors.inc({ code }),
     responses: { cache: responseCache, maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds },
     plugins: [{
       onExecute: ({ args }) => {

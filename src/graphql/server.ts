@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
 import { createCors } from './cors.js';
+import { codeLabel, codeOf, createErrorLog } from './error-report.js';
 import { maskError, useErrorCodes } from './errors.js';
 import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
@@ -75,6 +76,8 @@ export function createGraphQLServer(deps: {
   routes?: Routes;
   limits?: Partial<ServerLimits>;
   plugins?: Plugin[];
+  /** Called with the code of every error a client gets (metrics). */
+  onErrorCode?(code: string): void;
   /** Compile queries with graphql-jit (default on). */
   jit?: boolean;
   /** Cacheable reads: the response cache and the Cache-Control max-age of its answers by GET. */
@@ -82,6 +85,8 @@ export function createGraphQLServer(deps: {
 }) {
   const limits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
+  const logError = createErrorLog({ log });
+  const codes = new Set<string>();
 
   function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
@@ -116,12 +121,19 @@ export function createGraphQLServer(deps: {
     batching: false,
     // GraphiQL is served by graphiql.ts (compressed once, cacheable, rate limited), or not at all.
     graphiql: false,
-    maskedErrors: { maskError },
+    maskedErrors: {
+      maskError: (error, message) => {
+        const masked = maskError(error, message);
+        deps.onErrorCode?.(codeLabel(codeOf(masked), codes));
+        return masked;
+      },
+    },
     logging: {
       debug: (...a) => log.debug(a.map(String).join(' ')),
       info: (...a) => log.info(a.map(String).join(' ')),
       warn: (...a) => log.warn(a.map(String).join(' ')),
-      error: (...a) => log.error(a.map(String).join(' ')),
+      // yoga reports here every error it masked: clients' mistakes included (error-report.ts).
+      error: (...a) => (a.length === 1 ? logError(a[0]) : log.error(a.map(String).join(' '))),
     },
     context: ({ req, reads }) => contextFor(req, reads),
     plugins: [

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 
@@ -302,6 +303,30 @@ describe('CORS', () => {
       expect(await res.text()).not.toContain('GraphiQL');
       expect((await other.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
     });
+  });
+});
+
+describe('client mistakes in logs and metrics', () => {
+  it('are logged at info, sampled, not at error, and counted by code (one probe made 806 error lines)', async () => {
+    const lines: Array<{ level: number; code?: string; leftOut?: number }> = [];
+    const logger = pino({ level: 'info', base: {} }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+    const probed = await startApi({ RATE_LIMIT_READS_BURST: '5', RATE_LIMIT_READS_PER_SEC: '0.001' }, { logger });
+    try {
+      const submit = 'mutation { submitMatchResult(input: { matchId: "6f1c1d7e-7a38-4e55-9a43-1a2b3c4d5e6f", seasonId: 1, endedAt: "2026-01-01T00:00:00Z", results: [{ playerId: "1", points: 1 }] }) { accepted } }';
+      const admin = await probed.key('admin');
+      const before = lines.length;
+      for (let i = 0; i < 30; i++) await probed.gql(submit);
+      for (let i = 0; i < 30; i++) await probed.gql(submit, undefined, admin);
+      for (let i = 0; i < 10; i++) await probed.gql('{ seasons { id } }');
+      const probe = lines.slice(before);
+      expect(probe.filter((l) => l.level >= 50)).toEqual([]);
+      expect(probe.filter((l) => l.code).length).toBeLessThanOrEqual(3); // one line per code
+      const metrics = await (await fetch(`${probed.base}/metrics`)).text();
+      const count = (code: string) => Number(new RegExp(`ladder_graphql_errors_total\\{code="${code}"\\} (\\d+)`).exec(metrics)?.[1]);
+      expect([count('UNAUTHENTICATED'), count('FORBIDDEN'), count('RATE_LIMITED')]).toEqual([30, 30, 5]);
+    } finally {
+      await probed.close();
+    }
   });
 });
 
