@@ -42,7 +42,7 @@ describe('the DateTime scalar', () => {
     ['', 'empty'],
     [1764504000000, 'a number'],
     [null, 'null'],
-  ])('refuses %s (%s) with BAD_USER_INPUT', (input) => {
+  ])('refuses %s (%s) with BAD_USER_INPUT', (input, _why) => {
     expect(code(input)).toBe('BAD_USER_INPUT');
   });
 });

@@ -1,5 +1,6 @@
 // Hostile inputs (issue 9): each hole a hostile client found, reproduced against a real ladder.
 // docs/reliability.md lists every class tried here and its result.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -327,6 +328,25 @@ describe('client mistakes in logs and metrics', () => {
     } finally {
       await probed.close();
     }
+  });
+});
+
+describe('display names', () => {
+  it('are stored in NFC, and a name with a bidi override or a zero-width space is refused (BAD_USER_INPUT on displayName)', async () => {
+    const seasonId = (await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
+      i: { name: 'names', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
+    }, await api.key('admin'))).data!.createSeason.id;
+    const key = await api.key('submit');
+    const playerId = String(700_000_000 + Math.floor(Math.random() * 1_000_000));
+    const submit = (displayName: string) => api.gql('mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }', {
+      i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId, points: 1, displayName }] },
+    }, key);
+    for (const spoof of ['Ann\u202Egnp', 'An\u200Bn']) {
+      expect((await submit(spoof)).errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'displayName' });
+    }
+    expect((await submit('Rene\u0301')).data?.submitMatchResult).toEqual({ accepted: 1 });
+    const [row] = await api.s.pg.sql`select display_name from players where id = ${playerId}`;
+    expect(row?.display_name).toBe('Ren\u00E9');
   });
 });
 
