@@ -23,16 +23,24 @@ export type Deadline = <T>(work: PromiseLike<T>) => Promise<T>;
 /**
  * Bounds a request's wait on PostgreSQL: past `ms`, or when PostgreSQL is not reachable, the
  * caller gets UNAVAILABLE (retryable) instead of a hang or an internal error. The query itself
- * is not cancelled (that needs PostgreSQL too); it ends when its connection does.
+ * is not cancelled (that needs PostgreSQL too); it ends when its connection does. After such a
+ * failure, calls fail at once for the next `ms`: a request making several calls (or executed
+ * twice, see read-path.ts) answers within one deadline, and an outage does not pile up queries.
  */
-export function createDeadline(ms: number): Deadline {
+export function createDeadline(ms: number, now: () => number = Date.now): Deadline {
+  let downUntil = 0;
+  const unavailable = (message: string) => {
+    downUntil = now() + ms;
+    return new DomainError('UNAVAILABLE', message);
+  };
   return <T>(work: PromiseLike<T>) => {
+    if (now() < downUntil) return Promise.reject(new DomainError('UNAVAILABLE', 'PostgreSQL is not answering; retry later'));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DomainError('UNAVAILABLE', `PostgreSQL did not answer within ${ms} ms; retry later`)), ms);
+      timer = setTimeout(() => reject(unavailable(`PostgreSQL did not answer within ${ms} ms; retry later`)), ms);
     });
     const answer = Promise.resolve(work).catch((err: unknown) => {
-      throw isUnreachable(err) ? new DomainError('UNAVAILABLE', 'PostgreSQL is not reachable; retry later') : err;
+      throw isUnreachable(err) ? unavailable('PostgreSQL is not reachable; retry later') : err;
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   };
