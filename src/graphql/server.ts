@@ -87,6 +87,12 @@ export function createGraphQLServer(deps: {
   const log = deps.logger.child({ component: 'graphql' });
   const logError = createErrorLog({ log });
   const codes = new Set<string>();
+  /** The one error translation (errors.ts), counting each code a client gets. */
+  const maskAndCount = (error: unknown, message: string): Error => {
+    const masked = maskError(error, message);
+    deps.onErrorCode?.(codeLabel(codeOf(masked), codes));
+    return masked;
+  };
 
   function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
@@ -121,13 +127,7 @@ export function createGraphQLServer(deps: {
     batching: false,
     // GraphiQL is served by graphiql.ts (compressed once, cacheable, rate limited), or not at all.
     graphiql: false,
-    maskedErrors: {
-      maskError: (error, message) => {
-        const masked = maskError(error, message);
-        deps.onErrorCode?.(codeLabel(codeOf(masked), codes));
-        return masked;
-      },
-    },
+    maskedErrors: { maskError: maskAndCount },
     logging: {
       debug: (...a) => log.debug(a.map(String).join(' ')),
       info: (...a) => log.info(a.map(String).join(' ')),
@@ -208,6 +208,11 @@ export function createGraphQLServer(deps: {
     connectionsCheckingInterval: 1_000,
   }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
+      // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
+      if (req.destroyed) {
+        log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');
+        return;
+      }
       log.error({ err, url: req.url }, 'request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end();
@@ -297,7 +302,7 @@ export function createGraphQLServer(deps: {
         release();
         // A parse error (syntax, token limit) answers this operation; thrown, it would close the
         // socket (4500) and end every other subscription on it.
-        if (err instanceof GraphQLError) return [maskError(err, err.message) as GraphQLError];
+        if (err instanceof GraphQLError) return [maskAndCount(err, err.message) as GraphQLError];
         throw err;
       }
     },
