@@ -4,6 +4,7 @@ import { BREAK, GraphQLError, parse, TypeInfo, visit, visitWithTypeInfo, type Do
 import type { YogaServerInstance } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
+import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 
 /**
@@ -89,6 +90,7 @@ export function createReadPath(deps: {
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
 
   function cacheable(query: string): boolean {
+    if (query.length > MAX_QUERY_LENGTH) return false; // refused by yoga; not kept as a key here
     let v = verdicts.get(query);
     if (v === undefined) {
       try { v = readsOnlyBoards(deps.schema, parse(query)); } catch { v = false; }
@@ -200,7 +202,8 @@ export function createReadPath(deps: {
             send(req, res, problem('provided sha256Hash does not match the query', 'BAD_USER_INPUT'));
             return;
           }
-          persisted.set(pq.sha256Hash, params.query);
+          // A query too long to run is not kept: the map would hold 10,000 of them.
+          if (params.query.length <= MAX_QUERY_LENGTH) persisted.set(pq.sha256Hash, params.query);
         } else {
           params.query = persisted.get(pq.sha256Hash);
           if (params.query === undefined) {

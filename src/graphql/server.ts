@@ -21,6 +21,7 @@ import { maskError, useErrorCodes } from './errors.js';
 import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
 import { operationTypeOf } from './operation-type.js';
+import { queryLengthLimit } from './query-size.js';
 import { createReadPath, readsOnlyBoards } from './read-path.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
@@ -137,6 +138,7 @@ export function createGraphQLServer(deps: {
     },
     context: ({ req, reads }) => contextFor(req, reads),
     plugins: [
+      queryLengthLimit(),
       maxDepthPlugin({ n: 8 }),
       maxAliasesPlugin({ n: 15 }),
       maxTokensPlugin({ n: 1_000 }),

@@ -1,6 +1,6 @@
 // Hostile inputs (issue 9): each hole a hostile client found, reproduced against a real ladder.
 // docs/reliability.md lists every class tried here and its result.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -86,6 +86,27 @@ describe('request bodies are bounded on the bytes read, whatever the route and h
     });
     expect(status).toBe(200);
     expect(text).toContain('"__typename":"Query"');
+  });
+});
+
+describe('query texts are bounded in length (they are cache keys)', () => {
+  const padded = (query: string, length: number) => `${query} #${'x'.repeat(length)}`;
+
+  it('refuses a 200 KB query of a few tokens (a long comment) with BAD_USER_INPUT, and takes one of 30 KB', async () => {
+    const res = await api.gql(padded('{ __typename }', 200_000));
+    expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(res.errors?.[0]?.message).toMatch(/at most 32768/);
+    expect((await api.gql(padded('{ __typename }', 30_000))).data).toEqual({ __typename: 'Query' });
+  });
+
+  it('does not keep a long query as a persisted query', async () => {
+    const query = padded('{ seasons { id } }', 40_000);
+    const sha256Hash = createHash('sha256').update(query).digest('hex');
+    const extensions = { persistedQuery: { version: 1, sha256Hash } };
+    const first = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, extensions }) });
+    expect(((await first.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const byHash = await fetch(`${api.url}?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, { headers: { accept: 'application/json' } });
+    expect(((await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 });
 
