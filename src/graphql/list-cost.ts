@@ -1,7 +1,7 @@
 import {
   getNamedType, getNullableType, GraphQLError, isInterfaceType, isListType, isObjectType, Kind, valueFromASTUntyped,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode,
-  type SelectionSetNode,
+  type SelectionSetNode, type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LIMITS } from '../domain/board.js';
@@ -37,9 +37,21 @@ const LIST_SIZES: Record<string, (arg: Arg) => number> = {
 export function operationCost(
   schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variableValues?: Record<string, unknown> | null,
 ): number {
+  return measure(schema, document, operationName, variableValues).cost;
+}
+
+const usesVariable = (node: ValueNode): boolean => node.kind === Kind.VARIABLE
+  || (node.kind === Kind.LIST && node.values.some(usesVariable))
+  || (node.kind === Kind.OBJECT && node.fields.some((f) => usesVariable(f.value)));
+
+/** operationCost, and whether a variable's value went into it. */
+function measure(
+  schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variableValues?: Record<string, unknown> | null,
+): { cost: number; variable: boolean } {
+  let variable = false;
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation) return 0;
+  if (!operation) return { cost: 0, variable };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const variables: Record<string, unknown> = {};
@@ -66,6 +78,7 @@ export function operationCost(
         if (!field || !sel.selectionSet) continue;
         const arg: Arg = (name) => {
           const node = sel.arguments?.find((a) => a.name.value === name);
+          if (node && usesVariable(node.value)) variable = true;
           return node ? valueFromASTUntyped(node.value, variables) : undefined;
         };
         const listType = getNullableType(field.type);
@@ -76,7 +89,8 @@ export function operationCost(
     return cost;
   };
   const root = schema.getRootType(operation.operation);
-  return root ? selectionCost(root.name, operation.selectionSet, new Set()) : 0;
+  const cost = root ? selectionCost(root.name, operation.selectionSet, new Set()) : 0;
+  return { cost, variable };
 }
 
 /** Refuses (BAD_USER_INPUT) an operation whose operationCost is over `maxCost`, before it runs. */
@@ -86,13 +100,25 @@ export function listCostLimit(maxCost: number): Plugin {
       extensions: { code: 'BAD_USER_INPUT' },
     })],
   });
+  // Documents come from yoga's parse cache: a cost that no variable changes is measured once.
+  const fixed = new WeakMap<DocumentNode, Map<string, number>>();
+  const costOf = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Record<string, unknown> | null }) => {
+    const known = fixed.get(args.document)?.get(args.operationName ?? '');
+    if (known !== undefined) return known;
+    const { cost, variable } = measure(args.schema, args.document, args.operationName, args.variableValues);
+    if (!variable) {
+      const byName = fixed.get(args.document) ?? new Map<string, number>();
+      fixed.set(args.document, byName.set(args.operationName ?? '', cost));
+    }
+    return cost;
+  };
   return {
     onExecute: ({ args, setResultAndStopExecution }) => {
-      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
+      const cost = costOf(args);
       if (cost > maxCost) setResultAndStopExecution(refusal(cost));
     },
     onSubscribe: ({ args, setResultAndStopExecution }) => {
-      const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
+      const cost = costOf(args);
       if (cost > maxCost) setResultAndStopExecution(refusal(cost));
     },
   };

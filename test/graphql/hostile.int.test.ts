@@ -127,6 +127,13 @@ describe('the cost of a query counts its list sizes', () => {
     expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('weighs a limit from a variable anew each time (the same text, a small then a large limit)', async () => {
+    const many = Array.from({ length: 11 }, (_, i) => `a${i}: leaderboard(seasonId: 1) { top(limit: $n) { rank } }`).join(' ');
+    const query = `query($n: Int) { ${many} }`;
+    expect((await api.gql(query, { n: 10 })).errors).toBeUndefined();
+    expect((await api.gql(query, { n: 1000 })).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('answers the largest legitimate read: one full top 1,000 with every field', async () => {
     const res = await api.gql('{ leaderboard(seasonId: 1) { size top(limit: 1000) { rank playerId points achievedAt player { id displayName } } } }');
     expect(res.errors).toBeUndefined();
