@@ -16,6 +16,7 @@ import { createStandingsRanker } from './postgres/ranked-standings.js';
 import { createApiKeysRepo } from './postgres/api-keys-repo.js';
 import { createMatchLookup } from './postgres/match-lookup.js';
 import { createPlayersRepo } from './postgres/players-repo.js';
+import { bounded, createDeadline } from './postgres/deadline.js';
 import { createBoardReader } from './redis/board-reader.js';
 import { boardExpireAt } from './redis/board-writer.js';
 import { createLivePubSub } from './redis/live-pubsub.js';
@@ -71,12 +72,18 @@ export function createApi(deps: ApiDeps) {
   const readConnection = defineScripts(deps.redis.duplicate({ enableAutoPipelining: true, lazyConnect: true }));
   readConnection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis read connection error'));
   const reader = createBoardReader(readConnection);
-  const archive = createFinalStandingsReader(deps.sql);
+  // Every PostgreSQL call a request makes is bounded (DATABASE_TIMEOUT_MS): UNAVAILABLE rather
+  // than a hang while PostgreSQL is unreachable. The long admin jobs (close, rebuild, reconcile,
+  // player removal) are not: they run for minutes by design.
+  const deadline = createDeadline(config.databaseTimeoutMs);
+  const seasonStore = bounded(deps.seasonStore, deadline);
+  const seasonById = (id: number) => deadline(deps.seasons.get(id));
+  const archive = bounded(createFinalStandingsReader(deps.sql), deadline);
   // A watched board (topChanged) outlives its season's close, and its slot keeps the season as it
   // was first read: look it up again (cached) so a finalized season's top comes from PostgreSQL.
   const topSource: TopSource = {
     snapshot: async (b: Board, limit: number) => {
-      const season = (await deps.seasons.get(b.season.id)) ?? b.season;
+      const season = (await seasonById(b.season.id)) ?? b.season;
       if (!season.finalizedAt) return reader.snapshot(b, limit);
       const board = { ...b, season };
       const [entries, size] = await Promise.all([archive.top(board, 0, limit), archive.size(board)]);
@@ -86,6 +93,7 @@ export function createApi(deps: ApiDeps) {
   const versions = createBoardVersions();
   const topCache = createTopCache({
     source: topSource, versions, onError, onFetch: () => metrics.liveRedisReads.inc({ source: 'top_cache' }),
+    maxBoards: config.serving.topCacheMaxBoards,
   });
   const rankWatcher = createRankWatcher({
     othersEveryMs: config.serving.rankShiftPushIntervalMs,
@@ -99,7 +107,7 @@ export function createApi(deps: ApiDeps) {
   for (const c of [publisher, subscriber]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis pub/sub connection error'));
   const livePubSub = createLivePubSub(publisher, subscriber);
   const live = createLiveUpdates({ tops: topCache, ranks: rankWatcher, usable: livePubSub.usable });
-  const players = createPlayersRepo(deps.db);
+  const players = bounded(createPlayersRepo(deps.db), deadline);
   const names = createNameCache({ load: (ids) => players.names(ids) });
   const responseCache = createResponseCache({
     versions,
@@ -107,8 +115,8 @@ export function createApi(deps: ApiDeps) {
     maxBytes: config.serving.responseCacheMaxBytes,
     maxAgeMs: config.serving.responseCacheMaxAgeMs,
   });
-  const matches = createMatchLookup(deps.db);
-  const authenticator = createAuthenticator(createApiKeysRepo(deps.db), { cacheTtlMs: config.apiKeyCacheMs });
+  const matches = bounded(createMatchLookup(deps.db), deadline);
+  const authenticator = createAuthenticator(bounded(createApiKeysRepo(deps.db), deadline), { cacheTtlMs: config.apiKeyCacheMs });
   const limiters = {
     read: createRateLimiter(config.rateLimits.reads),
     submit: createRateLimiter(config.rateLimits.submits),
@@ -118,17 +126,17 @@ export function createApi(deps: ApiDeps) {
   const services: Services = {
     now,
     season: async (id) => {
-      const s = await deps.seasons.get(id);
+      const s = await seasonById(id);
       return s && withCurrentStatus(s, now());
     },
-    seasons: (status) => listSeasons(deps.seasonStore, status, now()),
-    createSeason: (def) => createSeason(deps.seasonStore, def, now()),
+    seasons: (status) => listSeasons(seasonStore, status, now()),
+    createSeason: (def) => createSeason(seasonStore, def, now()),
     closeSeason: async (id, by) => {
       await deps.closeSeason(id, by);
-      return withCurrentStatus(await requireSeason(deps.seasonStore, id), now());
+      return withCurrentStatus(await requireSeason(seasonStore, id), now());
     },
     rebuild: async (seasonId) => {
-      await requireSeason(deps.seasonStore, seasonId);
+      await requireSeason(seasonStore, seasonId);
       return deps.rebuild(seasonId);
     },
     reconcile: (seasonId, repair) => deps.reconcile(seasonId, repair),
@@ -140,7 +148,7 @@ export function createApi(deps: ApiDeps) {
     submit: async (input) => {
       try {
         const result = await submitMatchResult({
-          seasonById: (id) => deps.seasons.get(id),
+          seasonById,
           queue: producer,
           names: {
             upsert: async (n) => livePubSub.publishNames(await players.upsert(n)),
@@ -151,7 +159,7 @@ export function createApi(deps: ApiDeps) {
           skewMs: config.submitSkewMs,
           sendTimeoutMs: config.submitTimeoutMs,
           onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
-          blocked: deps.playerAdmin.blocked,
+          blocked: bounded(deps.playerAdmin.blocked, deadline),
           onBlockedCheckFailed: (err) => log.warn({ err }, 'blocked players not checked; the consumer checks again'),
         }, input);
         metrics.submissions.inc({ outcome: 'accepted' });
@@ -166,7 +174,7 @@ export function createApi(deps: ApiDeps) {
       live: reader,
       top: topCache,
       archive,
-      history: createStandingsRanker(deps.sql),
+      history: bounded(createStandingsRanker(deps.sql), deadline),
       expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, config.windowTtlSeconds),
     }),
     live,
@@ -182,8 +190,13 @@ export function createApi(deps: ApiDeps) {
     logger,
     routes: deps.routes,
     page: createPageHandler(),
-    limits: config.ws,
+    limits: {
+      ...config.ws, ...config.http, maxCost: config.serving.maxCost,
+      graphiql: config.graphiql.enabled, graphiqlLoadsPerMinute: config.graphiql.loadsPerMinute,
+      corsOrigins: config.corsOrigins,
+    },
     jit: config.serving.jit,
+    onErrorCode: (code) => metrics.graphqlErrors.inc({ code }),
     responses: {
       cache: responseCache,
       maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 const schema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/ladder'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().min(1).default('ladder'),
@@ -20,12 +21,20 @@ const schema = z.object({
   RATE_LIMIT_READS_BURST: z.coerce.number().min(1).default(100),
   RATE_LIMIT_SUBMITS_PER_SEC: z.coerce.number().positive().default(2_000),
   RATE_LIMIT_SUBMITS_BURST: z.coerce.number().min(1).default(4_000),
+  TOP_CACHE_MAX_BOARDS: z.coerce.number().int().min(1).default(200),
   RESPONSE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   RESPONSE_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   HTTP_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(1),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(10_000),
   GRAPHQL_JIT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   RANK_SHIFT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(5_000),
+  HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
+  GRAPHIQL: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  GRAPHIQL_LOADS_PER_MINUTE: z.coerce.number().positive().default(6),
+  CORS_ORIGINS: z.string().default('*').transform((v) => (v.trim() === '*' ? '*' as const : v.split(',').map((o) => o.trim()).filter(Boolean))),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -50,6 +59,8 @@ export interface Config {
   readonly roles: readonly ('api' | 'ingest')[];
   readonly databaseUrl: string;
   readonly databasePoolSize: number;
+  /** How long a request waits on PostgreSQL before answering UNAVAILABLE. */
+  readonly databaseTimeoutMs: number;
   readonly redisUrl: string;
   readonly kafka: {
     readonly brokers: readonly string[];
@@ -80,6 +91,8 @@ export interface Config {
    */
   readonly serving: {
     readonly responseCacheMaxBytes: number;
+    /** Boards whose top 1,000 this process keeps in RAM (least recently used go first). */
+    readonly topCacheMaxBoards: number;
     readonly responseCacheMaxAgeMs: number;
     readonly httpCacheMaxAgeSeconds: number;
     readonly rankResyncIntervalMs: number;
@@ -87,7 +100,18 @@ export interface Config {
     readonly rankShiftPushIntervalMs: number;
     /** Compile queries with graphql-jit. */
     readonly jit: boolean;
+    /** The largest cost of an operation: fields selected, each list's counted once per item it can hold. */
+    readonly maxCost: number;
   };
+  /**
+   * HTTP limits: how long a client may take to send a whole request and its headers; open
+   * connections (HTTP and WebSocket) per client address and process (0: no cap).
+   */
+  readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly connectionsPerAddress: number };
+  /** Origins browsers may call the API from: '*' (any, without credentials) or a list (echoed, with credentials). */
+  readonly corsOrigins: '*' | readonly string[];
+  /** GraphiQL at /graphql for browsers, and the full loads an address may make per minute (burst 5). */
+  readonly graphiql: { readonly enabled: boolean; readonly loadsPerMinute: number };
   /** WebSocket limits: open sockets per client address, subscriptions per socket. */
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
   /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
@@ -133,6 +157,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     roles: Object.freeze(e.LADDER_ROLES),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     kafka: Object.freeze({
       brokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim())),
@@ -153,12 +178,21 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }),
     serving: Object.freeze({
       responseCacheMaxBytes: e.RESPONSE_CACHE_MAX_BYTES,
+      topCacheMaxBoards: e.TOP_CACHE_MAX_BOARDS,
       responseCacheMaxAgeMs: e.RESPONSE_CACHE_MAX_AGE_MS,
       httpCacheMaxAgeSeconds: e.HTTP_CACHE_MAX_AGE_SECONDS,
       rankResyncIntervalMs: e.RANK_RESYNC_INTERVAL_MS,
       rankShiftPushIntervalMs: e.RANK_SHIFT_PUSH_INTERVAL_MS,
       jit: e.GRAPHQL_JIT,
+      maxCost: e.GRAPHQL_MAX_COST,
     }),
+    http: Object.freeze({
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      connectionsPerAddress: e.HTTP_CONNECTIONS_PER_ADDRESS,
+    }),
+    corsOrigins: e.CORS_ORIGINS === '*' ? '*' : Object.freeze(e.CORS_ORIGINS),
+    graphiql: Object.freeze({ enabled: e.GRAPHIQL, loadsPerMinute: e.GRAPHIQL_LOADS_PER_MINUTE }),
     ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
     blockedPlayersCacheMs: e.BLOCKED_PLAYERS_CACHE_MS,

@@ -57,6 +57,12 @@ export function createMetrics() {
       aggregator: 'max',
       registers,
     }),
+    graphqlErrors: new Counter({
+      name: 'ladder_graphql_errors_total',
+      help: 'Errors answered to GraphQL clients, by extensions.code (client mistakes, UNAVAILABLE, INTERNAL_SERVER_ERROR)',
+      labelNames: ['code'] as const,
+      registers,
+    }),
     topCacheAgeSeconds: new Gauge({
       name: 'ladder_top_cache_age_seconds',
       help: 'Age of the cached top of a board',

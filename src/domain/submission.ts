@@ -108,12 +108,29 @@ export function checkResultAgainstSeason(
   }
 }
 
-function checkDisplayName(name: string | null | undefined, index: number): void {
-  if (name === null || name === undefined) return;
-  if ([...name].length > MAX_DISPLAY_NAME_LENGTH) {
-    throw bad('displayName', `results[${index}].displayName exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
+// Controls; format characters (bidi overrides and isolates, zero-width spaces, soft hyphen, BOM,
+// tags), except ZWNJ/ZWJ, which scripts and emoji sequences need; line and paragraph separators;
+// Hangul fillers, which render as nothing. Any of them lets one name pass for another.
+const HIDDEN = /[\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]|(?![\u200C\u200D])\p{Cf}/u;
+// ZWNJ/ZWJ only join two non-ASCII characters ("A\u200Dnn" would look like "Ann").
+const LOOSE_JOINER = /(?:^|[\x00-\x7F])[\u200C\u200D]|[\u200C\u200D](?:$|[\x00-\x7F])/u;
+
+/**
+ * A display name as stored: NFC (one spelling per look for composed letters). Refused
+ * (BAD_USER_INPUT on displayName) when longer than MAX_DISPLAY_NAME_LENGTH characters or when it
+ * holds characters that hide or reorder what is shown (HIDDEN, LOOSE_JOINER): name spoofing.
+ */
+export function normalizeDisplayName(name: string, where = 'displayName'): string {
+  const nfc = name.normalize('NFC');
+  if ([...nfc].length > MAX_DISPLAY_NAME_LENGTH) throw bad('displayName', `${where} exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
+  if (HIDDEN.test(nfc) || LOOSE_JOINER.test(nfc)) {
+    throw bad('displayName', `${where} contains control, invisible or bidirectional formatting characters`);
   }
-  if (/\p{Cc}/u.test(name)) throw bad('displayName', `results[${index}].displayName contains control characters`);
+  return nfc;
+}
+
+function checkDisplayName(name: string | null | undefined, index: number): void {
+  if (name !== null && name !== undefined) normalizeDisplayName(name, `results[${index}].displayName`);
 }
 
 function checkSeasonOpen(season: Season | undefined, now: Date): Season {

@@ -1,5 +1,6 @@
 import type { Season, Window } from '../domain/season.js';
-import { periodOf, periodStart } from '../domain/windows.js';
+import { DomainError } from '../domain/errors.js';
+import { periodInReach, periodOf, periodStart } from '../domain/windows.js';
 import { builder } from './builder.js';
 import type { LeaderboardValue } from './context.js';
 import { EntryRef } from './entry.js';
@@ -10,6 +11,19 @@ import { SeasonRef } from './season.js';
 export function leaderboardOf(season: Season, window: Window, at: Date): LeaderboardValue {
   const period = periodOf(window, at);
   return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
+}
+
+/**
+ * The board a client asked for: `at` (default now) must pick a day or week that can hold
+ * results (windows.ts periodInReach). Every other board is empty for good, and each would cost
+ * a cache slot: a client sending distinct dates could make them without end.
+ */
+function requestedBoard(season: Season, window: Window, at: Date | null | undefined, now: Date): LeaderboardValue {
+  const board = leaderboardOf(season, window, at ?? now);
+  if (at && board.window !== 'SEASON' && !periodInReach(board.window, board.period, season, now)) {
+    throw new DomainError('BAD_USER_INPUT', 'at must pick a day or week of the season, at most one period after now', 'at');
+  }
+  return board;
 }
 
 export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
@@ -58,9 +72,9 @@ builder.objectField(SeasonRef, 'leaderboard', (t) => t.field({
   type: LeaderboardRef,
   args: {
     window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week; default now' }),
+    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week (of the season, at most one period after now); default now' }),
   },
-  resolve: (season, args, ctx) => leaderboardOf(season, args.window ?? 'SEASON', args.at ?? ctx.services.now()),
+  resolve: (season, args, ctx) => requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()),
 }));
 
 builder.queryField('leaderboard', (t) => t.field({
@@ -70,10 +84,10 @@ builder.queryField('leaderboard', (t) => t.field({
   args: {
     seasonId: t.arg.int({ required: true }),
     window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week; default now' }),
+    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week (of the season, at most one period after now); default now' }),
   },
   resolve: async (_root, args, ctx) => {
     const season = await ctx.services.season(args.seasonId);
-    return season ? leaderboardOf(season, args.window ?? 'SEASON', args.at ?? ctx.services.now()) : null;
+    return season ? requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()) : null;
   },
 }));

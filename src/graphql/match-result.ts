@@ -5,7 +5,7 @@ const PlayerResultInput = builder.inputType('PlayerResultInput', {
   fields: (t) => ({
     playerId: t.id({ required: true, description: 'a positive 64-bit integer, as a string' }),
     points: t.int({ required: true, description: "0..the season's maxPointsPerMatch" }),
-    displayName: t.string({ required: false, description: 'up to 64 characters; stored, never sent through Kafka or Redis' }),
+    displayName: t.string({ required: false, description: 'up to 64 characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT)' }),
   }),
 });
 

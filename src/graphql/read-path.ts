@@ -7,6 +7,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
+import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 
 /**
@@ -81,8 +82,8 @@ const problem = (message: string, code: string) => Buffer.from(JSON.stringify({ 
  * GraphQL reads over HTTP before yoga's own request handling, which costs more than executing a
  * cached read (docs/benchmarks.md). Unauthenticated queries by GET or POST (JSON) are answered
  * here: from the response cache when an identical request's answer is still valid, otherwise
- * executed through yoga's envelop (the same parse and validation caches, limits, error codes and
- * masking as any request) and cached when they read only board state. Automatic persisted
+ * executed as prepared once (parsed, validated with the envelop's rules and limits, compiled) and
+ * cached when they read only board state. Automatic persisted
  * queries (Apollo's protocol) let GETs carry a hash instead of the query; answers carry an ETag
  * (`If-None-Match` gives 304) and, by GET, `Cache-Control`. Everything else, and every request
  * this path cannot answer exactly as yoga would (errors included), goes to yoga unchanged.
@@ -99,7 +100,6 @@ export function createReadPath(deps: {
   jit: boolean;
   /** Told the execution time of every read executed here (the metrics yoga's plugins would record). */
   onExecuted?(seconds: number): void;
-  maxBodyBytes: number;
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
 }) {
@@ -112,6 +112,7 @@ export function createReadPath(deps: {
    * (mutations, auth-dependent fields, invalid documents: yoga answers those).
    */
   function prepare(req: IncomingMessage, params: Params & { query: string }): Prepared | false {
+    if (params.query.length > MAX_QUERY_LENGTH) return false; // refused by yoga; not kept as a key here
     const key = `${params.query}\n${params.operationName ?? ''}`;
     let p = prepared.get(key);
     if (p !== undefined) return p;
@@ -163,9 +164,7 @@ export function createReadPath(deps: {
 
   function send(req: IncomingMessage, res: ServerResponse, body: Buffer, etag?: string): void {
     const headers: Record<string, string | number> = { ...jsonHeaders };
-    const origin = req.headers.origin;
-    // yoga's default CORS answer, so a browser sees the same headers on both paths.
-    if (origin) Object.assign(headers, { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' });
+    // CORS headers are already set on `res` (server.ts).
     if (etag) {
       headers.etag = etag;
       // 304 and shared caching are GET semantics (RFC 9110: a POST with If-None-Match is no revalidation).
@@ -190,8 +189,8 @@ export function createReadPath(deps: {
     return Buffer.from(op.stringify(result));
   }
 
-  /** Reads the request's parameters; undefined when this path does not take the request. */
-  async function paramsOf(req: IncomingMessage, res: ServerResponse): Promise<{ params?: Params; body?: string } | 'answered'> {
+  /** The request's parameters; none when this path does not take the request. */
+  function paramsOf(req: IncomingMessage, body: string): { params?: Params; body?: string } {
     if (req.method === 'GET') {
       const search = new URLSearchParams(req.url!.slice(req.url!.indexOf('?') + 1));
       const [query, variables, extensions] = [search.get('query'), search.get('variables'), search.get('extensions')];
@@ -207,11 +206,6 @@ export function createReadPath(deps: {
         return {};
       }
     }
-    const body = await readBody(req, deps.maxBodyBytes);
-    if (body === undefined) {
-      res.writeHead(413, { ...jsonHeaders, connection: 'close' }).end(problem('request body too large', 'BAD_USER_INPUT'));
-      return 'answered';
-    }
     if (!(req.headers['content-type'] ?? '').includes('application/json')) return { body };
     try {
       const params = JSON.parse(body) as Params;
@@ -222,17 +216,15 @@ export function createReadPath(deps: {
   }
 
   return {
-    /** Answers a request to the GraphQL endpoint. */
-    async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    /** Answers a request to the GraphQL endpoint whose body (bounded, see server.ts) was read. */
+    async handle(req: IncomingMessage, res: ServerResponse, requestBody: string): Promise<void> {
       const accept = req.headers.accept ?? '';
       if ((req.method !== 'GET' && req.method !== 'POST') || accept.includes('text/event-stream') || accept.includes('text/html')
         || accept.includes('multipart/')) {
         await deps.yoga.requestListener(req, res);
         return;
       }
-      const read = await paramsOf(req, res);
-      if (read === 'answered') return;
-      const { params, body } = read;
+      const { params, body } = paramsOf(req, requestBody);
       if (!params) {
         if (req.method === 'GET') await deps.yoga.requestListener(req, res);
         else await forward(req, res, body);
@@ -246,7 +238,8 @@ export function createReadPath(deps: {
             send(req, res, problem('provided sha256Hash does not match the query', 'BAD_USER_INPUT'));
             return;
           }
-          persisted.set(pq.sha256Hash, params.query);
+          // A query too long to run is not kept: the map would hold 10,000 of them.
+          if (params.query.length <= MAX_QUERY_LENGTH) persisted.set(pq.sha256Hash, params.query);
         } else {
           params.query = persisted.get(pq.sha256Hash);
           if (params.query === undefined) {
@@ -290,29 +283,4 @@ export function createReadPath(deps: {
       send(req, res, answer, deps.cache.set(key, answer, reads, startedAt)?.etag);
     },
   };
-}
-
-/** The request body as text, or undefined once it exceeds `limit` bytes (whatever Content-Length says). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
-    req.resume();
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Stop buffering; the answer closes the connection, so the rest is never read.
-        req.removeAllListeners('data');
-        req.pause();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
-  });
 }

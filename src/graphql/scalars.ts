@@ -2,12 +2,24 @@ import { GraphQLError, Kind } from 'graphql';
 import { builder } from './builder.js';
 
 // ISO-8601 with an explicit zone: a time without one would mean whatever the server's zone is.
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
-function parseDateTime(value: unknown): Date {
-  const date = typeof value === 'string' && ISO_WITH_ZONE.test(value) ? new Date(value) : undefined;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysIn = (year: number, month: number) => (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!);
+
+/**
+ * An ISO-8601 instant with a zone, every field in range: `Date` would roll 2026-11-31 over to
+ * 12-01 and T24:00 to the next day, so a date that does not exist is refused, not moved.
+ */
+export function parseDateTime(value: unknown): Date {
+  const m = typeof value === 'string' ? ISO_WITH_ZONE.exec(value) : null;
+  const [year, month, day, hour, minute, second = 0, zoneHour = 0, zoneMinute = 0] = (m?.slice(1) ?? []).map((v) => (v === undefined ? undefined : Number(v)));
+  const valid = m && month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysIn(year!, month!)
+    && hour! <= 23 && minute! <= 59 && second! <= 59 && zoneHour! <= 23 && zoneMinute! <= 59;
+  const date = valid ? new Date(value as string) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
-    throw new GraphQLError('DateTime must be an ISO-8601 string with a time zone, e.g. 2026-11-30T12:00:00Z', {
+    throw new GraphQLError('DateTime must be an existing instant as an ISO-8601 string with a time zone, e.g. 2026-11-30T12:00:00Z', {
       extensions: { code: 'BAD_USER_INPUT' },
     });
   }

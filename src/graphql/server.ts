@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import DataLoader from 'dataloader';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
@@ -15,9 +14,15 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../logger.js';
 import type { Context, Principal, Services } from './context.js';
+import { createRateLimiter } from '../service/rate-limiter.js';
+import { createCors } from './cors.js';
+import { codeLabel, codeOf, createErrorLog } from './error-report.js';
 import { createBoardSubscriptions } from './board-subscriptions.js';
 import { maskError, useErrorCodes } from './errors.js';
+import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
+import { listCostLimit } from './list-cost.js';
 import { operationTypeOf } from './operation-type.js';
+import { queryLengthLimit } from './query-size.js';
 import { createReadPath } from './read-path.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
@@ -29,6 +34,18 @@ export interface ServerLimits {
   socketsPerAddress: number;
   /** A socket whose unsent data exceeds this is a slow reader and is closed. */
   maxSocketBufferBytes: number;
+  /** The largest operationCost (list-cost.ts) an operation may have. */
+  maxCost: number;
+  /** How long a client may take to send a whole request / its headers (then 408 and closed). */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** Open connections (HTTP and WebSocket) per client address; 0: no cap. */
+  connectionsPerAddress: number;
+  /** Serve GraphiQL at the endpoint to browsers, and how many full loads an address may make per minute (burst 5). */
+  graphiql: boolean;
+  graphiqlLoadsPerMinute: number;
+  /** Origins browsers may call from: '*' (any, without credentials) or a list (with credentials). */
+  corsOrigins: '*' | readonly string[];
 }
 
 export const defaultLimits: ServerLimits = {
@@ -36,6 +53,13 @@ export const defaultLimits: ServerLimits = {
   subscriptionsPerSocket: 20,
   socketsPerAddress: 50,
   maxSocketBufferBytes: 4 * 1024 * 1024,
+  maxCost: 10_000,
+  requestTimeoutMs: 10_000,
+  headersTimeoutMs: 5_000,
+  connectionsPerAddress: 100,
+  graphiql: true,
+  graphiqlLoadsPerMinute: 6,
+  corsOrigins: '*',
 };
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
@@ -45,7 +69,7 @@ const addressOf = (req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown
 
 /**
  * The HTTP and WebSocket face of the service: GraphQL over HTTP (and SSE) at /graphql,
- * graphql-ws on the same path, GraphiQL with bundled assets, /health, plus `routes` and the board `page`.
+ * graphql-ws on the same path, GraphiQL with bundled assets (graphiql.ts), /health, plus `routes` and the board `page`.
  */
 export function createGraphQLServer(deps: {
   services: Services;
@@ -56,6 +80,8 @@ export function createGraphQLServer(deps: {
   page?: (req: IncomingMessage, res: ServerResponse) => boolean;
   limits?: Partial<ServerLimits>;
   plugins?: Plugin[];
+  /** Called with the code of every error a client gets (metrics). */
+  onErrorCode?(code: string): void;
   /** Compile queries with graphql-jit (default on). */
   jit?: boolean;
   /**
@@ -66,6 +92,14 @@ export function createGraphQLServer(deps: {
 }) {
   const limits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
+  const logError = createErrorLog({ log });
+  const codes = new Set<string>();
+  /** The one error translation (errors.ts), counting each code a client gets. */
+  const maskAndCount = (error: unknown, message: string): Error => {
+    const masked = maskError(error, message);
+    deps.onErrorCode?.(codeLabel(codeOf(masked), codes));
+    return masked;
+  };
 
   function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
@@ -85,6 +119,7 @@ export function createGraphQLServer(deps: {
     };
   }
 
+
   const rateLimitReads: Plugin<Context> = {
     onExecute: ({ args }) => {
       // Queries only: mutations are limited per API key, subscriptions by the socket limits.
@@ -99,23 +134,29 @@ export function createGraphQLServer(deps: {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
+    // CORS is set in handle() (cors.ts) for every route.
+    cors: false,
     batching: false,
-    renderGraphiQL,
-    graphiql: { title: 'ladder', defaultQuery: '{ seasons { id name status } }' },
-    maskedErrors: { maskError },
+    // GraphiQL is served by graphiql.ts (compressed once, cacheable, rate limited), or not at all.
+    graphiql: false,
+    maskedErrors: { maskError: maskAndCount },
     logging: {
       debug: (...a) => log.debug(a.map(String).join(' ')),
       info: (...a) => log.info(a.map(String).join(' ')),
       warn: (...a) => log.warn(a.map(String).join(' ')),
-      error: (...a) => log.error(a.map(String).join(' ')),
+      // yoga reports here every error it masked: clients' mistakes included (error-report.ts).
+      error: (...a) => (a.length === 1 ? logError(a[0]) : log.error(a.map(String).join(' '))),
     },
     context: ({ req, reads }) => contextFor(req, reads),
     plugins: [
+      queryLengthLimit(),
       maxDepthPlugin({ n: 8 }),
       maxAliasesPlugin({ n: 15 }),
       maxTokensPlugin({ n: 1_000 }),
       maxDirectivesPlugin({ n: 10 }),
       costLimitPlugin({ maxCost: 5_000 }),
+      // graphql-armor's cost is static: it ignores `limit` and list sizes, which this one weighs.
+      listCostLimit(limits.maxCost),
       useErrorCodes(),
       rateLimitReads,
       // Queries run as compiled functions (graphql-jit): several times cheaper per request than
@@ -134,37 +175,82 @@ export function createGraphQLServer(deps: {
     context: contextFor,
     jit: deps.jit !== false,
     onExecuted: deps.responses.onExecuted,
-    maxBodyBytes: limits.maxBodyBytes,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
   });
 
-  const server: Server = createServer((req, res) => {
-    if (deps.page?.(req, res)) return;
-    const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
-    if (route) {
-      route().then(({ status, contentType, body }) => {
-        res.writeHead(status, { 'content-type': contentType }).end(body);
-      }, (err) => {
-        log.error({ err }, 'route failed');
-        res.writeHead(500).end();
-      });
+  const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });
+  const graphiql = limits.graphiql ? createGraphiQLPage({
+    title: 'ladder',
+    defaultQuery: '{ seasons { id name status } }',
+    take: (address) => graphiqlLoads.take(address),
+  }) : undefined;
+
+  const cors = createCors(limits.corsOrigins);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Every body is read here, bounded on the bytes actually read (a chunked body has no
+    // Content-Length to check), before any route or yoga sees the request.
+    const body = await readBody(req, limits.maxBodyBytes);
+    if (body === undefined) {
+      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+        .end(JSON.stringify({ errors: [{ message: `request body over ${limits.maxBodyBytes} bytes`, extensions: { code: 'BAD_USER_INPUT' } }] }));
       return;
     }
-    if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
-      res.writeHead(413, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ errors: [{ message: 'request body too large', extensions: { code: 'BAD_USER_INPUT' } }] }));
-      req.resume();
+    // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
+    if (body) (req as IncomingMessage & { body?: string }).body = body;
+    if (deps.page?.(req, res)) return;
+    if (cors.preflight(req, res)) return;
+    cors.apply(req, res);
+    if (graphiql && wantsGraphiQL(req, yoga.graphqlEndpoint)) {
+      await graphiql.handle(req, res);
+      return;
+    }
+    const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
+    if (route) {
+      const { status, contentType, body: out } = await route();
+      res.writeHead(status, { 'content-type': contentType }).end(out);
       return;
     }
     if (req.url === yoga.graphqlEndpoint || req.url?.startsWith(`${yoga.graphqlEndpoint}?`)) {
-      readPath.handle(req, res).catch((err: unknown) => {
-        log.error({ err }, 'request failed');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end();
-      });
+      await readPath.handle(req, res, body);
       return;
     }
-    void yoga.requestListener(req, res);
+    await yoga.requestListener(req, res);
+  }
+
+  const server: Server = createServer({
+    // Node's defaults hold a slow sender for 300 s (request) and 60 s (headers), checked every 30 s.
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+    connectionsCheckingInterval: 1_000,
+  }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
+      if (req.destroyed) {
+        log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');
+        return;
+      }
+      log.error({ err, url: req.url }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end();
+    });
+  });
+
+  const connectionsByAddress = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    if (limits.connectionsPerAddress === 0) return;
+    const address = socket.remoteAddress ?? 'unknown';
+    const n = (connectionsByAddress.get(address) ?? 0) + 1;
+    if (n > limits.connectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    connectionsByAddress.set(address, n);
+    socket.once('close', () => {
+      const left = (connectionsByAddress.get(address) ?? 1) - 1;
+      if (left <= 0) connectionsByAddress.delete(address);
+      else connectionsByAddress.set(address, left);
+    });
   });
 
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: 64 * 1024 });
@@ -214,7 +300,6 @@ export function createGraphQLServer(deps: {
       try {
         // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
         const envelop = () => yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket, params });
-        const shareKey = JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]);
         // Board-state subscriptions: validated once per query text, run without a per-subscription envelop.
         const board = boardSubscriptions.prepare(params.query, params.operationName ?? undefined, (document) => {
           const { schema: s, validate } = envelop();
@@ -225,7 +310,10 @@ export function createGraphQLServer(deps: {
             const { schema: s, subscribe, contextFactory } = envelop();
             return subscribe({ ...args, schema: s, contextValue: await contextFactory() });
           };
-          const root: WsRoot = { shareKey, subscribe: (args) => boardSubscriptions.subscribe(board, args, () => fallback(args)) as never };
+          const root: WsRoot = {
+            shareKey: JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]),
+            subscribe: (args) => boardSubscriptions.subscribe(board, args, () => fallback(args)) as never,
+          };
           return {
             schema, document: board.document, operationName: params.operationName, variableValues: params.variables,
             contextValue: contextFor(ctx.extra.request), rootValue: root,
@@ -245,6 +333,9 @@ export function createGraphQLServer(deps: {
         return errors.length > 0 ? errors : args;
       } catch (err) {
         release();
+        // A parse error (syntax, token limit) answers this operation; thrown, it would close the
+        // socket (4500) and end every other subscription on it.
+        if (err instanceof GraphQLError) return [maskAndCount(err, err.message) as GraphQLError];
         throw err;
       }
     },
@@ -275,3 +366,30 @@ export function createGraphQLServer(deps: {
 }
 
 export type GraphQLServer = ReturnType<typeof createGraphQLServer>;
+
+/**
+ * The request body as text ('' when the request has none), or undefined once it exceeds `limit`
+ * bytes, whatever Content-Length says: reading stops there and the 413 closes the connection.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return Promise.resolve('');
+  if (Number(length ?? 0) > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}

@@ -18,7 +18,8 @@ export function createPlayersRepo(db: Db) {
       // Sorted: concurrent upserts lock rows in one order and cannot deadlock.
       const sorted = [...names].sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
       const changed = await db.insert(players)
-        .values(sorted.map((n) => ({ id: BigInt(n.id), displayName: n.displayName })))
+        // NFC, as validated (domain/submission.ts normalizeDisplayName): one stored spelling per look.
+        .values(sorted.map((n) => ({ id: BigInt(n.id), displayName: n.displayName.normalize('NFC') })))
         .onConflictDoUpdate({
           target: players.id,
           set: { displayName: sql`excluded.display_name`, updatedAt: sql`now()` },

@@ -38,6 +38,8 @@ export function createTopCache(opts: {
   versions: BoardVersions;
   maxAgeMs?: number;
   idleEvictMs?: number;
+  /** Most boards held; past it the least recently used unwatched board is dropped. */
+  maxBoards?: number;
   now?: () => number;
   onError?: (err: unknown) => void;
   /** Called once per Redis read (metrics). */
@@ -46,14 +48,28 @@ export function createTopCache(opts: {
   const capacity = LIMITS.topLimit;
   const maxAgeMs = opts.maxAgeMs ?? 1_000;
   const idleEvictMs = opts.idleEvictMs ?? 60_000;
+  const maxBoards = opts.maxBoards ?? 200;
   const now = opts.now ?? Date.now;
   const slots = new Map<string, Slot>();
 
   function slotOf(board: Board): Slot {
     const key = boardId(board.season.id, board.window, board.period);
     let slot = slots.get(key);
-    if (!slot) slots.set(key, (slot = { board, fetchedAt: 0, lastUsed: now(), listeners: new Set() }));
+    if (!slot) {
+      if (slots.size >= maxBoards) evictLeastRecentlyUsed();
+      slots.set(key, (slot = { board, fetchedAt: 0, lastUsed: now(), listeners: new Set() }));
+    }
     return slot;
+  }
+
+  /** Each slot holds up to LIMITS.topLimit entries: their number is what bounds this cache's memory. */
+  function evictLeastRecentlyUsed(): void {
+    let oldest: [string, Slot] | undefined;
+    for (const entry of slots) {
+      // Watched boards stay (topChanged needs them); their number is bounded by the live boards.
+      if (entry[1].listeners.size === 0 && (!oldest || entry[1].lastUsed < oldest[1].lastUsed)) oldest = entry;
+    }
+    if (oldest) slots.delete(oldest[0]);
   }
 
   /** The snapshot reflects every change this process heard of that could touch it. */

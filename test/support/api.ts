@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { buildApp } from '../../src/app.js';
+import type { Logger } from '../../src/logger.js';
 import { createApiKeysRepo } from '../../src/postgres/api-keys-repo.js';
 import { createApiKey, type Scope } from '../../src/service/api-keys.js';
 import { testConfig } from './env.js';
@@ -14,11 +15,12 @@ export interface GqlResponse<T = Record<string, any>> {
   errors?: Array<{ message: string; extensions?: { code?: string; field?: string } }>;
 }
 
-export async function startApi(overrides: Record<string, string> = {}) {
+/** `logger`: the app's logger instead of the test services' one (a test reading its lines). */
+export async function startApi(overrides: Record<string, string> = {}, opts: { logger?: Logger } = {}) {
   const config = testConfig({ PORT: '0', HOST: '127.0.0.1', ...overrides });
   const s = openServices(config);
   await createTopics(s.kafka, config);
-  const app = buildApp(config, { roles: ['api', 'ingest'], logger: s.logger });
+  const app = buildApp(config, { roles: ['api', 'ingest'], logger: opts.logger ?? s.logger });
   await app.start();
   const { port } = app.api!.server.server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;

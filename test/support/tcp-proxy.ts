@@ -4,10 +4,18 @@ import net from 'node:net';
 
 export async function startTcpProxy(upstreamHost: string, upstreamPort: number) {
   const sockets = new Set<net.Socket>();
-  let cut = false;
+  const held = new Set<net.Socket>();
+  let mode: 'open' | 'cut' | 'hung' = 'open';
   const server = net.createServer((client) => {
-    if (cut) {
+    if (mode === 'cut') {
       client.destroy();
+      return;
+    }
+    if (mode === 'hung') {
+      // Accepted and never answered, as by a host that stopped (SIGSTOP) or a dropped route.
+      held.add(client);
+      client.on('error', () => {});
+      client.on('close', () => held.delete(client));
       return;
     }
     const upstream = net.connect({ host: upstreamHost, port: upstreamPort });
@@ -24,14 +32,25 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number) 
     port,
     /** Drops every open connection and refuses new ones. */
     cut() {
-      cut = true;
+      mode = 'cut';
       for (const s of sockets) s.destroy();
     },
+    /**
+     * Stops forwarding without closing anything: open connections go silent, new ones are
+     * accepted and never answered. Clients see no error, only no answer.
+     */
+    hang() {
+      mode = 'hung';
+      for (const s of sockets) { s.unpipe(); s.pause(); }
+    },
+    /** Forwards new connections again; connections cut or held while hung are closed. */
     restore() {
-      cut = false;
+      if (mode === 'hung') for (const s of [...sockets, ...held]) s.destroy();
+      mode = 'open';
     },
     async close() {
       this.cut();
+      for (const s of held) s.destroy();
       await new Promise((r) => server.close(r));
     },
   };

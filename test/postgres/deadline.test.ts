@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../../src/domain/errors.js';
+import { bounded, createDeadline, isUnreachable } from '../../src/postgres/deadline.js';
+
+const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).message));
+const never = new Promise<never>(() => {});
+
+describe('isUnreachable', () => {
+  it.each([
+    [{ code: 'ECONNREFUSED' }, true],
+    [{ code: 'CONNECTION_CLOSED' }, true],
+    [{ code: 'CONNECT_TIMEOUT' }, true],
+    [{ code: '08006' }, true], // connection failure
+    [{ code: '57P01' }, true], // admin shutdown
+    [{ code: '53300' }, true], // too many connections
+    [{ message: 'Failed query', cause: { code: 'ECONNRESET' } }, true], // drizzle's wrapper
+    [{ code: '23505' }, false], // unique violation: a real answer
+    [{ code: '42P01' }, false], // undefined table: a bug
+    [new Error('x'), false],
+    [null, false],
+  ])('%j: %s', (err, expected) => {
+    expect(isUnreachable(err)).toBe(expected);
+  });
+});
+
+describe('createDeadline', () => {
+  it('answers UNAVAILABLE past the deadline, then at once for one deadline, then tries again', async () => {
+    let t = 0;
+    const deadline = createDeadline(30, () => t);
+    expect(await codeOf(deadline(never))).toBe('UNAVAILABLE');
+    t = 29;
+    expect(await codeOf(deadline(Promise.resolve(1)))).toBe('UNAVAILABLE'); // not even tried
+    t = 30;
+    expect(await codeOf(deadline(Promise.resolve(1)))).toBe('ok');
+  });
+
+  it('maps a connection failure to UNAVAILABLE and leaves other errors as they are', async () => {
+    const deadline = createDeadline(1_000);
+    expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('x'), { code: '23505' }))))).toBe('x');
+    expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))))).toBe('UNAVAILABLE');
+  });
+
+  it('bounds every method of an object that returns a promise, and leaves the others alone', async () => {
+    const repo = bounded({ slow: () => never, sync: () => 7, name: 'repo' }, createDeadline(20));
+    expect(await codeOf(repo.slow())).toBe('UNAVAILABLE');
+    expect([repo.sync(), repo.name]).toEqual([7, 'repo']);
+  });
+});
