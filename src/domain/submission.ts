@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compareIds } from './board-deltas.js';
 import { DomainError } from './errors.js';
 import { MAX_GRAPHQL_INT, seasonStatusAt, type Season } from './season.js';
 
@@ -151,4 +152,17 @@ export function validateSubmission(
     checkResultAgainstSeason({ points: r.points, endedAt }, open, now, skewMs);
     return { v: 1, matchId, seasonId: open.id, endedAt: endedAt.toISOString(), playerId, points: r.points };
   });
+}
+
+/**
+ * The canonical text of a submission for its matchId claim: season, endedAt in epoch ms, and
+ * `player:points` in player id order. Two submissions are the same match exactly when their
+ * texts are equal. drizzle/0002_match_claims.sql writes the same text in SQL (for matches stored
+ * before claims existed): change both or neither.
+ */
+export function claimText(messages: readonly MatchResultMessage[]): string {
+  const first = messages[0]!;
+  const players = messages.map((m) => [m.playerId, m.points] as const)
+    .sort(([a], [b]) => compareIds(a, b));
+  return `${first.seasonId}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
 }

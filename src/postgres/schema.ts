@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, check, integer, jsonb, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  bigint, check, customType, integer, jsonb, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLOSED']);
@@ -8,6 +8,9 @@ export const scoringMode = pgEnum('scoring_mode', ['BEST', 'SUM']);
 export const sortOrder = pgEnum('sort_order', ['DESC', 'ASC']);
 export const rankStyle = pgEnum('rank_style', ['ORDINAL', 'COMPETITION']);
 export const boardWindow = pgEnum('board_window', ['SEASON', 'DAY', 'WEEK']);
+
+/** Raw bytes (a digest); postgres.js reads and writes them as Buffers. */
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -57,6 +60,17 @@ export const matchResults = pgTable('match_results', {
   primaryKey({ columns: [t.matchId, t.playerId] }),
   check('match_results_points_non_negative', sql`${t.points} >= 0`),
 ]);
+
+/**
+ * The payload a matchId was first submitted with (a SHA-256 of domain/submission.ts claimText),
+ * claimed before producing: a second submission of the matchId is accepted only with the same
+ * payload (a retry), anything else is a CONFLICT, across every API process.
+ */
+export const matchClaims = pgTable('match_claims', {
+  matchId: uuid('match_id').primaryKey(),
+  payloadHash: bytea('payload_hash').notNull(),
+  claimedAt: tstz('claimed_at').notNull().defaultNow(),
+});
 
 /**
  * What Redis mirrors: one row per player per board. `period` is '' for SEASON,
