@@ -19,18 +19,30 @@ export function combineRule(scoring: ScoringMode, order: SortOrder): CombineRule
 // results do not beat the player's best): no dead row, no WAL, and nothing for Redis, which
 // already holds that value or will get it from the replay of the chunk that wrote it. No rule
 // ever lowers the encoded score, so Redis mirrors with ZADD GT.
+// The SEASON row of a player with a new result is always rewritten, changed or not: a new row
+// version there is how a player removal (postgres/player-results-store.ts planFor) learns that a
+// result of the player committed during its scan. It reaches Redis as a no-op ZADD GT.
+const SEASON_ROW = `excluded."window" = 'SEASON'`;
 const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
   BEST_DESC: {
     fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at
            from b order by season_id, win, period, player_id, points desc, ended_at`,
-    combine: `points = excluded.points, achieved_at = excluded.achieved_at, updated_at = now()
-              where excluded.points > st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
+    combine: `points = greatest(st.points, excluded.points),
+              achieved_at = case when excluded.points > st.points then excluded.achieved_at
+                                 when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
+                                 else st.achieved_at end,
+              updated_at = now()
+              where ${SEASON_ROW} or excluded.points > st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
   },
   BEST_ASC: {
     fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at
            from b order by season_id, win, period, player_id, points, ended_at`,
-    combine: `points = excluded.points, achieved_at = excluded.achieved_at, updated_at = now()
-              where excluded.points < st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
+    combine: `points = least(st.points, excluded.points),
+              achieved_at = case when excluded.points < st.points then excluded.achieved_at
+                                 when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
+                                 else st.achieved_at end,
+              updated_at = now()
+              where ${SEASON_ROW} or excluded.points < st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
   },
   // A SUM total was reached when its latest positive result ended; a zero total, at its first.
   SUM: {
@@ -44,7 +56,7 @@ const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
                                  when st.points = 0 then excluded.achieved_at
                                  else greatest(st.achieved_at, excluded.achieved_at) end,
               updated_at = now()
-              where excluded.points <> 0 or (st.points = 0 and excluded.achieved_at < st.achieved_at)`,
+              where ${SEASON_ROW} or excluded.points <> 0 or (st.points = 0 and excluded.achieved_at < st.achieved_at)`,
   },
 };
 

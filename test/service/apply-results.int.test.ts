@@ -57,4 +57,19 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
     const r = await applyResults(deps, accepted([one(randomUUID(), 10)]));
     expect(r).toEqual({ inserted: 1, changed: 0, unencodable: [] });
   });
+
+  it("writes a new version of the player's SEASON row for every new result, raised or not (a removal's race check reads it)", async () => {
+    const season = await createSeason(s, { name: 'season row version' });
+    const deps = { store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, TTL), seasonOf: () => season, now: Date.now };
+    const endedAt = new Date(season.startsAt.getTime() + 3_600_000).toISOString();
+    const one = (points: number): MatchResultMessage => ({ v: 1, matchId: randomUUID(), seasonId: season.id, endedAt, playerId: '1', points });
+    const version = async () => (await s.pg.sql<{ v: string; points: string }[]>`
+      select xmin::text as v, points from standings where season_id = ${season.id} and "window" = 'SEASON' and player_id = 1`)[0];
+    await applyResults(deps, accepted([one(50)]));
+    const before = await version();
+    await applyResults(deps, accepted([one(10)]));
+    const after = await version();
+    expect(after!.points).toBe('50');
+    expect(after!.v).not.toBe(before!.v);
+  });
 });
