@@ -86,10 +86,20 @@ export function createResultsStore(sql: Sql) {
    * values and ZADD GT keeps the higher, which is the stored one.
    */
   async function applyRule(rule: CombineRule, rows: readonly AcceptedResult[]): Promise<{ inserted: number; standings: BoardStanding[] }> {
-    const day: string[] = [];
-    const week: string[] = [];
-    for (const r of rows) {
+    // The statement's columns, built in one pass.
+    const n = rows.length;
+    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week] =
+      [[], [], [], [], [], [], [], [], []] as [string[], string[], number[], number[], string[], number[], string[], string[], string[]];
+    for (let i = 0; i < n; i++) {
+      const r = rows[i]!;
       const [d, w] = periodsOf(r.endedAt);
+      matchId.push(r.matchId);
+      playerId.push(r.playerId);
+      seasonId.push(r.seasonId);
+      points.push(r.points);
+      endedAt.push(r.endedAt.toISOString());
+      partition.push(r.partition);
+      offset.push(r.offset);
       day.push(d);
       week.push(w);
     }
@@ -97,13 +107,13 @@ export function createResultsStore(sql: Sql) {
     const result = await sql<StandingRow[]>`
       with r as (
         select * from unnest(
-          ${sql.array(rows.map((r) => r.matchId))}::uuid[],
-          ${sql.array(rows.map((r) => r.playerId))}::int8[],
-          ${sql.array(rows.map((r) => r.seasonId))}::int4[],
-          ${sql.array(rows.map((r) => r.points))}::int4[],
-          ${sql.array(rows.map((r) => r.endedAt.toISOString()))}::timestamptz[],
-          ${sql.array(rows.map((r) => r.partition))}::int4[],
-          ${sql.array(rows.map((r) => r.offset))}::int8[],
+          ${sql.array(matchId)}::uuid[],
+          ${sql.array(playerId)}::int8[],
+          ${sql.array(seasonId)}::int4[],
+          ${sql.array(points)}::int4[],
+          ${sql.array(endedAt)}::timestamptz[],
+          ${sql.array(partition)}::int4[],
+          ${sql.array(offset)}::int8[],
           ${sql.array(day)}::text[],
           ${sql.array(week)}::text[])
           as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week)
@@ -186,11 +196,8 @@ export type ResultsStore = ReturnType<typeof createResultsStore>;
 
 /** One row per (match, player), in primary-key order so concurrent batches cannot deadlock. */
 function dedupeAndSort(results: readonly AcceptedResult[]): AcceptedResult[] {
-  const byKey = new Map<string, AcceptedResult>();
-  for (const r of results) {
-    const k = `${r.matchId}|${r.playerId}`;
-    if (!byKey.has(k)) byKey.set(k, r);
-  }
-  return [...byKey.values()].sort((a, b) =>
+  const sorted = [...results].sort((a, b) =>
     (a.matchId < b.matchId ? -1 : a.matchId > b.matchId ? 1 : 0) || compareIds(a.playerId, b.playerId));
+  // Sorted, so a redelivered copy sits right after the first: keep the first.
+  return sorted.filter((r, i) => i === 0 || r.matchId !== sorted[i - 1]!.matchId || r.playerId !== sorted[i - 1]!.playerId);
 }
