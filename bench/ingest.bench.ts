@@ -33,6 +33,7 @@ import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
 import { consumeAll, deleteKafkaState, produceAll } from './kafka-e2e.js';
 import { runRawCeiling } from './raw-ceiling.js';
+import { runSubmitLoad, type SubmitReport } from './submit-load.js';
 
 /** `--name value`, `--name=value`, then BENCH_NAME, then the default. */
 function arg(name: string, fallback: number): number {
@@ -48,6 +49,9 @@ const N = arg('results', 200_000);
 const PLAYERS = arg('players', 100_000);
 const PARTITIONS = arg('partitions', 6);
 const SEED = arg('seed', 20_261_130);
+const SUBMIT_SECONDS = arg('submit-seconds', 20);
+const SUBMIT_IN_FLIGHT = arg('submit-in-flight', 64);
+const SUBMIT_PER_MATCH = 10;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench';
 const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -62,6 +66,7 @@ const FIRST_SEASON_ID = 1_000_000_000;
 interface Row { scenario: string; results: number; seconds: number; cpu?: CpuUse; note?: string; noRatio?: boolean }
 
 const runId = randomUUID().slice(0, 8);
+const SUBMIT_TOPIC = `bench-submit-${runId}`; // also its consumer group
 // kafkajs warns once per producer that its default partitioner changed in 2.0; ladder has only
 // ever used the new one, so the warning is noise in the table.
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
@@ -92,7 +97,10 @@ try {
   await run();
 } finally {
   for (const s of seasons) await unlinkSeason(redis, s.id);
-  const problems = await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId);
+  const problems = [
+    ...await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId),
+    ...await deleteKafkaState(kafka, [SUBMIT_TOPIC, `${SUBMIT_TOPIC}.dlq`], SUBMIT_TOPIC),
+  ];
   for (const p of problems) console.error(`cleanup: ${p}`);
   await pg.sql`truncate match_results, standings`;
   lock.release();
@@ -145,7 +153,19 @@ async function run(): Promise<void> {
   rows.push({ scenario: 'c. ladder through Kafka (consume)', results: N, seconds: c.seconds, cpu: c.cpu,
     note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
 
+  const submitSeason = await createSeason('submit');
+  seasons.push(submitSeason);
+  const e = await runSubmitLoad({
+    env: {
+      DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: SUBMIT_TOPIC, KAFKA_GROUP_ID: SUBMIT_TOPIC,
+      KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+    },
+    db: pg.db, seasonId: submitSeason.id, players: PLAYERS,
+    inFlight: SUBMIT_IN_FLIGHT, perMatch: SUBMIT_PER_MATCH, seconds: SUBMIT_SECONDS,
+  });
+
   printTable(rows, a.seconds);
+  printSubmit(e, N / produceSeconds);
   await printChecks(raw, ladder, viaKafka);
   printMachine(load0);
 }
@@ -232,6 +252,16 @@ function printTable(rows: Row[], rawSeconds: number): void {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const b of body) console.log(line(b));
+}
+
+function printSubmit(e: SubmitReport, producerRate: number): void {
+  const rate = e.matches / e.seconds;
+  console.log(`\ne. submitMatchResult by HTTP, matches of ${SUBMIT_PER_MATCH}, ${SUBMIT_IN_FLIGHT} in flight, ${e.seconds.toFixed(1)} s, `
+    + 'one ladder process (API + ingest, LADDER_ROLES=api,ingest API_WORKERS=1):');
+  console.log(`  ${rate.toFixed(0)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), p50 ${e.p50Ms.toFixed(1)} ms, `
+    + `p99 ${e.p99Ms.toFixed(1)} ms; errors ${JSON.stringify(e.errors)}; ladder process CPU ${(e.serverCpu * 1e6 / Math.max(1, e.matches)).toFixed(0)} µs/match `
+    + `(${(e.serverCpu / e.seconds * 100).toFixed(0)}% of a core)`);
+  console.log(`  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`);
 }
 
 /** The three seasons saw the same traffic: they must agree row for row and member for member. */
