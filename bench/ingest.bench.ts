@@ -3,6 +3,8 @@
 //   npm run bench                                   # 200,000 results, 100,000 players, 6 partitions
 //   npm run bench -- --results 20000 --players 10000 --partitions 6 --seed 1
 //   BENCH_RESULTS=20000 npm run bench              # the same settings from the environment
+//   npm run bench -- --ingest-processes=2          # scenario c with 2 separate ingest processes (one group)
+//   npm run bench -- --submit-seconds 20 --submit-in-flight 64   # scenario e (game servers through the API)
 //
 // Scenarios, each on its own fresh BEST season fed the same deterministic traffic:
 //   a. raw ceiling: one SQL statement per 1000 results + pipelined ZADD GT (bench/raw-ceiling.ts)
@@ -31,7 +33,7 @@ import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } f
 import { boardDifferences, boardMemory, seasonKeys, standingsDifferences, storedResults, unlinkSeason } from './checks.js';
 import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
-import { consumeAll, deleteKafkaState, produceAll } from './kafka-e2e.js';
+import { consumeAll, consumeAllProcesses, deleteKafkaState, produceAll } from './kafka-e2e.js';
 import { runRawCeiling } from './raw-ceiling.js';
 import { runSubmitLoad, type SubmitReport } from './submit-load.js';
 
@@ -52,6 +54,9 @@ const SEED = arg('seed', 20_261_130);
 const SUBMIT_SECONDS = arg('submit-seconds', 20);
 const SUBMIT_IN_FLIGHT = arg('submit-in-flight', 64);
 const SUBMIT_PER_MATCH = 10;
+// Ingest processes of scenario c: 0 runs the consumer inside this process; N > 0 spawns N
+// separate ingest processes (src/main.ts, LADDER_ROLES=ingest) in one consumer group.
+const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? process.argv.slice(2).find((a) => a.startsWith('--ingest-processes='))?.split('=')[1] ?? 0);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench';
 const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -149,8 +154,14 @@ async function run(): Promise<void> {
   rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
     note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
   await checkpoint();
-  const c = await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
-  rows.push({ scenario: 'c. ladder through Kafka (consume)', results: N, seconds: c.seconds, cpu: c.cpu,
+  const c = INGEST_PROCESSES > 0
+    ? await consumeAllProcesses(kafka, config, {
+      DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: config.kafka.topic, KAFKA_GROUP_ID: config.kafka.groupId,
+      KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+    }, INGEST_PROCESSES, CPU_TARGETS, Math.max(120_000, N * 2))
+    : await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
+  const how = INGEST_PROCESSES > 0 ? `${INGEST_PROCESSES} ingest process${INGEST_PROCESSES > 1 ? 'es' : ''}` : 'in process';
+  rows.push({ scenario: `c. ladder through Kafka (consume, ${how})`, results: N, seconds: c.seconds, cpu: c.cpu,
     note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
 
   const submitSeason = await createSeason('submit');
