@@ -54,6 +54,9 @@ const SEED = arg('seed', 20_261_130);
 const SUBMIT_SECONDS = arg('submit-seconds', 20);
 const SUBMIT_IN_FLIGHT = arg('submit-in-flight', 64);
 const SUBMIT_PER_MATCH = 10;
+// Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
+const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
+const runs = (s: string) => SCENARIOS.includes(s);
 // Ingest processes of scenario c: 0 runs the consumer inside this process; N > 0 spawns N
 // separate ingest processes (src/main.ts, LADDER_ROLES=ingest) in one consumer group.
 const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? process.argv.slice(2).find((a) => a.startsWith('--ingest-processes='))?.split('=')[1] ?? 0);
@@ -128,56 +131,69 @@ async function run(): Promise<void> {
   });
   const rows: Row[] = [];
 
-  await checkpoint();
-  const a = await timed(() => runRawCeiling(pg.sql, redis, raw, withMatchTag(traffic, 0xa)));
-  rows.push({ scenario: 'a. raw ceiling (SQL + ZADD GT)', results: N, seconds: a.seconds, cpu: a.cpu,
-    note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s` });
+  let aSeconds = 0;
+  if (runs('a')) {
+    await checkpoint();
+    const a = await timed(() => runRawCeiling(pg.sql, redis, raw, withMatchTag(traffic, 0xa)));
+    rows.push({ scenario: 'a. raw ceiling (SQL + ZADD GT)', results: N, seconds: a.seconds, cpu: a.cpu,
+      note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s` });
+    aSeconds = a.seconds;
+  }
 
-  await checkpoint();
-  const ladderTraffic = withMatchTag(traffic, 0xb);
-  const b = await timed(() => ladderApply(ladder, ladderTraffic));
-  rows.push({ scenario: 'b. ladder applyResults, no Kafka', results: N, seconds: b.seconds, cpu: b.cpu, note: b.value.note });
+  if (runs('b')) {
+    await checkpoint();
+    const ladderTraffic = withMatchTag(traffic, 0xb);
+    const b = await timed(() => ladderApply(ladder, ladderTraffic));
+    rows.push({ scenario: 'b. ladder applyResults, no Kafka', results: N, seconds: b.seconds, cpu: b.cpu, note: b.value.note });
 
-  await checkpoint();
-  const replayed = sample(ladderTraffic, 0.1, SEED + 1);
-  const d = await timed(() => ladderApply(ladder, replayed));
-  rows.push({ scenario: 'd. b replaying 10% duplicates', results: replayed.length, seconds: d.seconds, cpu: d.cpu, note: d.value.note });
+    await checkpoint();
+    const replayed = sample(ladderTraffic, 0.1, SEED + 1);
+    const d = await timed(() => ladderApply(ladder, replayed));
+    rows.push({ scenario: 'd. b replaying 10% duplicates', results: replayed.length, seconds: d.seconds, cpu: d.cpu, note: d.value.note });
+  }
 
-  // c: topic created up front so producing is not slowed by auto-creation (which is off anyway).
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
-  await admin.disconnect();
-  const messages = toMessages(withMatchTag(traffic, 0xc), viaKafka.id);
-  const produceCpu0 = sampleCpu(CPU_TARGETS);
-  const produceSeconds = await produceAll(kafka, config.kafka.topic, messages);
-  rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
-    note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
-  await checkpoint();
-  const c = INGEST_PROCESSES > 0
-    ? await consumeAllProcesses(kafka, config, {
-      DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: config.kafka.topic, KAFKA_GROUP_ID: config.kafka.groupId,
-      KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
-    }, INGEST_PROCESSES, CPU_TARGETS, Math.max(120_000, N * 2))
-    : await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
-  const how = INGEST_PROCESSES > 0 ? `${INGEST_PROCESSES} ingest process${INGEST_PROCESSES > 1 ? 'es' : ''}` : 'in process';
-  rows.push({ scenario: `c. ladder through Kafka (consume, ${how})`, results: N, seconds: c.seconds, cpu: c.cpu,
-    note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
+  let produceSeconds = Number.NaN;
+  if (runs('c')) {
+    // c: topic created up front so producing is not slowed by auto-creation (which is off anyway).
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
+    await admin.disconnect();
+    const messages = toMessages(withMatchTag(traffic, 0xc), viaKafka.id);
+    const produceCpu0 = sampleCpu(CPU_TARGETS);
+    produceSeconds = await produceAll(kafka, config.kafka.topic, messages);
+    rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
+      note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
+    await checkpoint();
+    const c = INGEST_PROCESSES > 0
+      ? await consumeAllProcesses(kafka, config, {
+        DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: config.kafka.topic, KAFKA_GROUP_ID: config.kafka.groupId,
+        KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+      }, INGEST_PROCESSES, CPU_TARGETS, Math.max(120_000, N * 2))
+      : await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
+    const how = INGEST_PROCESSES > 0 ? `${INGEST_PROCESSES} ingest process${INGEST_PROCESSES > 1 ? 'es' : ''}` : 'in process';
+    rows.push({ scenario: `c. ladder through Kafka (consume, ${how})`, results: N, seconds: c.seconds, cpu: c.cpu,
+      note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
+  }
 
-  const submitSeason = await createSeason('submit');
-  seasons.push(submitSeason);
-  const e = await runSubmitLoad({
-    env: {
-      DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: SUBMIT_TOPIC, KAFKA_GROUP_ID: SUBMIT_TOPIC,
-      KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
-    },
-    db: pg.db, seasonId: submitSeason.id, players: PLAYERS,
-    inFlight: SUBMIT_IN_FLIGHT, perMatch: SUBMIT_PER_MATCH, seconds: SUBMIT_SECONDS,
-  });
+  let e: SubmitReport | undefined;
+  if (runs('e')) {
+    const submitSeason = await createSeason('submit');
+    seasons.push(submitSeason);
+    e = await runSubmitLoad({
+      env: {
+        DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: SUBMIT_TOPIC, KAFKA_GROUP_ID: SUBMIT_TOPIC,
+        KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+      },
+      db: pg.db, seasonId: submitSeason.id, players: PLAYERS,
+      inFlight: SUBMIT_IN_FLIGHT, perMatch: SUBMIT_PER_MATCH, seconds: SUBMIT_SECONDS,
+    });
 
-  printTable(rows, a.seconds);
-  printSubmit(e, N / produceSeconds);
-  await printChecks(raw, ladder, viaKafka);
+  }
+
+  printTable(rows, aSeconds);
+  if (e) printSubmit(e, N / produceSeconds);
+  if (runs('a') && runs('b') && runs('c')) await printChecks(raw, ladder, viaKafka);
   printMachine(load0);
 }
 
@@ -255,7 +271,7 @@ function printTable(rows: Row[], rawSeconds: number): void {
     const cpu = r.cpu ? [r.cpu.node, r.cpu.pg, r.cpu.redis, r.cpu.kafka, r.cpu.other].map((x) => x.toFixed(1)).join('/') : '';
     // CPU per result of the four parts we run: unlike results/s, barely moved by other load.
     const perResult = r.cpu ? ((r.cpu.node + r.cpu.pg + r.cpu.redis + r.cpu.kafka) * 1e6 / r.results).toFixed(0) : '';
-    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, perResult, r.note ?? ''];
+    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio || !rawSeconds ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, perResult, r.note ?? ''];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ').trimEnd();
