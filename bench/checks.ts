@@ -25,11 +25,18 @@ export async function unlinkSeason(redis: Redis, seasonId: number): Promise<numb
   return keys.length === 0 ? 0 : redis.unlink(...keys);
 }
 
+/** The boards of a season: its keys holding a ZSET (not the versions hash). */
+async function boardKeysOf(redis: Redis, seasonId: number): Promise<string[]> {
+  const keys = await seasonKeys(redis, seasonId);
+  const types = await Promise.all(keys.map((k) => redis.type(k)));
+  return keys.filter((_, i) => types[i] === 'zset');
+}
+
 /** Board contents keyed by the part of the key after the season tag, so seasons compare. */
 async function boardsOf(redis: Redis, seasonId: number): Promise<Map<string, string>> {
   const tag = boardKey(seasonId, 'SEASON', '');
   const out = new Map<string, string>();
-  for (const key of await seasonKeys(redis, seasonId)) {
+  for (const key of await boardKeysOf(redis, seasonId)) {
     const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
     for (let i = 0; i < flat.length; i += 2) out.set(`${key.slice(tag.length)}|${flat[i]}`, flat[i + 1]!);
   }
@@ -71,7 +78,7 @@ export async function boardMemory(redis: Redis, seasonId: number) {
   const members = await redis.zcard(key);
   let allBytes = 0;
   let allMembers = 0;
-  const keys = await seasonKeys(redis, seasonId);
+  const keys = await boardKeysOf(redis, seasonId);
   for (const k of keys) {
     allBytes += Number(await redis.memory('USAGE', k, 'SAMPLES', 0) ?? 0);
     allMembers += await redis.zcard(k);

@@ -3,6 +3,8 @@
 //   npm run bench                                   # 200,000 results, 100,000 players, 6 partitions
 //   npm run bench -- --results 20000 --players 10000 --partitions 6 --seed 1
 //   BENCH_RESULTS=20000 npm run bench              # the same settings from the environment
+//   npm run bench -- --ingest-processes=2          # scenario c with 2 separate ingest processes (one group)
+//   npm run bench -- --submit-seconds 20 --submit-in-flight 64   # scenario e (game servers through the API)
 //
 // Scenarios, each on its own fresh BEST season fed the same deterministic traffic:
 //   a. raw ceiling: one SQL statement per 1000 results + pipelined ZADD GT (bench/raw-ceiling.ts)
@@ -31,8 +33,9 @@ import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } f
 import { boardDifferences, boardMemory, seasonKeys, standingsDifferences, storedResults, unlinkSeason } from './checks.js';
 import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
-import { consumeAll, deleteKafkaState, produceAll } from './kafka-e2e.js';
+import { consumeAll, consumeAllProcesses, deleteKafkaState, produceAll } from './kafka-e2e.js';
 import { runRawCeiling } from './raw-ceiling.js';
+import { runSubmitLoad, type SubmitReport } from './submit-load.js';
 
 /** `--name value`, `--name=value`, then BENCH_NAME, then the default. */
 function arg(name: string, fallback: number): number {
@@ -48,6 +51,15 @@ const N = arg('results', 200_000);
 const PLAYERS = arg('players', 100_000);
 const PARTITIONS = arg('partitions', 6);
 const SEED = arg('seed', 20_261_130);
+const SUBMIT_SECONDS = arg('submit-seconds', 20);
+const SUBMIT_IN_FLIGHT = arg('submit-in-flight', 64);
+const SUBMIT_PER_MATCH = 10;
+// Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
+const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
+const runs = (s: string) => SCENARIOS.includes(s);
+// Ingest processes of scenario c: 0 runs the consumer inside this process; N > 0 spawns N
+// separate ingest processes (src/main.ts, LADDER_ROLES=ingest) in one consumer group.
+const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? process.argv.slice(2).find((a) => a.startsWith('--ingest-processes='))?.split('=')[1] ?? 0);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench';
 const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -62,6 +74,7 @@ const FIRST_SEASON_ID = 1_000_000_000;
 interface Row { scenario: string; results: number; seconds: number; cpu?: CpuUse; note?: string; noRatio?: boolean }
 
 const runId = randomUUID().slice(0, 8);
+const SUBMIT_TOPIC = `bench-submit-${runId}`; // also its consumer group
 // kafkajs warns once per producer that its default partitioner changed in 2.0; ladder has only
 // ever used the new one, so the warning is noise in the table.
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
@@ -92,7 +105,10 @@ try {
   await run();
 } finally {
   for (const s of seasons) await unlinkSeason(redis, s.id);
-  const problems = await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId);
+  const problems = [
+    ...await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId),
+    ...await deleteKafkaState(kafka, [SUBMIT_TOPIC, `${SUBMIT_TOPIC}.dlq`], SUBMIT_TOPIC),
+  ];
   for (const p of problems) console.error(`cleanup: ${p}`);
   await pg.sql`truncate match_results, standings`;
   lock.release();
@@ -115,38 +131,69 @@ async function run(): Promise<void> {
   });
   const rows: Row[] = [];
 
-  await checkpoint();
-  const a = await timed(() => runRawCeiling(pg.sql, redis, raw, withMatchTag(traffic, 0xa)));
-  rows.push({ scenario: 'a. raw ceiling (SQL + ZADD GT)', results: N, seconds: a.seconds, cpu: a.cpu,
-    note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s` });
+  let aSeconds = 0;
+  if (runs('a')) {
+    await checkpoint();
+    const a = await timed(() => runRawCeiling(pg.sql, redis, raw, withMatchTag(traffic, 0xa)));
+    rows.push({ scenario: 'a. raw ceiling (SQL + ZADD GT)', results: N, seconds: a.seconds, cpu: a.cpu,
+      note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s` });
+    aSeconds = a.seconds;
+  }
 
-  await checkpoint();
-  const ladderTraffic = withMatchTag(traffic, 0xb);
-  const b = await timed(() => ladderApply(ladder, ladderTraffic));
-  rows.push({ scenario: 'b. ladder applyResults, no Kafka', results: N, seconds: b.seconds, cpu: b.cpu, note: b.value.note });
+  if (runs('b')) {
+    await checkpoint();
+    const ladderTraffic = withMatchTag(traffic, 0xb);
+    const b = await timed(() => ladderApply(ladder, ladderTraffic));
+    rows.push({ scenario: 'b. ladder applyResults, no Kafka', results: N, seconds: b.seconds, cpu: b.cpu, note: b.value.note });
 
-  await checkpoint();
-  const replayed = sample(ladderTraffic, 0.1, SEED + 1);
-  const d = await timed(() => ladderApply(ladder, replayed));
-  rows.push({ scenario: 'd. b replaying 10% duplicates', results: replayed.length, seconds: d.seconds, cpu: d.cpu, note: d.value.note });
+    await checkpoint();
+    const replayed = sample(ladderTraffic, 0.1, SEED + 1);
+    const d = await timed(() => ladderApply(ladder, replayed));
+    rows.push({ scenario: 'd. b replaying 10% duplicates', results: replayed.length, seconds: d.seconds, cpu: d.cpu, note: d.value.note });
+  }
 
-  // c: topic created up front so producing is not slowed by auto-creation (which is off anyway).
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
-  await admin.disconnect();
-  const messages = toMessages(withMatchTag(traffic, 0xc), viaKafka.id);
-  const produceCpu0 = sampleCpu(CPU_TARGETS);
-  const produceSeconds = await produceAll(kafka, config.kafka.topic, messages);
-  rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
-    note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
-  await checkpoint();
-  const c = await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
-  rows.push({ scenario: 'c. ladder through Kafka (consume)', results: N, seconds: c.seconds, cpu: c.cpu,
-    note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
+  let produceSeconds = Number.NaN;
+  if (runs('c')) {
+    // c: topic created up front so producing is not slowed by auto-creation (which is off anyway).
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
+    await admin.disconnect();
+    const messages = toMessages(withMatchTag(traffic, 0xc), viaKafka.id);
+    const produceCpu0 = sampleCpu(CPU_TARGETS);
+    produceSeconds = await produceAll(kafka, config.kafka.topic, messages);
+    rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
+      note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
+    await checkpoint();
+    const c = INGEST_PROCESSES > 0
+      ? await consumeAllProcesses(kafka, config, {
+        DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: config.kafka.topic, KAFKA_GROUP_ID: config.kafka.groupId,
+        KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+      }, INGEST_PROCESSES, CPU_TARGETS, Math.max(120_000, N * 2))
+      : await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
+    const how = INGEST_PROCESSES > 0 ? `${INGEST_PROCESSES} ingest process${INGEST_PROCESSES > 1 ? 'es' : ''}` : 'in process';
+    rows.push({ scenario: `c. ladder through Kafka (consume, ${how})`, results: N, seconds: c.seconds, cpu: c.cpu,
+      note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
+  }
 
-  printTable(rows, a.seconds);
-  await printChecks(raw, ladder, viaKafka);
+  let e: SubmitReport | undefined;
+  if (runs('e')) {
+    const submitSeason = await createSeason('submit');
+    seasons.push(submitSeason);
+    e = await runSubmitLoad({
+      env: {
+        DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: SUBMIT_TOPIC, KAFKA_GROUP_ID: SUBMIT_TOPIC,
+        KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+      },
+      db: pg.db, seasonId: submitSeason.id, players: PLAYERS,
+      inFlight: SUBMIT_IN_FLIGHT, perMatch: SUBMIT_PER_MATCH, seconds: SUBMIT_SECONDS,
+    });
+
+  }
+
+  printTable(rows, aSeconds);
+  if (e) printSubmit(e, N / produceSeconds);
+  if (runs('a') && runs('b') && runs('c')) await printChecks(raw, ladder, viaKafka);
   printMachine(load0);
 }
 
@@ -224,7 +271,7 @@ function printTable(rows: Row[], rawSeconds: number): void {
     const cpu = r.cpu ? [r.cpu.node, r.cpu.pg, r.cpu.redis, r.cpu.kafka, r.cpu.other].map((x) => x.toFixed(1)).join('/') : '';
     // CPU per result of the four parts we run: unlike results/s, barely moved by other load.
     const perResult = r.cpu ? ((r.cpu.node + r.cpu.pg + r.cpu.redis + r.cpu.kafka) * 1e6 / r.results).toFixed(0) : '';
-    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, perResult, r.note ?? ''];
+    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio || !rawSeconds ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, perResult, r.note ?? ''];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ').trimEnd();
@@ -232,6 +279,16 @@ function printTable(rows: Row[], rawSeconds: number): void {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const b of body) console.log(line(b));
+}
+
+function printSubmit(e: SubmitReport, producerRate: number): void {
+  const rate = e.matches / e.seconds;
+  console.log(`\ne. submitMatchResult by HTTP, matches of ${SUBMIT_PER_MATCH}, ${SUBMIT_IN_FLIGHT} in flight, ${e.seconds.toFixed(1)} s, `
+    + 'one ladder process (API + ingest, LADDER_ROLES=api,ingest API_WORKERS=1):');
+  console.log(`  ${rate.toFixed(0)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), p50 ${e.p50Ms.toFixed(1)} ms, `
+    + `p99 ${e.p99Ms.toFixed(1)} ms; errors ${JSON.stringify(e.errors)}; ladder process CPU ${(e.serverCpu * 1e6 / Math.max(1, e.matches)).toFixed(0)} µs/match `
+    + `(${(e.serverCpu / e.seconds * 100).toFixed(0)}% of a core)`);
+  console.log(`  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`);
 }
 
 /** The three seasons saw the same traffic: they must agree row for row and member for member. */

@@ -1,13 +1,15 @@
 // Scenario c: ladder end to end through Kafka. All messages are produced FIRST, then the real
 // ingest consumer starts, so the consume figure measures how fast ladder drains a backlog (the
 // burst case of DESIGN: Kafka buffers, the consumer catches up), not how fast we can produce.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Admin, Kafka } from 'kafkajs';
 import { buildApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { createResultProducer } from '../src/kafka/producer.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
 import type { Logger } from '../src/logger.js';
-import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
+import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets, type CpuUse, type TreeSample } from './cpu.js';
 
 const PRODUCE_BATCH = 2000;
 const PRODUCE_IN_FLIGHT = 4; // concurrent send() calls; the producer allows 5 in flight (idempotent)
@@ -90,6 +92,54 @@ export async function consumeAll(
     }
   } finally {
     await app.stop();
+    await admin.disconnect();
+  }
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * As consumeAll, with `processes` separate ingest processes in one consumer group (ladder's
+ * src/main.ts with LADDER_ROLES=ingest, as operators would scale it): from their spawn until the
+ * group committed every offset. "node" CPU is theirs (this process only polls).
+ */
+export async function consumeAllProcesses(
+  kafka: Kafka, config: Config, env: Record<string, string>, processes: number, cpuTargets: CpuTargets, timeoutMs: number,
+): Promise<ConsumeReport> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const children: ChildProcess[] = [];
+  try {
+    const cpu0 = sampleCpu(cpuTargets);
+    const trees0: TreeSample[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < processes; i++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: root, env: { ...process.env, ...env, LADDER_ROLES: 'ingest', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.push(child);
+      trees0.push(sampleTree(child.pid!));
+    }
+    let first: { at: number; committed: number } | undefined;
+    for (;;) {
+      const { committed, end } = await progress(admin, config.kafka.groupId, config.kafka.topic);
+      const at = (performance.now() - t0) / 1000;
+      if (!first && committed > 0) first = { at, committed };
+      if (committed >= end) {
+        const cpu = cpuDelta(cpu0, sampleCpu(cpuTargets));
+        cpu.node = children.reduce((sum, c, i) => sum + treeSeconds(trees0[i]!, sampleTree(c.pid!)), 0);
+        return { seconds: at, firstCommitSeconds: first?.at ?? at, firstCommitted: first?.committed ?? end, cpu };
+      }
+      if (children.some((c) => c.exitCode !== null)) throw new Error('an ingest process exited');
+      if (at * 1000 > timeoutMs) throw new Error(`ingest did not catch up in ${timeoutMs} ms (${committed}/${end} committed)`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await Promise.all(children.map((c) => new Promise((resolve) => {
+      if (c.exitCode !== null) { resolve(undefined); return; }
+      c.once('exit', resolve);
+      c.kill('SIGTERM');
+    })));
     await admin.disconnect();
   }
 }

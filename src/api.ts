@@ -14,7 +14,7 @@ import type { Db, Sql } from './postgres/client.js';
 import { createFinalStandingsReader } from './postgres/final-standings-reader.js';
 import { createStandingsRanker } from './postgres/ranked-standings.js';
 import { createApiKeysRepo } from './postgres/api-keys-repo.js';
-import { createMatchLookup } from './postgres/match-lookup.js';
+import { createMatchClaims } from './postgres/match-claims.js';
 import { createPlayersRepo } from './postgres/players-repo.js';
 import { bounded, createDeadline } from './postgres/deadline.js';
 import { createBoardReader } from './redis/board-reader.js';
@@ -35,6 +35,7 @@ import type { ReconcileReport } from './service/reconcile-season.js';
 import type { SeasonCache } from './service/season-cache.js';
 import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from './service/seasons.js';
 import { submitMatchResult } from './service/submit-match-result.js';
+import { createSubmissionBatcher } from './service/submission-batcher.js';
 import { createTopCache, type TopSource } from './service/top-cache.js';
 import type { PlayerAdmin } from './player-admin.js';
 import { createPageHandler } from './page.js';
@@ -115,7 +116,8 @@ export function createApi(deps: ApiDeps) {
     maxBytes: config.serving.responseCacheMaxBytes,
     maxAgeMs: config.serving.responseCacheMaxAgeMs,
   });
-  const matches = bounded(createMatchLookup(deps.db), deadline);
+  // Concurrent submissions share one matchId claim statement and one produce request.
+  const submissions = createSubmissionBatcher({ queue: producer, claims: bounded(createMatchClaims(deps.sql), deadline) });
   const authenticator = createAuthenticator(bounded(createApiKeysRepo(deps.db), deadline), { cacheTtlMs: config.apiKeyCacheMs });
   const limiters = {
     read: createRateLimiter(config.rateLimits.reads),
@@ -149,12 +151,10 @@ export function createApi(deps: ApiDeps) {
       try {
         const result = await submitMatchResult({
           seasonById,
-          queue: producer,
+          queue: submissions,
           names: {
             upsert: async (n) => livePubSub.publishNames(await players.upsert(n)),
           },
-          stored: matches,
-          onLookupFailed: (err) => log.warn({ err }, 'matchId conflict check skipped'),
           now,
           skewMs: config.submitSkewMs,
           sendTimeoutMs: config.submitTimeoutMs,

@@ -87,7 +87,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
       sessionTimeoutMs: config.kafka.sessionTimeoutMs,
       seasonById: (id) => seasons.get(id),
       // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
-      isBlocked: (seasonId, playerId) => playerAdmin.blocked.isBlocked(seasonId, playerId),
+      blockedIn: (seasonId) => playerAdmin.blocked.blockedIn(seasonId),
       apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
       logger,
       onApplied: (r) => {

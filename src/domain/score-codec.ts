@@ -39,6 +39,9 @@ const MAX_DATE_MS = 8_640_000_000_000_000n;
 // integer-valued double below 2^53 this way, both with %.17g (7.0) and ll2string (7.2+).
 const REDIS_INTEGER = /^(?:0|[1-9][0-9]{0,15})$/;
 
+// Largest elapsed time the number fast path takes: t * unit stays exact well below 2^53.
+const SAFE_ELAPSED = 2 ** 52;
+
 function assertSplit(season: CodecSeason): void {
   const { pointsBits, timeBits, timeUnitSeconds } = season.split;
   const ok =
@@ -63,6 +66,13 @@ export function createCodec(season: CodecSeason): Codec {
   const unitMs = BigInt(season.split.timeUnitSeconds) * 1000n;
   const startMs = BigInt(season.startsAt.getTime());
   const desc = season.order === 'DESC';
+  // The same in plain numbers, for the fast paths: all below 2^53 (assertSplit).
+  const startMsNum = season.startsAt.getTime();
+  const unitMsNum = season.split.timeUnitSeconds * 1000;
+  const maxPointsNum = Number(maxPointsN);
+  const maxTimeNum = Number(maxTimeN);
+  const maxScoreNum = Number(maxScoreN);
+  const timeFactor = 2 ** season.split.timeBits;
 
   function rankPoints(points: number): bigint {
     if (!Number.isInteger(points) || points < 0 || points > Number(maxPointsN)) {
@@ -100,6 +110,16 @@ export function createCodec(season: CodecSeason): Codec {
     maxTime: Number(maxTimeN),
     maxScore: Number(maxScoreN),
     encode(points, achievedAt) {
+      // Fast path in plain numbers (ingest encodes every standing it writes): exact, since every
+      // value is an integer below 2^53. Anything unusual (errors included) takes the BigInt path.
+      const ms = achievedAt instanceof Date ? achievedAt.getTime() : Number.NaN;
+      const elapsed = ms - startMsNum;
+      if (Number.isInteger(points) && points >= 0 && points <= maxPointsNum && elapsed >= 0 && elapsed <= SAFE_ELAPSED) {
+        let t = Math.floor(elapsed / unitMsNum);
+        // A correctly rounded quotient can land on the next integer, never below the true floor.
+        if (t * unitMsNum > elapsed) t -= 1;
+        if (t <= maxTimeNum) return (desc ? points : maxPointsNum - points) * timeFactor + (maxTimeNum - t);
+      }
       const rank = rankPoints(points);
       const t = unitsSinceStart(achievedAt);
       // Reversed time: an earlier achievement gets the larger low bits and so ranks higher.
@@ -120,7 +140,9 @@ export function createCodec(season: CodecSeason): Codec {
       return Number((rankPoints(points) << timeBits) | maxTimeN);
     },
     toRedis(score) {
-      // BigInt#toString never uses exponent notation, whatever the magnitude.
+      // A safe integer prints as plain digits (exponent notation starts at 1e21).
+      if (Number.isSafeInteger(score) && score >= 0 && score <= maxScoreNum) return String(score);
+      // BigInt#toString never uses exponent notation, whatever the magnitude; throws when out of range.
       return checkScore(score).toString();
     },
     fromRedis(s) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compareIds } from './board-deltas.js';
 import { DomainError } from './errors.js';
 import { MAX_GRAPHQL_INT, seasonStatusAt, type Season } from './season.js';
 
@@ -36,9 +37,11 @@ const bad = (field: string, message: string): DomainError => new DomainError('BA
 /** The canonical decimal string of a player id (a positive int64), or BAD_USER_INPUT 'playerId'. */
 export function parsePlayerId(s: string): string {
   // BigInt, not Number: ids above 2^53 would silently round to a neighbour's id.
-  if (typeof s !== 'string' || !PLAYER_ID.test(s) || BigInt(s) > INT64_MAX) {
-    throw bad('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
-  }
+  if (typeof s !== 'string' || !PLAYER_ID.test(s)) throw bad('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
+  // Up to 18 digits is below 2^63 and, without a leading zero, already canonical: no BigInt (the
+  // ingest hot path parses one per message).
+  if (s.length <= 18) return s;
+  if (BigInt(s) > INT64_MAX) throw bad('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
   return BigInt(s).toString();
 }
 
@@ -65,8 +68,34 @@ function fieldOf(issue: z.core.$ZodIssue): string | undefined {
   return head === undefined ? undefined : String(head);
 }
 
+// endedAt exactly as Date#toISOString writes it (what the API produces).
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The message as the API writes it, checked without zod (several times faster, and ingest runs
+ * this per message); undefined for anything else, which the schema then accepts or explains.
+ */
+function canonicalMessage(json: unknown): MatchResultMessage | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
+  const o = json as Record<string, unknown>;
+  let keys = 0;
+  for (const _ in o) keys++;
+  // Six keys, and the six below all present: no unknown key (strictObject).
+  if (keys !== 6) return undefined;
+  const { v, matchId, seasonId, endedAt, playerId, points } = o;
+  if (v !== 1 || typeof matchId !== 'string' || typeof playerId !== 'string' || !Number.isSafeInteger(points)
+    || !Number.isSafeInteger(seasonId) || (seasonId as number) < 1 || (seasonId as number) > MAX_GRAPHQL_INT
+    || typeof endedAt !== 'string' || !CANONICAL_ISO.test(endedAt)) return undefined;
+  const ms = Date.parse(endedAt);
+  // The round trip refuses dates that do not exist (2026-02-30) as the schema does.
+  if (Number.isNaN(ms) || new Date(ms).toISOString() !== endedAt) return undefined;
+  return { v: 1, matchId: parseMatchId(matchId), seasonId: seasonId as number, endedAt, playerId: parsePlayerId(playerId), points: points as number };
+}
+
 /** Validates a decoded Kafka message; throws BAD_USER_INPUT (reason, field) for anything else. */
 export function parseMatchResultMessage(json: unknown): MatchResultMessage {
+  const fast = canonicalMessage(json);
+  if (fast) return fast;
   const parsed = messageSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -168,4 +197,17 @@ export function validateSubmission(
     checkResultAgainstSeason({ points: r.points, endedAt }, open, now, skewMs);
     return { v: 1, matchId, seasonId: open.id, endedAt: endedAt.toISOString(), playerId, points: r.points };
   });
+}
+
+/**
+ * The canonical text of a submission for its matchId claim: season, endedAt in epoch ms, and
+ * `player:points` in player id order. Two submissions are the same match exactly when their
+ * texts are equal. drizzle/0002_match_claims.sql writes the same text in SQL (for matches stored
+ * before claims existed): change both or neither.
+ */
+export function claimText(messages: readonly MatchResultMessage[]): string {
+  const first = messages[0]!;
+  const players = messages.map((m) => [m.playerId, m.points] as const)
+    .sort(([a], [b]) => compareIds(a, b));
+  return `${first.seasonId}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
 }

@@ -16,7 +16,7 @@ export interface IngestOptions {
   /** Season lookup (cached by the caller); rejects when PostgreSQL is unreachable. */
   seasonById(id: number): Promise<Season | undefined>;
   /** Players barred from a season (cheaters): their results go to the DLQ. Cached by the caller. */
-  isBlocked?(seasonId: number, playerId: string): Promise<boolean>;
+  blockedIn?(seasonId: number): Promise<ReadonlySet<string>>;
   /** Applies good results durably (PostgreSQL, then Redis). */
   apply(results: AcceptedResult[], seasonOf: (id: number) => Season): Promise<ApplyReport>;
   logger: Logger;
@@ -27,6 +27,8 @@ export interface IngestOptions {
 }
 
 interface Poison { message: KafkaMessage; error: DomainError }
+
+const NOBODY: ReadonlySet<string> = new Set();
 
 /**
  * The ingest consumer of DESIGN §1: per chunk of a batch, validate (poison → DLQ), apply to
@@ -65,7 +67,8 @@ export function createIngestConsumer(opts: IngestOptions) {
   async function classify(messages: KafkaMessage[], partition: number) {
     const good: AcceptedResult[] = [];
     const poison: Poison[] = [];
-    const seasons = new Map<number, Season>();
+    // Per chunk: each season and its blocked players are looked up once, not once per message.
+    const seasons = new Map<number, { season: Season; blocked: ReadonlySet<string> }>();
     for (const message of messages) {
       try {
         let json: unknown;
@@ -75,25 +78,34 @@ export function createIngestConsumer(opts: IngestOptions) {
           throw new DomainError('BAD_USER_INPUT', 'message value is not JSON', 'value');
         }
         const msg = parseMatchResultMessage(json);
-        const season = seasons.get(msg.seasonId) ?? await opts.seasonById(msg.seasonId);
-        if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${msg.seasonId} does not exist`, 'seasonId');
-        seasons.set(season.id, season);
+        let known = seasons.get(msg.seasonId);
+        if (!known) {
+          const season = await opts.seasonById(msg.seasonId);
+          if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${msg.seasonId} does not exist`, 'seasonId');
+          known = { season, blocked: (await opts.blockedIn?.(season.id)) ?? NOBODY };
+          seasons.set(season.id, known);
+        }
+        const { season } = known;
         // A closed season still takes results already in Kafka at its close (their endedAt is
         // inside it); once its final standings are written it takes nothing more.
         if (season.finalizedAt) throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final`, 'seasonId');
         const endedAt = new Date(msg.endedAt);
         // No "not in the future" check here: a replay hours later is still a valid result.
         checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
-        if (await opts.isBlocked?.(season.id, msg.playerId)) {
+        if (known.blocked.has(msg.playerId)) {
           throw new DomainError('PLAYER_BLOCKED', `player ${msg.playerId} is blocked in season ${season.id}`, 'playerId');
         }
-        good.push({ ...msg, endedAt, partition, offset: message.offset });
+        // A literal, not a spread: this runs once per message.
+        good.push({
+          matchId: msg.matchId, playerId: msg.playerId, seasonId: msg.seasonId, points: msg.points, endedAt,
+          partition, offset: message.offset,
+        });
       } catch (err) {
         if (!isDomainError(err)) throw err; // infrastructure (season lookup): retry the chunk
         poison.push({ message, error: err });
       }
     }
-    return { good, poison, seasonOf: (id: number) => seasons.get(id)! };
+    return { good, poison, seasonOf: (id: number) => seasons.get(id)!.season };
   }
 
   function toDlq(poison: Poison[], topic: string, partition: number) {

@@ -102,8 +102,8 @@ export type PlayerResultsStore = ReturnType<typeof createPlayerResultsStore>;
 
 /**
  * SEASON_NOT_FOUND, or SEASON_CLOSED once final standings were written. FOR SHARE: closing
- * cannot finalize the season while this transaction changes its standings (ingest's foreign-key
- * checks take FOR KEY SHARE, which does not conflict).
+ * cannot finalize the season while this transaction changes its standings (ingest takes no lock
+ * on the season row, so it is not held up).
  */
 async function lockOpenSeason(tx: Tx, seasonId: number, opts: { allowFinalized?: boolean } = {}): Promise<void> {
   const [row] = await tx<{ finalized: boolean }[]>`
@@ -126,8 +126,9 @@ const nothing: RemovalPlan = { removed: [], kept: [], boards: [] };
 /**
  * The removal plan from the player's results, with their SEASON standing row locked on return.
  *
- * That row is the serialisation point with ingest: every ingest transaction that stores a new
- * result of the player upserts it (a new row version) before committing. The scan is long (no
+ * That row is the serialisation point with ingest: every ingest statement that stores a new
+ * result of the player rewrites it (a new row version, even when the result does not raise it:
+ * results-store.ts SEASON_ROW) before committing. The scan is long (no
  * index on player_id), so it runs BEFORE the lock, optimistically: if the row's version (xmin) is
  * the same once locked, no result of the player committed since the scan and the plan stands;
  * otherwise (the player is playing right now) it scans again, under the lock. Ingest of this

@@ -1,7 +1,8 @@
-import type { AcceptedResult, BoardRef, BoardStanding } from '../domain/board-deltas.js';
-import { compareIds, distinctBoardRefs, foldIntoBoards } from '../domain/board-deltas.js';
+import type { AcceptedResult, BoardStanding } from '../domain/board-deltas.js';
+import { compareIds } from '../domain/board-deltas.js';
 import type { ScoringMode, Season, SortOrder } from '../domain/season.js';
-import { epochMs, type Sql, type Tx } from './client.js';
+import { dayPeriod, weekPeriod } from '../domain/windows.js';
+import type { Sql } from './client.js';
 
 /** How a stored standing and a batch's delta combine (the rule of domain/ranking.ts applyResult). */
 export type CombineRule = 'BEST_DESC' | 'BEST_ASC' | 'SUM';
@@ -11,69 +12,182 @@ export function combineRule(scoring: ScoringMode, order: SortOrder): CombineRule
   return scoring === 'SUM' ? 'SUM' : order === 'ASC' ? 'BEST_ASC' : 'BEST_DESC';
 }
 
-// The SET clauses of the standings upsert: `st` is the stored row, `excluded` the batch delta.
-// Each is applyResult(stored, delta) of domain/ranking.ts, written in SQL. They never lower the
-// encoded score, so Redis can mirror the result with ZADD GT.
-const combineSql: Record<CombineRule, string> = {
-  BEST_DESC: `
-    points = greatest(st.points, excluded.points),
-    achieved_at = case when excluded.points > st.points then excluded.achieved_at
-                       when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
-                       else st.achieved_at end`,
-  BEST_ASC: `
-    points = least(st.points, excluded.points),
-    achieved_at = case when excluded.points < st.points then excluded.achieved_at
-                       when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
-                       else st.achieved_at end`,
+// Per rule: how the batch's new results on one board fold into one delta per (board, player)
+// (`b` holds them), and how that delta combines with the stored row (`st`, the delta is
+// `excluded`). Both are applyResult of domain/ranking.ts written in SQL (it is associative, so
+// folding first changes nothing). The WHERE skips updates that would change nothing (most BEST
+// results do not beat the player's best): no dead row, no WAL, and nothing for Redis, which
+// already holds that value or will get it from the replay of the chunk that wrote it. No rule
+// ever lowers the encoded score, so Redis mirrors with ZADD GT.
+// The SEASON row of a player with a new result is always rewritten, changed or not: a new row
+// version there is how a player removal (postgres/player-results-store.ts planFor) learns that a
+// result of the player committed during its scan. It reaches Redis as a no-op ZADD GT.
+const SEASON_ROW = `excluded."window" = 'SEASON'`;
+const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
+  BEST_DESC: {
+    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at
+           from b order by season_id, win, period, player_id, points desc, ended_at`,
+    combine: `points = greatest(st.points, excluded.points),
+              achieved_at = case when excluded.points > st.points then excluded.achieved_at
+                                 when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
+                                 else st.achieved_at end,
+              updated_at = now()
+              where ${SEASON_ROW} or excluded.points > st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
+  },
+  BEST_ASC: {
+    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at
+           from b order by season_id, win, period, player_id, points, ended_at`,
+    combine: `points = least(st.points, excluded.points),
+              achieved_at = case when excluded.points < st.points then excluded.achieved_at
+                                 when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
+                                 else st.achieved_at end,
+              updated_at = now()
+              where ${SEASON_ROW} or excluded.points < st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
+  },
   // A SUM total was reached when its latest positive result ended; a zero total, at its first.
-  SUM: `
-    points = st.points + excluded.points,
-    achieved_at = case when excluded.points = 0 then
-                         case when st.points = 0 then least(st.achieved_at, excluded.achieved_at)
-                              else st.achieved_at end
-                       when st.points = 0 then excluded.achieved_at
-                       else greatest(st.achieved_at, excluded.achieved_at) end`,
+  SUM: {
+    fold: `select season_id, win, period, player_id, sum(points)::int8,
+                  case when sum(points) = 0 then min(ended_at) else max(ended_at) filter (where points > 0) end
+           from b group by season_id, win, period, player_id order by season_id, win, period, player_id`,
+    combine: `points = st.points + excluded.points,
+              achieved_at = case when excluded.points = 0 then
+                                   case when st.points = 0 then least(st.achieved_at, excluded.achieved_at)
+                                        else st.achieved_at end
+                                 when st.points = 0 then excluded.achieved_at
+                                 else greatest(st.achieved_at, excluded.achieved_at) end,
+              updated_at = now()
+              where ${SEASON_ROW} or excluded.points <> 0 or (st.points = 0 and excluded.achieved_at < st.achieved_at)`,
+  },
 };
 
-/** The batch write path of ingest: match_results and standings in one transaction. */
+// A standing Redis must mirror, or (inserted not null) the last row: how many results were new.
+type StandingRow = { season_id: number; window: BoardStanding['window']; period: string; player_id: string; points: string; achieved_ms: string; inserted: string | null };
+
+/** The batch write path of ingest: match_results and standings in one statement per combine rule. */
 export function createResultsStore(sql: Sql) {
+  // A result's DAY and WEEK periods depend only on its UTC day: computed once per day seen.
+  const periods = new Map<number, [day: string, week: string]>();
+  const periodsOf = (endedAt: Date): [string, string] => {
+    const day = Math.floor(endedAt.getTime() / 86_400_000);
+    let p = periods.get(day);
+    if (!p) {
+      if (periods.size > 10_000) periods.clear();
+      periods.set(day, (p = [dayPeriod(endedAt), weekPeriod(endedAt)]));
+    }
+    return p;
+  };
+
+  /**
+   * One statement, so atomic without a transaction: insert the results (duplicates skipped by the
+   * primary key), fold the newly inserted ones per board, upsert the standings they change and
+   * return those, plus the CURRENT standings of every board a duplicate counts on: a replayed
+   * chunk must still reach Redis (a crash between this commit and the Redis write). Its snapshot
+   * predates its own upserts; where a duplicate and a new result share a board, Redis gets both
+   * values and ZADD GT keeps the higher, which is the stored one.
+   */
+  async function applyRule(rule: CombineRule, rows: readonly AcceptedResult[]): Promise<{ inserted: number; standings: BoardStanding[] }> {
+    // The statement's columns, built in one pass.
+    const n = rows.length;
+    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week] =
+      [[], [], [], [], [], [], [], [], []] as [string[], string[], number[], number[], string[], number[], string[], string[], string[]];
+    for (let i = 0; i < n; i++) {
+      const r = rows[i]!;
+      const [d, w] = periodsOf(r.endedAt);
+      matchId.push(r.matchId);
+      playerId.push(r.playerId);
+      seasonId.push(r.seasonId);
+      points.push(r.points);
+      endedAt.push(r.endedAt.toISOString());
+      partition.push(r.partition);
+      offset.push(r.offset);
+      day.push(d);
+      week.push(w);
+    }
+    const { fold, combine } = ruleSql[rule];
+    const result = await sql<StandingRow[]>`
+      with r as (
+        select * from unnest(
+          ${sql.array(matchId)}::uuid[],
+          ${sql.array(playerId)}::int8[],
+          ${sql.array(seasonId)}::int4[],
+          ${sql.array(points)}::int4[],
+          ${sql.array(endedAt)}::timestamptz[],
+          ${sql.array(partition)}::int4[],
+          ${sql.array(offset)}::int8[],
+          ${sql.array(day)}::text[],
+          ${sql.array(week)}::text[])
+          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week)
+      ), ins as (
+        insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
+        select match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset from r
+        on conflict do nothing
+        returning match_id, player_id
+      ), b as (
+        select r.season_id, w.win, w.period, r.player_id, r.points, r.ended_at
+        from r join ins using (match_id, player_id)
+        cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
+      ), up as (
+        insert into standings as st (season_id, "window", period, player_id, points, achieved_at)
+        ${sql.unsafe(fold)}
+        on conflict (season_id, "window", period, player_id) do update set ${sql.unsafe(combine)}
+        returning season_id, "window", period, player_id, points, achieved_at
+      ), dup as (
+        select distinct r.season_id, w.win, w.period, r.player_id
+        from r left join ins using (match_id, player_id)
+        cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
+        where ins.match_id is null
+      ), cur as (
+        select s.season_id, s."window", s.period, s.player_id, s.points, s.achieved_at
+        from dup join standings s on s.season_id = dup.season_id and s."window" = dup.win
+                                  and s.period = dup.period and s.player_id = dup.player_id
+      ), out as (
+        select * from up union all select * from cur
+      )
+      select season_id, "window", period, player_id, points, floor(extract(epoch from achieved_at) * 1000)::int8 as achieved_ms, null::int8 as inserted
+      from out
+      union all
+      select null, null, null, null, null, null, count(*) from ins`;
+    let inserted = 0;
+    const standings: BoardStanding[] = [];
+    for (const r of result) {
+      if (r.inserted !== null) {
+        inserted = Number(r.inserted);
+        continue;
+      }
+      standings.push({
+        seasonId: r.season_id, window: r.window, period: r.period, playerId: r.player_id,
+        points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
+      });
+    }
+    return { inserted, standings };
+  }
+
   return {
     /**
-     * Inserts the results (duplicates skipped by the primary key), folds the newly inserted ones
-     * into per-board deltas, upserts those, and returns the CURRENT standing on every board the
-     * batch touches, duplicates included: a replayed batch must still reach Redis.
+     * Stores the results once and returns the standings Redis must mirror: those the batch
+     * changed, and the current ones of the boards its duplicates count on.
      */
     async applyBatch(
       results: readonly AcceptedResult[],
       seasonOf: (id: number) => Season,
     ): Promise<{ inserted: number; standings: BoardStanding[] }> {
-      const rows = dedupeAndSort(results);
-      const refs = distinctBoardRefs(rows);
-      return sql.begin(async (tx) => {
-        const insertedKeys = await tx<{ k: string }[]>`
-          insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
-          select * from unnest(
-            ${tx.array(rows.map((r) => r.matchId))}::uuid[],
-            ${tx.array(rows.map((r) => r.playerId))}::int8[],
-            ${tx.array(rows.map((r) => r.seasonId))}::int4[],
-            ${tx.array(rows.map((r) => r.points))}::int4[],
-            ${tx.array(rows.map((r) => r.endedAt.toISOString()))}::timestamptz[],
-            ${tx.array(rows.map((r) => r.partition))}::int4[],
-            ${tx.array(rows.map((r) => r.offset))}::int8[])
-          on conflict do nothing
-          returning match_id || '|' || player_id as k`;
-        const inserted = new Set(insertedKeys.map((r) => r.k));
-        const deltas = foldIntoBoards(rows.filter((r) => inserted.has(`${r.matchId}|${r.playerId}`)), seasonOf);
-        const ruleOf = (d: BoardStanding) => {
-          const season = seasonOf(d.seasonId);
-          return combineRule(season.scoring, season.order);
-        };
-        for (const rule of Object.keys(combineSql) as CombineRule[]) {
-          const part = deltas.filter((d) => ruleOf(d) === rule);
-          if (part.length > 0) await upsertStandings(tx, rule, part);
-        }
-        return { inserted: inserted.size, standings: await currentStandings(tx, refs) };
-      }) as Promise<{ inserted: number; standings: BoardStanding[] }>;
+      const byRule = new Map<CombineRule, AcceptedResult[]>();
+      for (const r of dedupeAndSort(results)) {
+        const season = seasonOf(r.seasonId);
+        const rule = combineRule(season.scoring, season.order);
+        const list = byRule.get(rule);
+        if (list) list.push(r); else byRule.set(rule, [r]);
+      }
+      // Each rule's statement is atomic on its own rows; if a later one fails, the retried chunk
+      // finds the earlier one's rows stored and reads their standings back like any replay.
+      let inserted = 0;
+      const standings: BoardStanding[] = [];
+      for (const [rule, rows] of byRule) {
+        const part = await applyRule(rule, rows);
+        inserted += part.inserted;
+        for (const s of part.standings) standings.push(s);
+      }
+      return { inserted, standings };
     },
   };
 }
@@ -82,47 +196,8 @@ export type ResultsStore = ReturnType<typeof createResultsStore>;
 
 /** One row per (match, player), in primary-key order so concurrent batches cannot deadlock. */
 function dedupeAndSort(results: readonly AcceptedResult[]): AcceptedResult[] {
-  const byKey = new Map<string, AcceptedResult>();
-  for (const r of results) {
-    const k = `${r.matchId}|${r.playerId}`;
-    if (!byKey.has(k)) byKey.set(k, r);
-  }
-  return [...byKey.values()].sort((a, b) =>
+  const sorted = [...results].sort((a, b) =>
     (a.matchId < b.matchId ? -1 : a.matchId > b.matchId ? 1 : 0) || compareIds(a.playerId, b.playerId));
-}
-
-async function upsertStandings(tx: Tx, rule: CombineRule, deltas: BoardStanding[]): Promise<void> {
-  // Deltas arrive sorted by the standings primary key (foldIntoBoards), for the same reason.
-  await tx`
-    insert into standings as st (season_id, "window", period, player_id, points, achieved_at)
-    select * from unnest(
-      ${tx.array(deltas.map((d) => d.seasonId))}::int4[],
-      ${tx.array(deltas.map((d) => d.window))}::board_window[],
-      ${tx.array(deltas.map((d) => d.period))}::text[],
-      ${tx.array(deltas.map((d) => d.playerId))}::int8[],
-      ${tx.array(deltas.map((d) => d.points))}::int8[],
-      ${tx.array(deltas.map((d) => d.achievedAt.toISOString()))}::timestamptz[])
-    on conflict (season_id, "window", period, player_id) do update set
-      ${tx.unsafe(combineSql[rule])},
-      updated_at = now()`;
-}
-
-async function currentStandings(tx: Tx, refs: readonly BoardRef[]): Promise<BoardStanding[]> {
-  const rows = await tx<{ season_id: number; window: BoardStanding['window']; period: string; player_id: string; points: string; achieved_ms: string }[]>`
-    select s.season_id, s."window", s.period, s.player_id, s.points, ${epochMs(tx, 's.achieved_at')} as achieved_ms
-    from unnest(
-      ${tx.array(refs.map((r) => r.seasonId))}::int4[],
-      ${tx.array(refs.map((r) => r.window))}::board_window[],
-      ${tx.array(refs.map((r) => r.period))}::text[],
-      ${tx.array(refs.map((r) => r.playerId))}::int8[]) as k(season_id, w, period, player_id)
-    join standings s on s.season_id = k.season_id and s."window" = k.w
-                    and s.period = k.period and s.player_id = k.player_id`;
-  return rows.map((r) => ({
-    seasonId: r.season_id,
-    window: r.window,
-    period: r.period,
-    playerId: r.player_id,
-    points: Number(r.points),
-    achievedAt: new Date(Number(r.achieved_ms)),
-  }));
+  // Sorted, so a redelivered copy sits right after the first: keep the first.
+  return sorted.filter((r, i) => i === 0 || r.matchId !== sorted[i - 1]!.matchId || r.playerId !== sorted[i - 1]!.playerId);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, check, integer, jsonb, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  bigint, check, customType, integer, jsonb, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
 
 export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLOSED']);
@@ -8,6 +8,9 @@ export const scoringMode = pgEnum('scoring_mode', ['BEST', 'SUM']);
 export const sortOrder = pgEnum('sort_order', ['DESC', 'ASC']);
 export const rankStyle = pgEnum('rank_style', ['ORDINAL', 'COMPETITION']);
 export const boardWindow = pgEnum('board_window', ['SEASON', 'DAY', 'WEEK']);
+
+/** Raw bytes (a digest); postgres.js reads and writes them as Buffers. */
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -42,12 +45,14 @@ export const players = pgTable('players', {
 
 /**
  * Every accepted result, exactly once: the primary key is the one dedup oracle.
- * No second index: it roughly halves insert speed (DESIGN §8).
+ * No second index: it roughly halves insert speed (DESIGN §8). No foreign key to seasons either
+ * (nor from standings): the check locked the season's row FOR KEY SHARE once per inserted row,
+ * while the consumer has already checked the season and seasons are never deleted.
  */
 export const matchResults = pgTable('match_results', {
   matchId: uuid('match_id').notNull(),
   playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
-  seasonId: integer('season_id').notNull().references(() => seasons.id),
+  seasonId: integer('season_id').notNull(),
   points: integer('points').notNull(),
   endedAt: tstz('ended_at').notNull(),
   kafkaPartition: integer('kafka_partition').notNull(),
@@ -59,12 +64,23 @@ export const matchResults = pgTable('match_results', {
 ]);
 
 /**
+ * The payload a matchId was first submitted with (a SHA-256 of domain/submission.ts claimText),
+ * claimed before producing: a second submission of the matchId is accepted only with the same
+ * payload (a retry), anything else is a CONFLICT, across every API process.
+ */
+export const matchClaims = pgTable('match_claims', {
+  matchId: uuid('match_id').primaryKey(),
+  payloadHash: bytea('payload_hash').notNull(),
+  claimedAt: tstz('claimed_at').notNull().defaultNow(),
+});
+
+/**
  * What Redis mirrors: one row per player per board. `period` is '' for SEASON,
  * 'yyyy-mm-dd' for DAY and 'YYYY-Www' for WEEK (src/domain/windows.ts).
  * points is bigint so a SUM total can never overflow the column and stall ingest.
  */
 export const standings = pgTable('standings', {
-  seasonId: integer('season_id').notNull().references(() => seasons.id),
+  seasonId: integer('season_id').notNull(),
   window: boardWindow('window').notNull(),
   period: text('period').notNull(),
   playerId: bigint('player_id', { mode: 'bigint' }).notNull(),

@@ -40,8 +40,9 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
     async finalize(season: Season, by: CloseRequest): Promise<FinalizeReport | undefined> {
       return pg.sql.begin(async (tx) => {
         // FOR NO KEY UPDATE serialises concurrent closes (the second then sees finalized_at and does
-        // nothing) and waits for player removals (FOR SHARE), yet never blocks ingest, whose
-        // foreign-key checks take FOR KEY SHARE: a stalled partition would be evicted from its group.
+        // nothing) and waits for player removals (FOR SHARE), yet never blocks ingest, which takes no
+        // lock on the season row (no foreign key since drizzle/0003): a stalled partition would be
+        // evicted from its group.
         const [row] = await tx<Array<{ finalized: boolean }>>`
           select finalized_at is not null as finalized from seasons where id = ${season.id} for no key update`;
         if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${season.id} does not exist`, 'id');
@@ -61,8 +62,8 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
 }
 
 /**
- * Every board's final standings, one INSERT ... SELECT per board: each statement's foreign-key
- * checks (queued per row until the statement ends) and sort then hold one board, not the season.
+ * Every board's final standings, one INSERT ... SELECT per board: each statement's sort (and
+ * foreign-key checks, queued per row until the statement ends) then hold one board, not the season.
  */
 async function writeFinalStandings(tx: Tx, season: Season): Promise<FinalizeReport> {
   // Sorting a whole board: in memory rather than on disk where it fits, for this transaction only.

@@ -63,6 +63,10 @@ export function createBlockedPlayersCache(load: (seasonId: number) => Promise<Re
     async isBlocked(seasonId: number, playerId: string): Promise<boolean> {
       return (await playersOf(seasonId)).has(playerId);
     },
+    /** Every player blocked in the season (rejects when the list cannot be loaded). */
+    blockedIn(seasonId: number): Promise<ReadonlySet<string>> {
+      return playersOf(seasonId);
+    },
     /** The blocked ones among `playerIds`, in their order. */
     async blockedAmong(seasonId: number, playerIds: readonly string[]): Promise<string[]> {
       const blocked = await playersOf(seasonId);

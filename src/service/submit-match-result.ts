@@ -1,21 +1,14 @@
 import { DomainError, isDomainError } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 import { validateSubmission, type MatchResultMessage, type SubmissionInput } from '../domain/submission.js';
+import type { ResultQueue } from './submission-batcher.js';
 
-export interface ResultQueue {
-  /** Resolves once Kafka acknowledged every message (acks=all). */
-  send(messages: readonly MatchResultMessage[]): Promise<void>;
-}
+export type { ResultQueue } from './submission-batcher.js';
 
 /** Players barred from a season (src/service/blocked-players.ts), cached briefly by the caller. */
 export interface BlockedPlayers {
   /** The blocked ones among `playerIds`. */
   blockedAmong(seasonId: number, playerIds: readonly string[]): Promise<readonly string[]>;
-}
-
-/** What PostgreSQL already stored of a match, to tell a safe retry from a conflicting reuse. */
-export interface StoredMatches {
-  find(matchId: string): Promise<Array<{ seasonId: number; playerId: string; points: number; endedAt: Date }>>;
 }
 
 export interface PlayerNames {
@@ -25,7 +18,8 @@ export interface PlayerNames {
 
 /**
  * The trusted path of a game server's match: validate against the season, then hand every
- * player result to Kafka and answer only once Kafka acknowledged them all. Kafka down means
+ * player result to the queue (in the API: service/submission-batcher.ts, which claims the
+ * matchId and produces) and answer only once Kafka acknowledged them all. Kafka down means
  * UNAVAILABLE, never a silent accept; the game server retries with the same matchId, which is
  * safe because (matchId, playerId) is stored at most once.
  */
@@ -34,21 +28,18 @@ export async function submitMatchResult(
     seasonById(id: number): Promise<Season | undefined>;
     queue: ResultQueue;
     names: PlayerNames;
-    stored?: StoredMatches;
     now(): Date;
     skewMs: number;
     sendTimeoutMs: number;
     onNamesFailed?(err: unknown): void;
     blocked?: BlockedPlayers;
     onBlockedCheckFailed?(err: unknown): void;
-    onLookupFailed?(err: unknown): void;
   },
   input: SubmissionInput,
 ): Promise<{ matchId: string; accepted: number }> {
   const season = await deps.seasonById(input.seasonId);
   const messages = validateSubmission(input, season, deps.now(), deps.skewMs);
   await refuseBlocked(deps, messages);
-  await refuseConflictingReuse(deps, messages);
   try {
     await withTimeout(deps.queue.send(messages), deps.sendTimeoutMs);
   } catch (err) {
@@ -82,33 +73,6 @@ async function refuseBlocked(
   }
   if (blocked.length > 0) {
     throw new DomainError('PLAYER_BLOCKED', `player ${blocked.join(', ')} is blocked in season ${seasonId}`, 'playerId');
-  }
-}
-
-/**
- * The same matchId with a different payload would be silently dropped by ingest (the primary
- * key keeps the first), so say so now. Best effort: without PostgreSQL the check is skipped
- * rather than refusing a submission Kafka could take.
- */
-async function refuseConflictingReuse(
-  deps: { stored?: StoredMatches; onLookupFailed?(err: unknown): void },
-  messages: readonly MatchResultMessage[],
-): Promise<void> {
-  if (!deps.stored) return;
-  let stored: Awaited<ReturnType<StoredMatches['find']>>;
-  try {
-    stored = await deps.stored.find(messages[0]!.matchId);
-  } catch (err) {
-    deps.onLookupFailed?.(err);
-    return;
-  }
-  const submitted = new Map(messages.map((m) => [m.playerId, m]));
-  const differs = stored.some((row) => {
-    const m = submitted.get(row.playerId);
-    return !m || row.seasonId !== m.seasonId || row.points !== m.points || row.endedAt.getTime() !== Date.parse(m.endedAt);
-  });
-  if (differs) {
-    throw new DomainError('CONFLICT', `match ${messages[0]!.matchId} was already submitted with different results`, 'matchId');
   }
 }
 

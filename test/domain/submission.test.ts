@@ -134,6 +134,10 @@ describe('parseMatchResultMessage', () => {
     expect(parseMatchResultMessage(structuredClone(message))).toEqual(message);
   });
 
+  it('accepts the largest player id', () => {
+    expect(parseMatchResultMessage({ ...message, playerId: '9223372036854775807' })).toEqual({ ...message, playerId: '9223372036854775807' });
+  });
+
   it('canonicalises the time and the match id', () => {
     expect(parseMatchResultMessage({ ...message, endedAt: '2026-02-01T11:59:00Z', matchId: MATCH.toUpperCase() })).toEqual(message);
   });
@@ -158,6 +162,10 @@ describe('parseMatchResultMessage', () => {
     ['a non-canonical player id', { ...message, playerId: '042' }, 'playerId'],
     ['string points', { ...message, points: '300' }, 'points'],
     ['fractional points', { ...message, points: 1.5 }, 'points'],
+    ['points past 2^53', { ...message, points: 2 ** 53 }, 'points'],
+    ['a time that does not exist, in the API\'s own format', { ...message, endedAt: '2026-02-30T00:00:00.000Z' }, 'endedAt'],
+    ['a player id past 2^63 - 1', { ...message, playerId: '9223372036854775808' }, 'playerId'],
+    ['a season id past the GraphQL Int range', { ...message, seasonId: 2 ** 31 }, 'seasonId'],
   ])('rejects %s', (_name, json, field) => {
     expect(thrown(() => parseMatchResultMessage(json))).toEqual({ code: 'BAD_USER_INPUT', field });
   });
