@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
-import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
-import { createAuthenticator, hashApiKey } from '../src/service/api-keys.js';
-import { TEST_DATABASE_URL, testConfig, uniqueName } from './support/env.js';
-import { openServices, type Services } from './support/services.js';
+import { runCli } from '../support/cli.js';
+import { createApiKeysRepo } from '../../src/postgres/api-keys-repo.js';
+import { createAuthenticator, hashApiKey } from '../../src/service/api-keys.js';
+import { TEST_DATABASE_URL, testConfig, uniqueName } from '../support/env.js';
+import { openServices, type Services } from '../support/services.js';
 
 
 const cli = (...args: string[]) => runCli({ DATABASE_URL: TEST_DATABASE_URL }, ...args);
