@@ -76,7 +76,7 @@ function pointsFor(id: number, maxPoints: number): number {
 
 const SUBMIT = `mutation Submit($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`;
 const SEASON = `query Season($id: Int!) { season(id: $id) { maxPointsPerMatch status } }`;
-// Retryable per the contract (DESIGN §3): the same matchId may be resubmitted safely.
+// Retryable per the contract (docs/design.md#data-flow): the same matchId may be resubmitted safely.
 const RETRYABLE = new Set(['UNAVAILABLE', 'RATE_LIMITED']);
 const MAX_ATTEMPTS = 8;
 // Bounds memory when the server is down: beyond this, new matches are skipped, not queued.

@@ -8,7 +8,7 @@ export interface Board {
   period: string;
 }
 
-/** Read limits of the GraphQL contract (DESIGN §3). */
+/** Read limits of the GraphQL contract (docs/design.md#limits). */
 export const LIMITS = {
   topLimit: 1_000,
   aroundRadius: 50,

@@ -29,8 +29,8 @@ export interface IngestOptions {
 interface Poison { message: KafkaMessage; error: DomainError }
 
 /**
- * The ingest consumer of DESIGN §1: per chunk of a batch, validate (poison → DLQ), apply to
- * PostgreSQL then Redis, and only then resolve and commit the offsets. Infrastructure failures
+ * The ingest consumer of docs/design.md#data-flow: per chunk of a batch, validate (poison → DLQ),
+ * apply to PostgreSQL then Redis, and only then resolve and commit the offsets. Infrastructure failures
  * are retried in place (heartbeating) and never reach the DLQ; stopping abandons the chunk
  * unresolved so it is redelivered, which is safe because applying is idempotent.
  */

@@ -156,8 +156,8 @@ async function planFor(tx: Tx, cmd: RemovalCommand): Promise<RemovalPlan> {
 
 /**
  * Every result of the player in the season. match_results has no index on player_id (a second
- * index halves ingest, DESIGN §8), so this is a sequential scan of the table: a removal is rare,
- * ingest is not. Measured on the 2-core dev machine (busy): 0.24-0.5 s at 1M rows, 0.8 s at 5M; an
+ * index halves ingest, docs/design.md#storage), so this is a sequential scan of the table: a
+ * removal is rare, ingest is not. Measured on the 2-core dev machine (busy): 0.24-0.5 s at 1M rows, 0.8 s at 5M; an
  * index would make it 5-20 ms but cost ingest 22% of its insert rate at 1M rows and 38% at 5M.
  */
 async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<PlayerResult[]> {

@@ -42,7 +42,7 @@ export const players = pgTable('players', {
 
 /**
  * Every accepted result, exactly once: the primary key is the one dedup oracle.
- * No second index: it roughly halves insert speed (DESIGN §8).
+ * No second index: it roughly halves insert speed (docs/design.md#storage).
  */
 export const matchResults = pgTable('match_results', {
   matchId: uuid('match_id').notNull(),
