@@ -17,7 +17,7 @@ import { createApiKeysRepo } from './postgres/api-keys-repo.js';
 import { createMatchLookup } from './postgres/match-lookup.js';
 import { createPlayersRepo } from './postgres/players-repo.js';
 import { createBoardReader } from './redis/board-reader.js';
-import { boardExpireAt } from './redis/board-writer.js';
+import { boardExpireAt } from './domain/board.js';
 import { createLivePubSub } from './redis/live-pubsub.js';
 import { defineScripts } from './redis/scripts.js';
 import { createBoardVersions } from './service/board-events.js';

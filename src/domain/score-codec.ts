@@ -1,5 +1,5 @@
 import { DomainError } from './errors.js';
-import type { ScoreSplit, SortOrder } from './season.js';
+import type { Season, ScoreSplit, SortOrder } from './season.js';
 
 /**
  * Packs a standing into one Redis ZSET score: `rankPoints << timeBits | (maxTime - t)`.
@@ -134,4 +134,14 @@ export function createCodec(season: CodecSeason): Codec {
       return n;
     },
   };
+}
+
+/** Codecs are pure and a season's split never changes: each season's is built once. */
+const codecs = new WeakMap<Season, Codec>();
+
+/** The codec of a season's boards. */
+export function codecOf(season: Season): Codec {
+  let codec = codecs.get(season);
+  if (!codec) codecs.set(season, (codec = createCodec(season)));
+  return codec;
 }

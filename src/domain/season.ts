@@ -62,6 +62,19 @@ export function defaultSplit(scoring: ScoringMode): ScoreSplit {
     : { pointsBits: 31, timeBits: 22, timeUnitSeconds: 60 };
 }
 
+/** A split chosen in part (unset parts: undefined or null, as GraphQL gives them). */
+export type PartialSplit = { [K in keyof ScoreSplit]?: number | null };
+
+/** The split a season gets: the parts chosen, the rest from the default of its scoring mode. */
+export function splitWithDefaults(scoring: ScoringMode, chosen: PartialSplit = {}): ScoreSplit {
+  const d = defaultSplit(scoring);
+  return {
+    pointsBits: chosen.pointsBits ?? d.pointsBits,
+    timeBits: chosen.timeBits ?? d.timeBits,
+    timeUnitSeconds: chosen.timeUnitSeconds ?? d.timeUnitSeconds,
+  };
+}
+
 function bad(field: string, message: string): DomainError {
   return new DomainError('BAD_USER_INPUT', message, field);
 }

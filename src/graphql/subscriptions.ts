@@ -30,7 +30,7 @@ builder.subscriptionType({
   fields: (t) => ({
     topChanged: t.field({
       type: [EntryRef],
-      description: 'The top `limit` (1..100) now, then whenever it changes (a few times a second at most).',
+      description: `The top \`limit\` (1..${LIMITS.topChangedLimit}) now, then whenever it changes (a few times a second at most).`,
       args: {
         seasonId: t.arg.int({ required: true }),
         window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),

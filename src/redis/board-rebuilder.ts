@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { BoardStanding } from '../domain/board-deltas.js';
 import type { Season, Window } from '../domain/season.js';
-import { boardExpireAt, codecOf } from './board-writer.js';
+import { boardExpireAt } from '../domain/board.js';
+import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, retiredKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
 

@@ -1,4 +1,4 @@
-import { LIMITS, type Board } from '../domain/board.js';
+import { isBoardExpired, LIMITS, type Board } from '../domain/board.js';
 import type { TopSnapshot } from './top-cache.js';
 import { DomainError } from '../domain/errors.js';
 import { compareBytes, type RankedStanding } from '../domain/ranking.js';
@@ -62,10 +62,7 @@ export function createLeaderboardReads(deps: {
   now?(): number;
 }) {
   const now = deps.now ?? Date.now;
-  const expired = (b: Board) => {
-    const at = deps.expiresAt?.(b) ?? 0;
-    return at !== 0 && at * 1000 - EXPIRY_MARGIN_MS <= now();
-  };
+  const expired = (b: Board) => isBoardExpired(deps.expiresAt?.(b) ?? 0, now(), EXPIRY_MARGIN_MS);
   const fromPostgres = (b: Board, t: ReadTracker | undefined): BoardReads | undefined => {
     const pg = (b.season.finalizedAt && deps.archive) || (deps.history && expired(b) ? deps.history : undefined);
     if (pg) t?.uncacheable();
@@ -91,7 +88,7 @@ export function createLeaderboardReads(deps: {
     /** Served from the top snapshot when the page lies inside it. */
     async top(b: BoardView, limit: number, offset: number, t?: ReadTracker): Promise<RankedStanding[]> {
       checkInt(limit, 1, LIMITS.topLimit, 'limit');
-      checkInt(offset, 0, 10_000_000, 'offset');
+      checkInt(offset, 0, LIMITS.topOffset, 'offset');
       const pg = fromPostgres(b, t);
       if (pg) return pg.top(b, offset, limit);
       if (offset + limit <= LIMITS.topLimit) return (await snapshot(b, t)).entries.slice(offset, offset + limit);

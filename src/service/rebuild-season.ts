@@ -1,6 +1,7 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
 import { DomainError } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
+import { isBoardExpired } from '../domain/board.js';
 
 export interface StandingsSource {
   /** Every standing of the season, grouped by board, best first within a board. */
@@ -51,10 +52,7 @@ export async function rebuildSeason(
   let current: { window: Window; period: string } | undefined;
   let members = 0;
   let expired = 0;
-  const isLive = (w: Window, p: string) => {
-    const at = deps.expireAt(season, w, p);
-    return at === 0 || at * 1000 > deps.now();
-  };
+  const isLive = (w: Window, p: string) => !isBoardExpired(deps.expireAt(season, w, p), deps.now());
   try {
     for await (const rows of deps.source.seasonPages(season.id, season.order, 5_000)) {
       // Rows come grouped by board; split the page at board boundaries.

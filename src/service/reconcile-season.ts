@@ -6,6 +6,7 @@ import { DomainError, isDomainError } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
+import { isBoardExpired } from '../domain/board.js';
 
 /** PostgreSQL, the truth: one board's standings by player id. */
 export interface ReconcileStandings {
@@ -118,10 +119,7 @@ async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ 
   }
   const nowMs = deps.now();
   return [...all.values()]
-    .filter((b) => {
-      const at = deps.expireAt(season, b.window, b.period);
-      return at === 0 || at * 1000 > nowMs;
-    })
+    .filter((b) => !isBoardExpired(deps.expireAt(season, b.window, b.period), nowMs))
     .sort((a, b) => windowOrder[a.window] - windowOrder[b.window] || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0));
 }
 
