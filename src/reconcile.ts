@@ -5,7 +5,7 @@ import { DRIFT_KINDS } from './domain/drift.js';
 import type { Window } from './domain/season.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { RECONCILE_LOCK, withTryAdvisoryLock } from './postgres/advisory-lock.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from './postgres/advisory-lock.js';
 import type { Sql } from './postgres/client.js';
 import { createStandingsPages } from './postgres/standings-pages.js';
 import { createBoardInspector } from './redis/board-inspector.js';
@@ -52,7 +52,7 @@ export function createReconcile(deps: { config: Config; logger: Logger; metrics:
     repair: config.reconcile.autoRepair,
     activeSeasons: () => listSeasons(deps.seasonStore, 'ACTIVE', new Date()),
     reconcile: (season, opts) => run(season.id, opts),
-    exclusive: (fn) => withTryAdvisoryLock(deps.sql, RECONCILE_LOCK, fn),
+    exclusive: (fn) => withTryAdvisoryLock(deps.sql, ADVISORY_LOCKS.reconcile, fn),
     onRun: (reports) => {
       metrics.reconcileDrift.reset(); // seasons no longer ACTIVE drop out of the gauge
       for (const r of reports) {

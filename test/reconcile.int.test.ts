@@ -4,7 +4,7 @@ import { ensureDatabase } from '../scripts/ensure-database.js';
 import { buildApp, type App } from '../src/app.js';
 import type { AcceptedResult } from '../src/domain/board-deltas.js';
 import { migrateDatabase } from '../src/postgres/client.js';
-import { RECONCILE_LOCK, withTryAdvisoryLock } from '../src/postgres/advisory-lock.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../src/postgres/advisory-lock.js';
 import { createResultsStore } from '../src/postgres/results-store.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { boardKey } from '../src/redis/keys.js';
@@ -51,7 +51,7 @@ describe('RECONCILE_INTERVAL_SECONDS', () => {
     const lastRun = async () => (await app!.metrics.reconcileLastRun.get()).values[0]?.value ?? 0;
     try {
       // Another instance holds the lock: this one must skip every turn.
-      await withTryAdvisoryLock(s.pg.sql, RECONCILE_LOCK, async () => {
+      await withTryAdvisoryLock(s.pg.sql, ADVISORY_LOCKS.reconcile, async () => {
         app = buildApp(config, { roles: [], logger: s.logger });
         await app.start();
         await new Promise((r) => setTimeout(r, 2_500));

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { pointsOutOfRange, timeOutOfRange } from './errors.js';
 import type { Season, ScoreSplit, SortOrder } from './season.js';
 
 /**
@@ -66,7 +66,7 @@ export function createCodec(season: CodecSeason): Codec {
 
   function rankPoints(points: number): bigint {
     if (!Number.isInteger(points) || points < 0 || points > Number(maxPointsN)) {
-      throw new DomainError('POINTS_OUT_OF_RANGE', `points ${points} is not an integer in 0..${maxPointsN}`, 'points');
+      throw pointsOutOfRange('points', `points ${points} is not an integer in 0..${maxPointsN}`);
     }
     const p = BigInt(points);
     // ASC stores the complement so that fewer points still means a higher composite.
@@ -75,15 +75,15 @@ export function createCodec(season: CodecSeason): Codec {
 
   function unitsSinceStart(at: Date): bigint {
     const ms = at instanceof Date ? at.getTime() : Number.NaN;
-    if (Number.isNaN(ms)) throw new DomainError('TIME_OUT_OF_RANGE', 'time is not a valid date', 'endedAt');
+    if (Number.isNaN(ms)) throw timeOutOfRange('endedAt', 'time is not a valid date');
     const elapsed = BigInt(ms) - startMs;
     if (elapsed < 0n) {
-      throw new DomainError('TIME_OUT_OF_RANGE', `${at.toISOString()} is before the season start`, 'endedAt');
+      throw timeOutOfRange('endedAt', `${at.toISOString()} is before the season start`);
     }
     // The one intended loss of precision: floor to the season's time unit (elapsed >= 0, so / floors).
     const t = elapsed / unitMs;
     if (t > maxTimeN) {
-      throw new DomainError('TIME_OUT_OF_RANGE', `${at.toISOString()} is past the ${maxTimeN} time units the season can hold`, 'endedAt');
+      throw timeOutOfRange('endedAt', `${at.toISOString()} is past the ${maxTimeN} time units the season can hold`);
     }
     return t;
   }

@@ -30,12 +30,11 @@ export interface ServerLimits {
   maxSocketBufferBytes: number;
 }
 
-export const defaultLimits: ServerLimits = {
+/** Limits that are no setting. The WebSocket ones are settings (WS_*): their defaults live in config.ts. */
+export const defaultLimits = {
   maxBodyBytes: 256 * 1024,
-  subscriptionsPerSocket: 20,
-  socketsPerAddress: 50,
   maxSocketBufferBytes: 4 * 1024 * 1024,
-};
+} satisfies Partial<ServerLimits>;
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
 export type Routes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>;
@@ -51,14 +50,14 @@ export function createGraphQLServer(deps: {
   authenticate(authorization: string | undefined): Promise<Principal | null>;
   logger: Logger;
   routes?: Routes;
-  limits?: Partial<ServerLimits>;
+  limits: Pick<ServerLimits, 'subscriptionsPerSocket' | 'socketsPerAddress'> & Partial<ServerLimits>;
   plugins?: Plugin[];
   /** Compile queries with graphql-jit (default on). */
   jit?: boolean;
   /** Cacheable reads: the response cache and the Cache-Control max-age of its answers by GET. */
   responses: { cache: ResponseCache; maxAgeSeconds: number };
 }) {
-  const limits = { ...defaultLimits, ...deps.limits };
+  const limits: ServerLimits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
 
   function contextFor(req: IncomingMessage, reads?: RequestReads): Context {

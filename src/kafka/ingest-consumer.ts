@@ -1,6 +1,6 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { badInput, DomainError, isDomainError, playerBlocked, seasonClosed, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
@@ -72,20 +72,20 @@ export function createIngestConsumer(opts: IngestOptions) {
         try {
           json = JSON.parse(message.value?.toString('utf8') ?? '');
         } catch {
-          throw new DomainError('BAD_USER_INPUT', 'message value is not JSON', 'value');
+          throw badInput('value', 'message value is not JSON');
         }
         const msg = parseMatchResultMessage(json);
         const season = seasons.get(msg.seasonId) ?? await opts.seasonById(msg.seasonId);
-        if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${msg.seasonId} does not exist`, 'seasonId');
+        if (!season) throw seasonNotFound(msg.seasonId);
         seasons.set(season.id, season);
         // A closed season still takes results already in Kafka at its close (their endedAt is
         // inside it); once its final standings are written it takes nothing more.
-        if (season.finalizedAt) throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final`, 'seasonId');
+        if (season.finalizedAt) throw seasonClosed(season.id, 'is closed and final');
         const endedAt = new Date(msg.endedAt);
         // No "not in the future" check here: a replay hours later is still a valid result.
         checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
         if (await opts.isBlocked?.(season.id, msg.playerId)) {
-          throw new DomainError('PLAYER_BLOCKED', `player ${msg.playerId} is blocked in season ${season.id}`, 'playerId');
+          throw playerBlocked(season.id, [msg.playerId]);
         }
         good.push({ ...msg, endedAt, partition, offset: message.offset });
       } catch (err) {

@@ -1,7 +1,7 @@
 // The PostgreSQL side of removing and blocking players (cheaters). See
 // src/service/remove-player-results.ts for the whole procedure and its concurrency argument.
 import type { BoardRef } from '../domain/board-deltas.js';
-import { DomainError } from '../domain/errors.js';
+import { seasonClosed, seasonNotFound } from '../domain/errors.js';
 import {
   planRemoval, type AuditEntry, type BoardOutcome, type PlayerResult, type RemovalCommand, type RemovalPlan,
   type StoredRemoval,
@@ -108,9 +108,9 @@ export type PlayerResultsStore = ReturnType<typeof createPlayerResultsStore>;
 async function lockOpenSeason(tx: Tx, seasonId: number, opts: { allowFinalized?: boolean } = {}): Promise<void> {
   const [row] = await tx<{ finalized: boolean }[]>`
     select finalized_at is not null as finalized from seasons where id = ${seasonId} for share`;
-  if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  if (!row) throw seasonNotFound(seasonId);
   if (row.finalized && !opts.allowFinalized) {
-    throw new DomainError('SEASON_CLOSED', `season ${seasonId} is closed and its final standings are written; they are not changed`, 'seasonId');
+    throw seasonClosed(seasonId, 'is closed and its final standings are written; they are not changed');
   }
 }
 

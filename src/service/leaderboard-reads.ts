@@ -1,6 +1,6 @@
 import { isBoardExpired, LIMITS, type Board } from '../domain/board.js';
 import type { TopSnapshot } from './top-cache.js';
-import { DomainError } from '../domain/errors.js';
+import { badInput } from '../domain/errors.js';
 import { compareBytes, type RankedStanding } from '../domain/ranking.js';
 import { parsePlayerId } from '../domain/submission.js';
 
@@ -38,7 +38,7 @@ export interface BoardView extends Board {
 
 function checkInt(value: number, min: number, max: number, field: string): void {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new DomainError('BAD_USER_INPUT', `${field} must be an integer in ${min}..${max}`, field);
+    throw badInput(field, `${field} must be an integer in ${min}..${max}`);
   }
 }
 
@@ -114,7 +114,7 @@ export function createLeaderboardReads(deps: {
     /** Ranked friends by rank (ties as the board orders them); unranked ids left out. */
     async friends(b: Board, playerIds: readonly string[], t?: ReadTracker): Promise<RankedStanding[]> {
       if (playerIds.length > LIMITS.friends) {
-        throw new DomainError('BAD_USER_INPUT', `at most ${LIMITS.friends} playerIds`, 'playerIds');
+        throw badInput('playerIds', `at most ${LIMITS.friends} playerIds`);
       }
       const ids = [...new Set(playerIds.map(parsePlayerId))];
       const pg = fromPostgres(b, t);

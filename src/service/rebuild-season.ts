@@ -1,5 +1,5 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
-import { DomainError } from '../domain/errors.js';
+import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
 import { isBoardExpired } from '../domain/board.js';
 
@@ -43,10 +43,10 @@ export async function rebuildSeason(
   // A finalized season is read from its final standings; a rebuild would only bring back the
   // Redis keys its close removed.
   if (season.finalizedAt) {
-    throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final; its boards are read from PostgreSQL`, 'seasonId');
+    throw seasonClosed(season.id, 'is closed and final; its boards are read from PostgreSQL');
   }
   if (!await deps.target.acquire(season.id)) {
-    throw new DomainError('REBUILD_IN_PROGRESS', `a rebuild of season ${season.id} is already running`);
+    throw rebuildInProgress(season.id);
   }
   const done: Array<{ window: Window; period: string }> = [];
   let current: { window: Window; period: string } | undefined;

@@ -2,7 +2,7 @@ import type { BoardStanding } from '../domain/board-deltas.js';
 import {
   addTally, classify, countDrift, DEFAULT_SAMPLE_SIZE, emptyTally, isPlayerId, type DriftKind, type DriftTally,
 } from '../domain/drift.js';
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
@@ -92,7 +92,7 @@ export async function reconcileSeason(deps: ReconcileDeps, season: Season, optio
     signal: options.signal,
   };
   if (season.finalizedAt) {
-    throw new DomainError('SEASON_CLOSED', `season ${season.id} is finalized: its boards live in PostgreSQL only`, 'seasonId');
+    throw seasonClosed(season.id, 'is finalized: its boards live in PostgreSQL only');
   }
   const boards: BoardReconcile[] = [];
   const total = emptyTally();
@@ -100,7 +100,7 @@ export async function reconcileSeason(deps: ReconcileDeps, season: Season, optio
   for (const board of await liveBoards(deps, season)) {
     // ZSCAN cannot follow a board that a rebuild swaps underneath it.
     if (await deps.boards.rebuilding(season.id)) {
-      throw new DomainError('REBUILD_IN_PROGRESS', `a rebuild of season ${season.id} is running; reconcile after it`);
+      throw rebuildInProgress(season.id, 'is running; reconcile after it');
     }
     const result = await reconcileBoard({ deps, season, ...board, ...opts, progress });
     boards.push(result);
@@ -258,7 +258,7 @@ async function settleSuspects(run: BoardRun, tally: DriftTally, suspects: string
     // Under WATCH: a close that finalizes now and removes the boards after makes EXEC fail, and
     // the retry lands here; a repair must never bring back a closed season's boards.
     if (run.repair && writes.length > 0 && await deps.isFinalized(season.id)) {
-      throw new DomainError('SEASON_CLOSED', `season ${season.id} was finalized while it was reconciled`, 'seasonId');
+      throw seasonClosed(season.id, 'was finalized while it was reconciled');
     }
     return writes;
   }, run.repair);

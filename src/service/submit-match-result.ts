@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { conflict, isDomainError, playerBlocked, unavailable } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 import { validateSubmission, type MatchResultMessage, type SubmissionInput } from '../domain/submission.js';
 
@@ -53,7 +53,7 @@ export async function submitMatchResult(
     await withTimeout(deps.queue.send(messages), deps.sendTimeoutMs);
   } catch (err) {
     if (isDomainError(err)) throw err;
-    throw new DomainError('UNAVAILABLE', 'the result queue is unavailable; retry with the same matchId');
+    throw unavailable('the result queue is unavailable; retry with the same matchId');
   }
   // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
   // submission carries it again), so a PostgreSQL hiccup here must not fail an accepted match.
@@ -81,7 +81,7 @@ async function refuseBlocked(
     return;
   }
   if (blocked.length > 0) {
-    throw new DomainError('PLAYER_BLOCKED', `player ${blocked.join(', ')} is blocked in season ${seasonId}`, 'playerId');
+    throw playerBlocked(seasonId, blocked);
   }
 }
 
@@ -108,7 +108,7 @@ async function refuseConflictingReuse(
     return !m || row.seasonId !== m.seasonId || row.points !== m.points || row.endedAt.getTime() !== Date.parse(m.endedAt);
   });
   if (differs) {
-    throw new DomainError('CONFLICT', `match ${messages[0]!.matchId} was already submitted with different results`, 'matchId');
+    throw conflict('matchId', `match ${messages[0]!.matchId} was already submitted with different results`);
   }
 }
 
