@@ -1,7 +1,8 @@
 // Scenario a, the "raw ceiling" of docs/design.md#measured-facts: the same logical work as
 // ladder's ingest (store every result once, keep each player's best standing on the SEASON, DAY
 // and WEEK boards, mirror it to Redis), written the plainest fast way: one SQL statement per
-// 1000-row batch, then one pipelined ZADD GT per board. It is what BEST seasons could cost if ladder's layers were free.
+// 1000-row batch, then one pipelined ZADD GT per board. It is what BEST seasons could cost if
+// ladder's layers were free.
 import type { Redis } from 'ioredis';
 import type { Sql } from '../src/postgres/client.js';
 import type { Season } from '../src/domain/season.js';

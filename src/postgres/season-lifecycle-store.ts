@@ -78,7 +78,8 @@ async function writeFinalStandings(tx: Tx, season: Season): Promise<FinalizeRepo
   return { boards: boards.length, rows };
 }
 
-// details as JSON text: Drizzle replaces postgres.js's json serializer on the shared client, so tx.json() would not encode.
+// details as JSON text: Drizzle replaces postgres.js's json serializer on the shared client, so
+// tx.json() would not encode.
 async function audit(tx: Tx, seasonId: number, action: string, by: CloseRequest, details: FinalizeReport | null): Promise<void> {
   await tx`
     insert into admin_audit (actor, action, season_id, reason, details)

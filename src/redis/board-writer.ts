@@ -12,8 +12,9 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
   return {
     /**
      * Writes each standing to its board with ZADD GT (one Lua call per board, pipelined) and
-     * returns how many members rose, and the standings no score can encode. Boards whose key has already expired are skipped: their
-     * history stays in PostgreSQL, and a late write would only recreate a dead key.
+     * returns how many members rose, and the standings no score can encode. Boards whose key has
+     * already expired are skipped: their history stays in PostgreSQL, and a late write would only
+     * recreate a dead key.
      */
     async write(
       standings: readonly BoardStanding[], seasonOf: (id: number) => Season, nowMs: number,
