@@ -7,13 +7,23 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Integration tests share one PostgreSQL, Redis and Kafka; each uses its own season,
-    // topic and consumer group, so files may run side by side. Two cores: two workers.
+    // Two cores: two workers. Integration tests share one PostgreSQL, Redis and Kafka; each uses
+    // its own season, topic and consumer group, so files may run side by side.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        // Pure tests: no service, no global setup (`npm run test:unit`).
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'] },
+      },
+      {
+        // `*.int.test.ts`: against the real PostgreSQL, Redis and Kafka, which the setup checks first.
+        extends: true,
+        test: { name: 'int', include: ['test/**/*.int.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
+      },
+    ],
   },
 });

@@ -19,7 +19,7 @@ export async function seasonKeys(redis: Redis, seasonId: number): Promise<string
   return keys.sort();
 }
 
-/** UNLINK, not DEL: freeing a large ZSET in the foreground blocks the shared Redis (DESIGN §8). */
+/** UNLINK, not DEL: freeing a large ZSET in the foreground blocks the shared Redis (docs/design.md#measured-facts). */
 export async function unlinkSeason(redis: Redis, seasonId: number): Promise<number> {
   const keys = await seasonKeys(redis, seasonId);
   return keys.length === 0 ? 0 : redis.unlink(...keys);

@@ -1,6 +1,7 @@
 // Scenario c: ladder end to end through Kafka. All messages are produced FIRST, then the real
 // ingest consumer starts, so the consume figure measures how fast ladder drains a backlog (the
-// burst case of DESIGN: Kafka buffers, the consumer catches up), not how fast we can produce.
+// burst case of docs/design.md#data-flow: Kafka buffers, the consumer catches up), not how fast
+// we can produce.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Admin, Kafka } from 'kafkajs';

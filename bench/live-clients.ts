@@ -174,7 +174,7 @@ process.on('message', (m: ToClients) => {
     top = new Map();
     loop.reset();
   } else if (m.type === 'close') {
-    void Promise.all(clients.map((c) => c.dispose())).finally(() => process.exit(0));
+    void Promise.all(clients.map(async (c) => c.dispose())).finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 5_000).unref();
   }
 });

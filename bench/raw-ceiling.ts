@@ -1,7 +1,8 @@
-// Scenario a, the "raw ceiling" of DESIGN §8: the same logical work as ladder's ingest (store every
-// result once, keep each player's best standing on the SEASON, DAY and WEEK boards, mirror it to
-// Redis), written the plainest fast way: one SQL statement per 1000-row batch, then one pipelined
-// ZADD GT per board. It is what BEST seasons could cost if ladder's layers were free.
+// Scenario a, the "raw ceiling" of docs/design.md#measured-facts: the same logical work as
+// ladder's ingest (store every result once, keep each player's best standing on the SEASON, DAY
+// and WEEK boards, mirror it to Redis), written the plainest fast way: one SQL statement per
+// 1000-row batch, then one pipelined ZADD GT per board. It is what BEST seasons could cost if
+// ladder's layers were free.
 import type { Redis } from 'ioredis';
 import type { Sql } from '../src/postgres/client.js';
 import type { Season } from '../src/domain/season.js';
@@ -55,7 +56,7 @@ async function storeBatch(sql: Sql, seasonId: number, batch: readonly BenchResul
 }
 
 /**
- * For BEST a result's own composite score is already absolute (DESIGN §1, "Freedom"), so Redis
+ * For BEST a result's own composite score is already absolute (docs/design.md#data-flow), so Redis
  * needs nothing back from PostgreSQL: ZADD GT of every result, one command per board and batch
  * (the same shape as ladder's one Lua call per board), no Lua, no PUBLISH, no rank lookups.
  */

@@ -77,7 +77,7 @@ function pointsFor(id: number, maxPoints: number): number {
 }
 
 // Retryable errors (UNAVAILABLE, RATE_LIMITED, the network) are retried by the client with the
-// same input, so the same matchId: resubmitting it is safe (DESIGN §3).
+// same input, so the same matchId: resubmitting it is safe (docs/design.md#data-flow).
 const MAX_ATTEMPTS = 8;
 // Bounds memory when the server is down: beyond this, new matches are skipped, not queued.
 const MAX_IN_FLIGHT = 500;

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from './config.js';
 import type { Board } from './domain/board.js';
-import { DomainError, isDomainError } from './domain/errors.js';
+import { isDomainError, rateLimited } from './domain/errors.js';
 import { operationTypeOf } from './graphql/operation-type.js';
 import { createGraphQLServer, type Routes } from './graphql/server.js';
 import type { Services } from './graphql/context.js';
@@ -18,7 +18,7 @@ import { createMatchClaims } from './postgres/match-claims.js';
 import { createPlayersRepo } from './postgres/players-repo.js';
 import { bounded, createDeadline } from './postgres/deadline.js';
 import { createBoardReader } from './redis/board-reader.js';
-import { boardExpireAt } from './redis/board-writer.js';
+import { boardExpireAt } from './domain/board.js';
 import { createLivePubSub } from './redis/live-pubsub.js';
 import { defineScripts } from './redis/scripts.js';
 import { createBoardVersions } from './service/board-events.js';
@@ -180,7 +180,7 @@ export function createApi(deps: ApiDeps) {
     live,
     playerNames: (ids) => names.names(ids),
     rateLimit: (kind, key) => {
-      if (!limiters[kind].take(key)) throw new DomainError('RATE_LIMITED', `too many ${kind} requests; slow down`);
+      if (!limiters[kind].take(key)) throw rateLimited(`too many ${kind} requests; slow down`);
     },
   };
 

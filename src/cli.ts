@@ -6,7 +6,7 @@ import { loadConfig, type Config } from './config.js';
 import { isDomainError } from './domain/errors.js';
 import { createApiKeysRepo } from './postgres/api-keys-repo.js';
 import { createPostgres, migrateDatabase, type Db } from './postgres/client.js';
-import { createApiKey, DEFAULT_AUTH_CACHE_TTL_MS, SCOPES } from './service/api-keys.js';
+import { createApiKey, SCOPES } from './service/api-keys.js';
 import { buildApp, type App } from './app.js';
 import { createLogger } from './logger.js';
 import { createProgressBar } from './cli/progress-bar.js';
@@ -159,8 +159,8 @@ const commands: Record<string, Command> = {
       if (!(id <= 2 ** 31 - 1)) throw new UsageError(`<id> must be a key id from \`keys list\`, got "${arg}"`);
       const revoked = await withDb(ctx.config(), (db) => createApiKeysRepo(db).revoke(id));
       if (!revoked) throw new Error(`no active API key with id ${id}`);
-      // The authenticator caches lookups (src/service/api-keys.ts).
-      ctx.out(`revoked API key ${id}; running servers refuse it within ${DEFAULT_AUTH_CACHE_TTL_MS / 1000} s`);
+      // The authenticator caches lookups (src/service/api-keys.ts) for API_KEY_CACHE_MS.
+      ctx.out(`revoked API key ${id}; running servers refuse it within ${ctx.config().apiKeyCacheMs / 1000} s`);
     },
   },
   'seasons close': {

@@ -5,11 +5,12 @@ import { DRIFT_KINDS } from './domain/drift.js';
 import type { Window } from './domain/season.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
-import { RECONCILE_LOCK, withTryAdvisoryLock } from './postgres/advisory-lock.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from './postgres/advisory-lock.js';
 import type { Sql } from './postgres/client.js';
 import { createStandingsPages } from './postgres/standings-pages.js';
 import { createBoardInspector } from './redis/board-inspector.js';
-import { boardExpireAt, codecOf } from './redis/board-writer.js';
+import { boardExpireAt, isBoardExpired } from './domain/board.js';
+import { codecOf } from './domain/score-codec.js';
 import { createRedis } from './redis/client.js';
 import { createReconcileJob } from './service/reconcile-job.js';
 import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from './service/reconcile-season.js';
@@ -19,7 +20,6 @@ import { listSeasons, requireSeason, type SeasonStore } from './service/seasons.
 export function createReconcile(deps: { config: Config; logger: Logger; metrics: Metrics; sql: Sql; seasonStore: SeasonStore }) {
   const { config, logger, metrics } = deps;
   const ttl = config.windowTtlSeconds;
-  const isLive = (at: number) => at === 0 || at * 1000 > Date.now();
 
   /** Reconciles one season. Its Redis connection is its own: the inspector WATCHes keys. */
   async function run(seasonId: number, options: ReconcileOptions & { onProgress?: (compared: number) => void } = {}): Promise<ReconcileReport> {
@@ -52,7 +52,7 @@ export function createReconcile(deps: { config: Config; logger: Logger; metrics:
     repair: config.reconcile.autoRepair,
     activeSeasons: () => listSeasons(deps.seasonStore, 'ACTIVE', new Date()),
     reconcile: (season, opts) => run(season.id, opts),
-    exclusive: (fn) => withTryAdvisoryLock(deps.sql, RECONCILE_LOCK, fn),
+    exclusive: (fn) => withTryAdvisoryLock(deps.sql, ADVISORY_LOCKS.reconcile, fn),
     onRun: (reports) => {
       metrics.reconcileDrift.reset(); // seasons no longer ACTIVE drop out of the gauge
       for (const r of reports) {
@@ -79,7 +79,7 @@ export function createReconcile(deps: { config: Config; logger: Logger; metrics:
     async liveMembers(seasonId: number): Promise<number> {
       const season = await requireSeason(deps.seasonStore, seasonId);
       const sizes = await createStandingsPages(deps.sql).boardSizes(seasonId);
-      const live = (w: Window, p: string) => isLive(boardExpireAt(season, w, p, ttl));
+      const live = (w: Window, p: string) => !isBoardExpired(boardExpireAt(season, w, p, ttl), Date.now());
       return sizes.reduce((n, b) => n + (live(b.window, b.period) ? b.members : 0), 0);
     },
   };

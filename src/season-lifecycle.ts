@@ -5,9 +5,9 @@ import type { Kafka } from 'kafkajs';
 import type { Config } from './config.js';
 import { createIngestProgress } from './kafka/ingest-progress.js';
 import type { Logger } from './logger.js';
-import { withTryAdvisoryLock } from './postgres/advisory-lock.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from './postgres/advisory-lock.js';
 import type { Db, Sql } from './postgres/client.js';
-import { createSeasonLifecycleStore, SEASON_SCHEDULER_LOCK } from './postgres/season-lifecycle-store.js';
+import { createSeasonLifecycleStore } from './postgres/season-lifecycle-store.js';
 import { createSeasonKeys } from './redis/season-keys.js';
 import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from './service/close-season.js';
 import { createSeasonScheduler } from './service/season-scheduler.js';
@@ -47,7 +47,7 @@ export function createSeasonLifecycle(deps: {
   const scheduler = createSeasonScheduler({
     store,
     close: (seasonId, reason, signal) => close(seasonId, { actor: 'scheduler', reason }, signal),
-    tryLock: (fn) => withTryAdvisoryLock(deps.pg.sql, SEASON_SCHEDULER_LOCK, fn),
+    tryLock: (fn) => withTryAdvisoryLock(deps.pg.sql, ADVISORY_LOCKS.seasonScheduler, fn),
     intervalMs: config.seasons.schedulerIntervalMs,
     onError: (err, seasonId) => log.error({ err, seasonId }, 'season scheduler: step failed; retried next tick'),
   });

@@ -54,7 +54,7 @@ const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
 
 /**
  * Sorts refs by the standings primary key (season, window, period, player). Concurrent batches
- * that lock rows in one global order cannot deadlock (40P01, DESIGN §8).
+ * that lock rows in one global order cannot deadlock (40P01, docs/design.md#storage).
  */
 export function sortBoardRefs<T extends BoardRef>(refs: T[]): T[] {
   return refs.sort((a, b) =>

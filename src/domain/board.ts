@@ -1,4 +1,5 @@
 import type { Season, Window } from './season.js';
+import { periodEnd } from './windows.js';
 
 /** One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. */
 export interface Board {
@@ -8,9 +9,11 @@ export interface Board {
   period: string;
 }
 
-/** Read limits of the GraphQL contract (DESIGN §3). */
+/** Read limits of the GraphQL contract (docs/design.md#limits). */
 export const LIMITS = {
   topLimit: 1_000,
+  /** Deepest page `top` may read; pages past it are too rare to be worth a full board scan. */
+  topOffset: 10_000_000,
   aroundRadius: 50,
   friends: 200,
   topChangedLimit: 100,
@@ -19,4 +22,21 @@ export const LIMITS = {
 /** A board's identity inside one process: `<seasonId>|<window>|<period>`. */
 export function boardId(seasonId: number, window: Window, period: string): string {
   return `${seasonId}|${window}|${period}`;
+}
+
+/**
+ * When a board's Redis key expires, in Unix seconds: 0 (never) for SEASON; DAY and WEEK boards
+ * `ttlSeconds` after their window ends (docs/design.md#windows).
+ */
+export function boardExpireAt(season: Season, window: Window, period: string, ttlSeconds: number): number {
+  if (window === 'SEASON') return 0;
+  return Math.floor(periodEnd(window, period, season.endsAt).getTime() / 1000) + ttlSeconds;
+}
+
+/**
+ * Is a board whose key expires at `expireAt` (boardExpireAt; 0: never) gone at `nowMs`? With
+ * `marginMs`, it counts as gone that much earlier.
+ */
+export function isBoardExpired(expireAt: number, nowMs: number, marginMs = 0): boolean {
+  return expireAt !== 0 && expireAt * 1000 - marginMs <= nowMs;
 }

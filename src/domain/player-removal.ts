@@ -1,7 +1,7 @@
 // Removing a player's results (cheaters): which results go, and what the player's standings
 // become on every board those results counted on. Pure: the store runs it inside its transaction.
 import { boardsOf, sortBoardRefs, type BoardRef } from './board-deltas.js';
-import { DomainError } from './errors.js';
+import { badInput } from './errors.js';
 import { applyResult, type StandingValue } from './ranking.js';
 import type { Season } from './season.js';
 
@@ -71,10 +71,10 @@ export const MAX_REASON_LENGTH = 500;
 export function parseReason(reason: unknown): string {
   const trimmed = typeof reason === 'string' ? reason.trim() : '';
   if (trimmed.length === 0 || [...trimmed].length > MAX_REASON_LENGTH) {
-    throw new DomainError('BAD_USER_INPUT', `reason must be 1..${MAX_REASON_LENGTH} characters and not blank`, 'reason');
+    throw badInput('reason', `reason must be 1..${MAX_REASON_LENGTH} characters and not blank`);
   }
   // Reasons are read in admin tools and logs; a control character there is never intended.
-  if (/\p{Cc}/u.test(trimmed)) throw new DomainError('BAD_USER_INPUT', 'reason must not contain control characters', 'reason');
+  if (/\p{Cc}/u.test(trimmed)) throw badInput('reason', 'reason must not contain control characters');
   return trimmed;
 }
 

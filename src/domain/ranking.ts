@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
 import type { RankStyle, ScoringMode, SortOrder } from './season.js';
 
 /** A player's current score on one board. */
@@ -78,10 +78,10 @@ export function rankStandings(
 function checkResult(result: ResultValue): void {
   // Negative points would let a SUM total fall, which ZADD GT cannot mirror.
   if (!Number.isSafeInteger(result.points) || result.points < 0) {
-    throw new DomainError('POINTS_OUT_OF_RANGE', `points ${result.points} is not a non-negative integer`, 'points');
+    throw pointsOutOfRange('points', `points ${result.points} is not a non-negative integer`);
   }
   if (Number.isNaN(result.endedAt.getTime())) {
-    throw new DomainError('TIME_OUT_OF_RANGE', 'endedAt is not a valid date', 'endedAt');
+    throw timeOutOfRange('endedAt', 'endedAt is not a valid date');
   }
 }
 
@@ -119,7 +119,7 @@ export function applyResult(
 ): StandingValue {
   checkResult(result);
   if (scoring === 'SUM' && order === 'ASC') {
-    throw new DomainError('BAD_USER_INPUT', 'SUM scoring requires DESC order', 'order');
+    throw badInput('order', 'SUM scoring requires DESC order');
   }
   if (current === undefined) return { points: result.points, achievedAt: result.endedAt };
   return scoring === 'BEST' ? applyBest(current, result, order) : applySum(current, result);

@@ -1,5 +1,5 @@
-import { DomainError } from './errors.js';
-import type { ScoreSplit, SortOrder } from './season.js';
+import { pointsOutOfRange, timeOutOfRange } from './errors.js';
+import type { Season, ScoreSplit, SortOrder } from './season.js';
 
 /**
  * Packs a standing into one Redis ZSET score: `rankPoints << timeBits | (maxTime - t)`.
@@ -76,7 +76,7 @@ export function createCodec(season: CodecSeason): Codec {
 
   function rankPoints(points: number): bigint {
     if (!Number.isInteger(points) || points < 0 || points > Number(maxPointsN)) {
-      throw new DomainError('POINTS_OUT_OF_RANGE', `points ${points} is not an integer in 0..${maxPointsN}`, 'points');
+      throw pointsOutOfRange('points', `points ${points} is not an integer in 0..${maxPointsN}`);
     }
     const p = BigInt(points);
     // ASC stores the complement so that fewer points still means a higher composite.
@@ -85,15 +85,15 @@ export function createCodec(season: CodecSeason): Codec {
 
   function unitsSinceStart(at: Date): bigint {
     const ms = at instanceof Date ? at.getTime() : Number.NaN;
-    if (Number.isNaN(ms)) throw new DomainError('TIME_OUT_OF_RANGE', 'time is not a valid date', 'endedAt');
+    if (Number.isNaN(ms)) throw timeOutOfRange('endedAt', 'time is not a valid date');
     const elapsed = BigInt(ms) - startMs;
     if (elapsed < 0n) {
-      throw new DomainError('TIME_OUT_OF_RANGE', `${at.toISOString()} is before the season start`, 'endedAt');
+      throw timeOutOfRange('endedAt', `${at.toISOString()} is before the season start`);
     }
     // The one intended loss of precision: floor to the season's time unit (elapsed >= 0, so / floors).
     const t = elapsed / unitMs;
     if (t > maxTimeN) {
-      throw new DomainError('TIME_OUT_OF_RANGE', `${at.toISOString()} is past the ${maxTimeN} time units the season can hold`, 'endedAt');
+      throw timeOutOfRange('endedAt', `${at.toISOString()} is past the ${maxTimeN} time units the season can hold`);
     }
     return t;
   }
@@ -156,4 +156,14 @@ export function createCodec(season: CodecSeason): Codec {
       return n;
     },
   };
+}
+
+/** Codecs are pure and a season's split never changes: each season's is built once. */
+const codecs = new WeakMap<Season, Codec>();
+
+/** The codec of a season's boards. */
+export function codecOf(season: Season): Codec {
+  let codec = codecs.get(season);
+  if (!codec) codecs.set(season, (codec = createCodec(season)));
+  return codec;
 }

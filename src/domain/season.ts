@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
 
 /** BEST: a player's score is their best single match; SUM: the total of their matches. */
 export type ScoringMode = 'BEST' | 'SUM';
@@ -62,9 +62,19 @@ export function defaultSplit(scoring: ScoringMode): ScoreSplit {
     : { pointsBits: 31, timeBits: 22, timeUnitSeconds: 60 };
 }
 
-function bad(field: string, message: string): DomainError {
-  return new DomainError('BAD_USER_INPUT', message, field);
+/** A split chosen in part (unset parts: undefined or null, as GraphQL gives them). */
+export type PartialSplit = { [K in keyof ScoreSplit]?: number | null };
+
+/** The split a season gets: the parts chosen, the rest from the default of its scoring mode. */
+export function splitWithDefaults(scoring: ScoringMode, chosen: PartialSplit = {}): ScoreSplit {
+  const d = defaultSplit(scoring);
+  return {
+    pointsBits: chosen.pointsBits ?? d.pointsBits,
+    timeBits: chosen.timeBits ?? d.timeBits,
+    timeUnitSeconds: chosen.timeUnitSeconds ?? d.timeUnitSeconds,
+  };
 }
+
 
 function isIntIn(n: number, min: number, max: number): boolean {
   return Number.isInteger(n) && n >= min && n <= max;
@@ -77,22 +87,22 @@ function isValidDate(d: unknown): d is Date {
 function validateName(name: string): void {
   const length = [...name].length;
   if (name.trim().length === 0 || length > MAX_SEASON_NAME_LENGTH) {
-    throw bad('name', `name must be 1..${MAX_SEASON_NAME_LENGTH} characters and not blank`);
+    throw badInput('name', `name must be 1..${MAX_SEASON_NAME_LENGTH} characters and not blank`);
   }
   // Names end up in admin UIs and logs; a control character there is never intended.
-  if (/\p{Cc}/u.test(name)) throw bad('name', 'name must not contain control characters');
+  if (/\p{Cc}/u.test(name)) throw badInput('name', 'name must not contain control characters');
 }
 
 function validateSplitShape(split: ScoreSplit): void {
   if (!isIntIn(split.pointsBits, 1, 31)) {
     // Points are returned as a GraphQL Int, so a board can never need more than 31 bits of them.
-    throw bad('pointsBits', 'pointsBits must be an integer in 1..31');
+    throw badInput('pointsBits', 'pointsBits must be an integer in 1..31');
   }
   if (!isIntIn(split.timeBits, 1, SCORE_BITS - split.pointsBits)) {
-    throw bad('timeBits', `timeBits must be an integer >= 1 with pointsBits + timeBits <= ${SCORE_BITS}`);
+    throw badInput('timeBits', `timeBits must be an integer >= 1 with pointsBits + timeBits <= ${SCORE_BITS}`);
   }
   if (!isIntIn(split.timeUnitSeconds, 1, 86_400)) {
-    throw bad('timeUnitSeconds', 'timeUnitSeconds must be an integer in 1..86400');
+    throw badInput('timeUnitSeconds', 'timeUnitSeconds must be an integer in 1..86400');
   }
 }
 
@@ -102,30 +112,26 @@ function validateSplitShape(split: ScoreSplit): void {
  */
 export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
   validateName(input.name);
-  if (!isValidDate(input.startsAt)) throw bad('startsAt', 'startsAt must be a valid date');
-  if (!isValidDate(input.endsAt)) throw bad('endsAt', 'endsAt must be a valid date');
+  if (!isValidDate(input.startsAt)) throw badInput('startsAt', 'startsAt must be a valid date');
+  if (!isValidDate(input.endsAt)) throw badInput('endsAt', 'endsAt must be a valid date');
   if (input.endsAt.getTime() <= input.startsAt.getTime()) {
-    throw bad('endsAt', 'endsAt must be after startsAt');
+    throw badInput('endsAt', 'endsAt must be after startsAt');
   }
   if (!isIntIn(input.maxPointsPerMatch, 1, MAX_GRAPHQL_INT)) {
-    throw bad('maxPointsPerMatch', `maxPointsPerMatch must be an integer in 1..${MAX_GRAPHQL_INT}`);
+    throw badInput('maxPointsPerMatch', `maxPointsPerMatch must be an integer in 1..${MAX_GRAPHQL_INT}`);
   }
   // A running total only grows, and boards are written with ZADD GT (a score may only rise).
   // On an ASC board a growing total must rank worse, i.e. its stored score would have to fall,
   // which ZADD GT silently refuses: the board would freeze at the first result. So reject it.
   if (input.scoring === 'SUM' && input.order === 'ASC') {
-    throw bad('order', 'SUM scoring requires DESC order: a running total can only grow');
+    throw badInput('order', 'SUM scoring requires DESC order: a running total can only grow');
   }
   const split = input.split ?? defaultSplit(input.scoring);
   validateSplitShape(split);
 
   const maxPoints = 2 ** split.pointsBits - 1;
   if (input.maxPointsPerMatch > maxPoints) {
-    throw new DomainError(
-      'POINTS_OUT_OF_RANGE',
-      `maxPointsPerMatch ${input.maxPointsPerMatch} does not fit in ${split.pointsBits} point bits (max ${maxPoints})`,
-      'maxPointsPerMatch',
-    );
+    throw pointsOutOfRange('maxPointsPerMatch', `maxPointsPerMatch ${input.maxPointsPerMatch} does not fit in ${split.pointsBits} point bits (max ${maxPoints})`);
   }
   // BigInt: a float ceil(a / b) can land one unit off for dates far apart, exactly at the limit.
   const unitMs = BigInt(split.timeUnitSeconds) * 1000n;
@@ -133,11 +139,7 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
   const durationUnits = (durationMs + unitMs - 1n) / unitMs;
   const maxTime = 2 ** split.timeBits - 1;
   if (durationUnits > BigInt(maxTime)) {
-    throw new DomainError(
-      'TIME_OUT_OF_RANGE',
-      `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`,
-      'endsAt',
-    );
+    throw timeOutOfRange('endsAt', `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`);
   }
   return { ...split };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { compareIds } from './board-deltas.js';
-import { DomainError } from './errors.js';
+import { badInput, pointsOutOfRange, seasonClosed, seasonNotFound, seasonNotStarted, timeOutOfRange } from './errors.js';
 import { MAX_GRAPHQL_INT, seasonStatusAt, type Season } from './season.js';
 
 /** One player's result of one match: the Kafka message on `match-results`, keyed by playerId. */
@@ -32,22 +32,21 @@ const INT64_MAX = 9_223_372_036_854_775_807n;
 const PLAYER_ID = /^[1-9][0-9]{0,18}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const bad = (field: string, message: string): DomainError => new DomainError('BAD_USER_INPUT', message, field);
 
 /** The canonical decimal string of a player id (a positive int64), or BAD_USER_INPUT 'playerId'. */
 export function parsePlayerId(s: string): string {
   // BigInt, not Number: ids above 2^53 would silently round to a neighbour's id.
-  if (typeof s !== 'string' || !PLAYER_ID.test(s)) throw bad('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
+  if (typeof s !== 'string' || !PLAYER_ID.test(s)) throw badInput('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
   // Up to 18 digits is below 2^63 and, without a leading zero, already canonical: no BigInt (the
   // ingest hot path parses one per message).
   if (s.length <= 18) return s;
-  if (BigInt(s) > INT64_MAX) throw bad('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
+  if (BigInt(s) > INT64_MAX) throw badInput('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
   return BigInt(s).toString();
 }
 
 /** The lower-case canonical form of a match id (a UUID of any version), or BAD_USER_INPUT 'matchId'. */
 export function parseMatchId(s: string): string {
-  if (typeof s !== 'string' || !UUID.test(s)) throw bad('matchId', 'matchId must be a UUID');
+  if (typeof s !== 'string' || !UUID.test(s)) throw badInput('matchId', 'matchId must be a UUID');
   return s.toLowerCase();
 }
 
@@ -100,7 +99,7 @@ export function parseMatchResultMessage(json: unknown): MatchResultMessage {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue === undefined ? undefined : fieldOf(issue);
-    throw new DomainError('BAD_USER_INPUT', `invalid match result message: ${issue?.message ?? 'unknown'}`, field);
+    throw badInput(field, `invalid match result message: ${issue?.message ?? 'unknown'}`);
   }
   const m = parsed.data;
   return {
@@ -125,15 +124,15 @@ export function checkResultAgainstSeason(
   skewMs: number,
 ): void {
   if (!Number.isInteger(msg.points) || msg.points < 0 || msg.points > season.maxPointsPerMatch) {
-    throw new DomainError('POINTS_OUT_OF_RANGE', `points must be an integer in 0..${season.maxPointsPerMatch}`, 'points');
+    throw pointsOutOfRange('points', `points must be an integer in 0..${season.maxPointsPerMatch}`);
   }
   const ended = msg.endedAt.getTime();
-  if (Number.isNaN(ended)) throw bad('endedAt', 'endedAt must be a valid date');
+  if (Number.isNaN(ended)) throw badInput('endedAt', 'endedAt must be a valid date');
   if (ended < season.startsAt.getTime() || ended >= season.endsAt.getTime()) {
-    throw new DomainError('TIME_OUT_OF_RANGE', 'endedAt must be within the season', 'endedAt');
+    throw timeOutOfRange('endedAt', 'endedAt must be within the season');
   }
   if (now !== undefined && ended > now.getTime() + skewMs) {
-    throw new DomainError('TIME_OUT_OF_RANGE', 'endedAt is in the future', 'endedAt');
+    throw timeOutOfRange('endedAt', 'endedAt is in the future');
   }
 }
 
@@ -151,9 +150,9 @@ const LOOSE_JOINER = /(?:^|[\x00-\x7F])[\u200C\u200D]|[\u200C\u200D](?:$|[\x00-\
  */
 export function normalizeDisplayName(name: string, where = 'displayName'): string {
   const nfc = name.normalize('NFC');
-  if ([...nfc].length > MAX_DISPLAY_NAME_LENGTH) throw bad('displayName', `${where} exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
+  if ([...nfc].length > MAX_DISPLAY_NAME_LENGTH) throw badInput('displayName', `${where} exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
   if (HIDDEN.test(nfc) || LOOSE_JOINER.test(nfc)) {
-    throw bad('displayName', `${where} contains control, invisible or bidirectional formatting characters`);
+    throw badInput('displayName', `${where} contains control, invisible or bidirectional formatting characters`);
   }
   return nfc;
 }
@@ -162,12 +161,12 @@ function checkDisplayName(name: string | null | undefined, index: number): void 
   if (name !== null && name !== undefined) normalizeDisplayName(name, `results[${index}].displayName`);
 }
 
-function checkSeasonOpen(season: Season | undefined, now: Date): Season {
-  if (season === undefined) throw new DomainError('SEASON_NOT_FOUND', 'no such season', 'seasonId');
+function checkSeasonOpen(seasonId: number, season: Season | undefined, now: Date): Season {
+  if (season === undefined) throw seasonNotFound(seasonId);
   const status = seasonStatusAt(season, now);
-  if (status === 'CLOSED') throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed`, 'seasonId');
+  if (status === 'CLOSED') throw seasonClosed(season.id);
   if (status === 'SCHEDULED') {
-    throw new DomainError('SEASON_NOT_STARTED', `season ${season.id} has not started`, 'seasonId');
+    throw seasonNotStarted(season.id);
   }
   return season;
 }
@@ -179,19 +178,19 @@ export function validateSubmission(
   now: Date,
   skewMs: number,
 ): MatchResultMessage[] {
-  const open = checkSeasonOpen(season, now);
+  const open = checkSeasonOpen(input.seasonId, season, now);
   if (open.id !== input.seasonId) throw new Error(`season ${open.id} passed for seasonId ${input.seasonId}`);
   const matchId = parseMatchId(input.matchId);
   const { results } = input;
   if (!Array.isArray(results) || results.length < 1 || results.length > MAX_RESULTS_PER_MATCH) {
-    throw bad('results', `results must hold 1..${MAX_RESULTS_PER_MATCH} entries`);
+    throw badInput('results', `results must hold 1..${MAX_RESULTS_PER_MATCH} entries`);
   }
   const endedAt = input.endedAt;
   const seen = new Set<string>();
   return results.map((r, index) => {
     const playerId = parsePlayerId(r.playerId);
     // Two points for one player in one match would make the (match, player) key ambiguous.
-    if (seen.has(playerId)) throw bad('results', `player ${playerId} appears twice in one match`);
+    if (seen.has(playerId)) throw badInput('results', `player ${playerId} appears twice in one match`);
     seen.add(playerId);
     checkDisplayName(r.displayName, index);
     checkResultAgainstSeason({ points: r.points, endedAt }, open, now, skewMs);

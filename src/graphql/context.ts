@@ -23,7 +23,10 @@ export interface Services {
   /** Runs the whole close procedure (final standings, Redis keys removed); `by` is audited. */
   closeSeason(id: number, by: { actor: string; reason: string }): Promise<Season>;
   rebuild(seasonId: number): Promise<RebuildReport>;
-  /** Compares the season's boards with PostgreSQL; with repair, makes them equal (SEASON_NOT_FOUND, SEASON_CLOSED, REBUILD_IN_PROGRESS). */
+  /**
+   * Compares the season's boards with PostgreSQL; with repair, makes them equal (SEASON_NOT_FOUND,
+   * SEASON_CLOSED, REBUILD_IN_PROGRESS).
+   */
   reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
   submit(input: SubmissionInput, principal: Principal): Promise<{ matchId: string; accepted: number }>;
   boards: LeaderboardReads;

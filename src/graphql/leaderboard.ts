@@ -1,5 +1,6 @@
+import { LIMITS } from '../domain/board.js';
 import type { Season, Window } from '../domain/season.js';
-import { DomainError } from '../domain/errors.js';
+import { badInput } from '../domain/errors.js';
 import { periodInReach, periodOf, periodStart } from '../domain/windows.js';
 import { builder } from './builder.js';
 import type { LeaderboardValue } from './context.js';
@@ -21,7 +22,7 @@ export function leaderboardOf(season: Season, window: Window, at: Date): Leaderb
 function requestedBoard(season: Season, window: Window, at: Date | null | undefined, now: Date): LeaderboardValue {
   const board = leaderboardOf(season, window, at ?? now);
   if (at && board.window !== 'SEASON' && !periodInReach(board.window, board.period, season, now)) {
-    throw new DomainError('BAD_USER_INPUT', 'at must pick a day or week of the season, at most one period after now', 'at');
+    throw badInput('at', 'at must pick a day or week of the season, at most one period after now');
   }
   return board;
 }
@@ -35,7 +36,7 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
     size: t.int({ description: 'players ranked on this board', resolve: (b, _args, ctx) => ctx.services.boards.size(b, ctx.reads) }),
     top: t.field({
       type: [EntryRef],
-      description: 'Best first; limit 1..1000.',
+      description: `Best first; limit 1..${LIMITS.topLimit}.`,
       args: {
         limit: t.arg.int({ required: false, defaultValue: 100 }),
         offset: t.arg.int({ required: false, defaultValue: 0 }),
@@ -51,7 +52,7 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
     }),
     around: t.field({
       type: [EntryRef],
-      description: 'The player and up to `radius` (0..50) players on each side, filled at the edges; [] if unranked.',
+      description: `The player and up to \`radius\` (0..${LIMITS.aroundRadius}) players on each side, filled at the edges; [] if unranked.`,
       args: {
         playerId: t.arg.id({ required: true }),
         radius: t.arg.int({ required: false, defaultValue: 5 }),
@@ -60,7 +61,7 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
     }),
     friends: t.field({
       type: [EntryRef],
-      description: 'Up to 200 ids, by rank; unranked ids left out.',
+      description: `Up to ${LIMITS.friends} ids, by rank; unranked ids left out.`,
       args: { playerIds: t.arg.idList({ required: true }) },
       resolve: (b, args, ctx) => ctx.services.boards.friends(b, args.playerIds, ctx.reads),
     }),

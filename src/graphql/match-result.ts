@@ -1,3 +1,4 @@
+import { MAX_DISPLAY_NAME_LENGTH, MAX_RESULTS_PER_MATCH } from '../domain/submission.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 
@@ -5,7 +6,10 @@ const PlayerResultInput = builder.inputType('PlayerResultInput', {
   fields: (t) => ({
     playerId: t.id({ required: true, description: 'a positive 64-bit integer, as a string' }),
     points: t.int({ required: true, description: "0..the season's maxPointsPerMatch" }),
-    displayName: t.string({ required: false, description: 'up to 64 characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT)' }),
+    displayName: t.string({
+      required: false,
+      description: `up to ${MAX_DISPLAY_NAME_LENGTH} characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT)`,
+    }),
   }),
 });
 
@@ -14,7 +18,7 @@ const MatchResultInput = builder.inputType('MatchResultInput', {
     matchId: t.id({ required: true, description: 'a UUID; resubmitting the same matchId is safe' }),
     seasonId: t.int({ required: true }),
     endedAt: t.field({ type: 'DateTime', required: true, description: 'when the match ended: picks its DAY and WEEK boards' }),
-    results: t.field({ type: [PlayerResultInput], required: true, description: '1..100 results, one per player' }),
+    results: t.field({ type: [PlayerResultInput], required: true, description: `1..${MAX_RESULTS_PER_MATCH} results, one per player` }),
   }),
 });
 

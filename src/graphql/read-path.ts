@@ -221,11 +221,14 @@ export function createReadPath(deps: {
       const accept = req.headers.accept ?? '';
       if ((req.method !== 'GET' && req.method !== 'POST') || accept.includes('text/event-stream') || accept.includes('text/html')
         || accept.includes('multipart/')) {
+        // Typed as node's void listener, but @whatwg-node returns the promise of the answer sent.
+        // eslint-disable-next-line @typescript-eslint/await-thenable
         await deps.yoga.requestListener(req, res);
         return;
       }
       const { params, body } = paramsOf(req, requestBody);
       if (!params) {
+        // eslint-disable-next-line @typescript-eslint/await-thenable -- a promise at run time (above)
         if (req.method === 'GET') await deps.yoga.requestListener(req, res);
         else await forward(req, res, body);
         return;

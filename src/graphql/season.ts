@@ -1,4 +1,4 @@
-import type { Season } from '../domain/season.js';
+import { defaultSplit, splitWithDefaults, type ScoreSplit, type Season } from '../domain/season.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum } from './scalars.js';
@@ -20,6 +20,9 @@ SeasonRef.implement({
   }),
 });
 
+/** A split part's default per scoring mode, for the schema's descriptions: "21 BEST, 31 SUM". */
+const defaults = (part: keyof ScoreSplit) => `${defaultSplit('BEST')[part]} BEST, ${defaultSplit('SUM')[part]} SUM`;
+
 const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
   fields: (t) => ({
     name: t.string({ required: true }),
@@ -29,9 +32,9 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
     order: t.field({ type: SortOrderEnum, required: false, defaultValue: 'DESC' }),
     rankStyle: t.field({ type: RankStyleEnum, required: false, defaultValue: 'ORDINAL' }),
     maxPointsPerMatch: t.int({ required: true }),
-    pointsBits: t.int({ required: false, description: 'Bits of the composite score for points (default: 21 BEST, 31 SUM)' }),
-    timeBits: t.int({ required: false, description: 'Bits for the time since season start (default: 32 BEST, 22 SUM)' }),
-    timeUnitSeconds: t.int({ required: false, description: 'Tie-break clock resolution (default: 1 BEST, 60 SUM)' }),
+    pointsBits: t.int({ required: false, description: `Bits of the composite score for points (default: ${defaults('pointsBits')})` }),
+    timeBits: t.int({ required: false, description: `Bits for the time since season start (default: ${defaults('timeBits')})` }),
+    timeUnitSeconds: t.int({ required: false, description: `Tie-break clock resolution (default: ${defaults('timeUnitSeconds')})` }),
   }),
 });
 
@@ -69,12 +72,11 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       await requireScope(ctx, 'admin');
       const { pointsBits, timeBits, timeUnitSeconds, ...rest } = input;
-      const custom = pointsBits != null || timeBits != null || timeUnitSeconds != null;
       return ctx.services.createSeason({
         ...rest,
         order: input.order ?? 'DESC',
         rankStyle: input.rankStyle ?? 'ORDINAL',
-        split: custom ? { pointsBits: pointsBits ?? 21, timeBits: timeBits ?? 32, timeUnitSeconds: timeUnitSeconds ?? 1 } : undefined,
+        split: splitWithDefaults(input.scoring, { pointsBits, timeBits, timeUnitSeconds }),
       });
     },
   }),

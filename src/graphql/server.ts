@@ -48,19 +48,11 @@ export interface ServerLimits {
   corsOrigins: '*' | readonly string[];
 }
 
-export const defaultLimits: ServerLimits = {
+/** Limits that are no setting. The others are settings: their defaults live in config.ts. */
+export const defaultLimits = {
   maxBodyBytes: 256 * 1024,
-  subscriptionsPerSocket: 20,
-  socketsPerAddress: 50,
   maxSocketBufferBytes: 4 * 1024 * 1024,
-  maxCost: 10_000,
-  requestTimeoutMs: 10_000,
-  headersTimeoutMs: 5_000,
-  connectionsPerAddress: 100,
-  graphiql: true,
-  graphiqlLoadsPerMinute: 6,
-  corsOrigins: '*',
-};
+} satisfies Partial<ServerLimits>;
 
 /** Extra HTTP routes next to /graphql (readiness, metrics). */
 export type Routes = Record<string, () => Promise<{ status: number; contentType: string; body: string }>>;
@@ -78,7 +70,8 @@ export function createGraphQLServer(deps: {
   routes?: Routes;
   /** Answers the requests it knows (the board page, src/page.ts) and returns true; false: not its own. */
   page?: (req: IncomingMessage, res: ServerResponse) => boolean;
-  limits?: Partial<ServerLimits>;
+  /** The settings among the limits (config.ts) and any default to override. */
+  limits: Omit<ServerLimits, keyof typeof defaultLimits> & Partial<ServerLimits>;
   plugins?: Plugin[];
   /** Called with the code of every error a client gets (metrics). */
   onErrorCode?(code: string): void;
@@ -90,7 +83,7 @@ export function createGraphQLServer(deps: {
    */
   responses: { cache: ResponseCache; maxAgeSeconds: number; onExecuted?(seconds: number): void };
 }) {
-  const limits = { ...defaultLimits, ...deps.limits };
+  const limits: ServerLimits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
   const logError = createErrorLog({ log });
   const codes = new Set<string>();

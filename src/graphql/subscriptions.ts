@@ -1,5 +1,5 @@
 import { LIMITS } from '../domain/board.js';
-import { DomainError } from '../domain/errors.js';
+import { badInput, seasonNotFound } from '../domain/errors.js';
 import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
 import type { Context } from './context.js';
@@ -22,7 +22,7 @@ const RecordUpdateRef = builder.objectRef<{
 
 async function seasonOrFail(ctx: Context, seasonId: number) {
   const season = await ctx.services.season(seasonId);
-  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  if (!season) throw seasonNotFound(seasonId);
   return season;
 }
 
@@ -30,7 +30,7 @@ builder.subscriptionType({
   fields: (t) => ({
     topChanged: t.field({
       type: [EntryRef],
-      description: 'The top `limit` (1..100) now, then whenever it changes (a few times a second at most).',
+      description: `The top \`limit\` (1..${LIMITS.topChangedLimit}) now, then whenever it changes (a few times a second at most).`,
       args: {
         seasonId: t.arg.int({ required: true }),
         window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
@@ -39,7 +39,7 @@ builder.subscriptionType({
       subscribe: async (_root, args, ctx) => {
         const limit = args.limit ?? 10;
         if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
-          throw new DomainError('BAD_USER_INPUT', `limit must be an integer in 1..${LIMITS.topChangedLimit}`, 'limit');
+          throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }
         const board = leaderboardOf(await seasonOrFail(ctx, args.seasonId), args.window ?? 'SEASON', ctx.services.now());
         return ctx.services.live.topChanges(board, limit);

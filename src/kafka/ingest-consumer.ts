@@ -1,6 +1,6 @@
 import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { badInput, DomainError, isDomainError, playerBlocked, seasonClosed, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
@@ -31,8 +31,8 @@ interface Poison { message: KafkaMessage; error: DomainError }
 const NOBODY: ReadonlySet<string> = new Set();
 
 /**
- * The ingest consumer of DESIGN §1: per chunk of a batch, validate (poison → DLQ), apply to
- * PostgreSQL then Redis, and only then resolve and commit the offsets. Infrastructure failures
+ * The ingest consumer of docs/design.md#data-flow: per chunk of a batch, validate (poison → DLQ),
+ * apply to PostgreSQL then Redis, and only then resolve and commit the offsets. Infrastructure failures
  * are retried in place (heartbeating) and never reach the DLQ; stopping abandons the chunk
  * unresolved so it is redelivered, which is safe because applying is idempotent.
  */
@@ -75,25 +75,25 @@ export function createIngestConsumer(opts: IngestOptions) {
         try {
           json = JSON.parse(message.value?.toString('utf8') ?? '');
         } catch {
-          throw new DomainError('BAD_USER_INPUT', 'message value is not JSON', 'value');
+          throw badInput('value', 'message value is not JSON');
         }
         const msg = parseMatchResultMessage(json);
         let known = seasons.get(msg.seasonId);
         if (!known) {
           const season = await opts.seasonById(msg.seasonId);
-          if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${msg.seasonId} does not exist`, 'seasonId');
+          if (!season) throw seasonNotFound(msg.seasonId);
           known = { season, blocked: (await opts.blockedIn?.(season.id)) ?? NOBODY };
           seasons.set(season.id, known);
         }
         const { season } = known;
         // A closed season still takes results already in Kafka at its close (their endedAt is
         // inside it); once its final standings are written it takes nothing more.
-        if (season.finalizedAt) throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final`, 'seasonId');
+        if (season.finalizedAt) throw seasonClosed(season.id, 'is closed and final');
         const endedAt = new Date(msg.endedAt);
         // No "not in the future" check here: a replay hours later is still a valid result.
         checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
         if (known.blocked.has(msg.playerId)) {
-          throw new DomainError('PLAYER_BLOCKED', `player ${msg.playerId} is blocked in season ${season.id}`, 'playerId');
+          throw playerBlocked(season.id, [msg.playerId]);
         }
         // A literal, not a spread: this runs once per message.
         good.push({

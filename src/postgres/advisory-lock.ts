@@ -1,7 +1,17 @@
 import type { Sql } from './client.js';
 
-/** Advisory lock of the scheduled reconcile (727274 serialises migrations, src/postgres/client.ts). */
-export const RECONCILE_LOCK = 727_275;
+/**
+ * Every PostgreSQL advisory lock id ladder takes, in one place so that two never collide. (The
+ * ingest benchmark's two-key lock (7272, 1) lives in another key space.)
+ */
+export const ADVISORY_LOCKS = {
+  /** Serialises concurrent migrators (parallel test workers, several instances starting). */
+  migrations: 727_274,
+  /** The scheduled reconcile: one instance at a time. */
+  reconcile: 727_275,
+  /** The season scheduler: one instance acts per tick. */
+  seasonScheduler: 727_276,
+} as const;
 
 /**
  * Runs `fn` while this process holds the session advisory lock `key`, on a connection reserved

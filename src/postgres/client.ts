@@ -3,6 +3,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema.js';
+import { ADVISORY_LOCKS } from './advisory-lock.js';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -25,7 +26,7 @@ export async function migrateDatabase(url: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     // Serialise concurrent migrators (parallel test workers, several API instances).
-    await sql`select pg_advisory_lock(727274)`;
+    await sql`select pg_advisory_lock(${ADVISORY_LOCKS.migrations})`;
     await migrate(drizzle(sql), { migrationsFolder });
   } finally {
     await sql.end({ timeout: 5 });

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { unavailable } from '../domain/errors.js';
 
 /** Error codes of postgres.js and Node that mean PostgreSQL is not reachable now. */
 const UNREACHABLE = new Set([
@@ -29,18 +29,18 @@ export type Deadline = <T>(work: PromiseLike<T>) => Promise<T>;
  */
 export function createDeadline(ms: number, now: () => number = Date.now): Deadline {
   let downUntil = 0;
-  const unavailable = (message: string) => {
+  const down = (message: string) => {
     downUntil = now() + ms;
-    return new DomainError('UNAVAILABLE', message);
+    return unavailable(message);
   };
   return <T>(work: PromiseLike<T>) => {
-    if (now() < downUntil) return Promise.reject(new DomainError('UNAVAILABLE', 'PostgreSQL is not answering; retry later'));
+    if (now() < downUntil) return Promise.reject(unavailable('PostgreSQL is not answering; retry later'));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable(`PostgreSQL did not answer within ${ms} ms; retry later`)), ms);
+      timer = setTimeout(() => reject(down(`PostgreSQL did not answer within ${ms} ms; retry later`)), ms);
     });
     const answer = Promise.resolve(work).catch((err: unknown) => {
-      throw isUnreachable(err) ? unavailable('PostgreSQL is not reachable; retry later') : err;
+      throw isUnreachable(err) ? down('PostgreSQL is not reachable; retry later') : err;
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   };

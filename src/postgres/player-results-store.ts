@@ -1,7 +1,7 @@
 // The PostgreSQL side of removing and blocking players (cheaters). See
 // src/service/remove-player-results.ts for the whole procedure and its concurrency argument.
 import type { BoardRef } from '../domain/board-deltas.js';
-import { DomainError } from '../domain/errors.js';
+import { seasonClosed, seasonNotFound } from '../domain/errors.js';
 import {
   planRemoval, type AuditEntry, type BoardOutcome, type PlayerResult, type RemovalCommand, type RemovalPlan,
   type StoredRemoval,
@@ -108,9 +108,9 @@ export type PlayerResultsStore = ReturnType<typeof createPlayerResultsStore>;
 async function lockOpenSeason(tx: Tx, seasonId: number, opts: { allowFinalized?: boolean } = {}): Promise<void> {
   const [row] = await tx<{ finalized: boolean }[]>`
     select finalized_at is not null as finalized from seasons where id = ${seasonId} for share`;
-  if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  if (!row) throw seasonNotFound(seasonId);
   if (row.finalized && !opts.allowFinalized) {
-    throw new DomainError('SEASON_CLOSED', `season ${seasonId} is closed and its final standings are written; they are not changed`, 'seasonId');
+    throw seasonClosed(seasonId, 'is closed and its final standings are written; they are not changed');
   }
 }
 
@@ -157,8 +157,8 @@ async function planFor(tx: Tx, cmd: RemovalCommand): Promise<RemovalPlan> {
 
 /**
  * Every result of the player in the season. match_results has no index on player_id (a second
- * index halves ingest, DESIGN §8), so this is a sequential scan of the table: a removal is rare,
- * ingest is not. Measured on the 2-core dev machine (busy): 0.24-0.5 s at 1M rows, 0.8 s at 5M; an
+ * index halves ingest, docs/design.md#storage), so this is a sequential scan of the table: a
+ * removal is rare, ingest is not. Measured on the 2-core dev machine (busy): 0.24-0.5 s at 1M rows, 0.8 s at 5M; an
  * index would make it 5-20 ms but cost ingest 22% of its insert rate at 1M rows and 38% at 5M.
  */
 async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<PlayerResult[]> {

@@ -45,7 +45,7 @@ export const players = pgTable('players', {
 
 /**
  * Every accepted result, exactly once: the primary key is the one dedup oracle.
- * No second index: it roughly halves insert speed (DESIGN §8). No foreign key to seasons either
+ * No second index: it roughly halves insert speed (docs/design.md#storage). No foreign key to seasons either
  * (nor from standings): the check locked the season's row FOR KEY SHARE once per inserted row,
  * while the consumer has already checked the season and seasons are never deleted.
  */

@@ -1,5 +1,5 @@
 import { asc, gt, isNull, or } from 'drizzle-orm';
-import { DomainError } from '../domain/errors.js';
+import { seasonNotFound } from '../domain/errors.js';
 import type { Season, Window } from '../domain/season.js';
 import type { CloseRequest, CloseStore, FinalizeReport } from '../service/close-season.js';
 import type { SchedulerStore } from '../service/season-scheduler.js';
@@ -8,8 +8,6 @@ import { rankedStandings } from './ranked-standings.js';
 import { seasons } from './schema.js';
 import { createSeasonsRepo, toSeason } from './seasons-repo.js';
 
-/** Advisory lock of the season scheduler (727274: migrations, 727275: reconcile). */
-export const SEASON_SCHEDULER_LOCK = 727_276;
 
 /** Season lifecycle state in PostgreSQL: what the scheduler and the close procedure read and write. */
 export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore & SchedulerStore {
@@ -45,7 +43,7 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
         // evicted from its group.
         const [row] = await tx<Array<{ finalized: boolean }>>`
           select finalized_at is not null as finalized from seasons where id = ${season.id} for no key update`;
-        if (!row) throw new DomainError('SEASON_NOT_FOUND', `season ${season.id} does not exist`, 'id');
+        if (!row) throw seasonNotFound(season.id);
         if (row.finalized) return undefined;
         const written = await writeFinalStandings(tx, season);
         // Readers switch to this table the moment the close ends: with statistics from before these
@@ -81,7 +79,8 @@ async function writeFinalStandings(tx: Tx, season: Season): Promise<FinalizeRepo
   return { boards: boards.length, rows };
 }
 
-// details as JSON text: Drizzle replaces postgres.js's json serializer on the shared client, so tx.json() would not encode.
+// details as JSON text: Drizzle replaces postgres.js's json serializer on the shared client, so
+// tx.json() would not encode.
 async function audit(tx: Tx, seasonId: number, action: string, by: CloseRequest, details: FinalizeReport | null): Promise<void> {
   await tx`
     insert into admin_audit (actor, action, season_id, reason, details)

@@ -9,7 +9,7 @@ export function createStandingsReader(sql: Sql) {
   return {
     /**
      * Streams every standing of a season, board by board, best first within a board: Redis
-     * inserts members ~2x faster in score order than in random order (DESIGN §8).
+     * inserts members ~2x faster in score order than in random order (docs/design.md#measured-facts).
      */
     async *seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncGenerator<BoardStanding[]> {
       const direction = sql.unsafe(order === 'ASC' ? 'asc' : 'desc');

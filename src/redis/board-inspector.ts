@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Season, Window } from '../domain/season.js';
-import { boardExpireAt } from './board-writer.js';
+import { boardExpireAt } from '../domain/board.js';
 import {
   boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel, windowBoardOfKey, windowBoardsPattern,
 } from './keys.js';

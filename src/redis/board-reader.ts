@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Board } from '../domain/board.js';
 import { pageRanks } from '../domain/page-ranks.js';
 import type { RankedStanding } from '../domain/ranking.js';
-import { codecOf } from './board-writer.js';
+import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey } from './keys.js';
 
 /** A read's value and the board version it was read at (see service/board-events.ts). */

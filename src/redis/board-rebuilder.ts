@@ -1,9 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { BoardStanding } from '../domain/board-deltas.js';
 import type { Season, Window } from '../domain/season.js';
-import { boardExpireAt, codecOf } from './board-writer.js';
+import { boardExpireAt } from '../domain/board.js';
+import { codecOf } from '../domain/score-codec.js';
+import { unavailable } from '../domain/errors.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, retiredKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
+import { swapStatus } from './scripts.js';
 
 const MARKER_TTL_MS = 60_000;
 
@@ -32,12 +35,19 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
         .exec();
     },
 
-    /** Swaps a filled copy in for the live board, atomically. */
+    /**
+     * Swaps a filled copy in for the live board, atomically. UNAVAILABLE when the copy is gone
+     * (deleted, or expired because the rebuild stalled past the marker's TTL): the live board is
+     * left as it was, and the rebuild must not report it rebuilt.
+     */
     async swap(season: Season, window: Window, period: string): Promise<void> {
       const board = boardKey(season.id, window, period);
       const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
-      await redis.swapBoard(rebuildCopyKey(board), board, retiredKey(board), boardVersionsKey(season.id),
-        String(expireAt), updatesChannel(dbOf(redis), season.id), boardLabel(window, period));
+      const status = swapStatus(await redis.swapBoard(rebuildCopyKey(board), board, retiredKey(board),
+        boardVersionsKey(season.id), String(expireAt), updatesChannel(dbOf(redis), season.id), boardLabel(window, period)));
+      if (status === 'noCopy') {
+        throw unavailable(`the rebuilt copy of ${board} was gone before its swap; the board is unchanged: rebuild again`);
+      }
     },
 
     /** Ends the rebuild: drops the marker and any copy ingest wrote after its board was swapped. */

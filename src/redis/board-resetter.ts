@@ -3,7 +3,8 @@ import type { BoardRef } from '../domain/board-deltas.js';
 import { isDomainError } from '../domain/errors.js';
 import type { StandingValue } from '../domain/ranking.js';
 import type { Season } from '../domain/season.js';
-import { boardExpireAt, codecOf } from './board-writer.js';
+import { boardExpireAt, isBoardExpired } from '../domain/board.js';
+import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
 
@@ -50,7 +51,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       for (const [key, { first, args }] of byBoard) {
         const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
         // A write to an expired board would only recreate a dead key, without its TTL.
-        if (expireAt !== 0 && expireAt * 1000 <= nowMs) { report.expiredBoards++; continue; }
+        if (isBoardExpired(expireAt, nowMs)) { report.expiredBoards++; continue; }
         if (args.length === 0) continue;
         pipeline.setStandings(key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
           updatesChannel(dbOf(redis), season.id), boardLabel(first.window, first.period), ...args);

@@ -1,33 +1,20 @@
 import type { Redis } from 'ioredis';
 import type { BoardStanding } from '../domain/board-deltas.js';
 import { isDomainError } from '../domain/errors.js';
-import { createCodec, type Codec } from '../domain/score-codec.js';
-import type { Season, Window } from '../domain/season.js';
-import { periodEnd } from '../domain/windows.js';
+import { boardExpireAt, isBoardExpired } from '../domain/board.js';
+import { codecOf } from '../domain/score-codec.js';
+import type { Season } from '../domain/season.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
-
-/** When a board's key expires: never for SEASON; DAY/WEEK `ttlSeconds` after their window ends. */
-export function boardExpireAt(season: Season, window: Window, period: string, ttlSeconds: number): number {
-  if (window === 'SEASON') return 0;
-  return Math.floor(periodEnd(window, period, season.endsAt).getTime() / 1000) + ttlSeconds;
-}
-
-/** Codecs are pure and a season's split never changes: build each once. */
-const codecs = new WeakMap<Season, Codec>();
-export function codecOf(season: Season): Codec {
-  let codec = codecs.get(season);
-  if (!codec) codecs.set(season, (codec = createCodec(season)));
-  return codec;
-}
 
 /** Mirrors committed standings into the Redis boards. */
 export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
   return {
     /**
      * Writes each standing to its board with ZADD GT (one Lua call per board, pipelined) and
-     * returns how many members rose, and the standings no score can encode. Boards whose key has already expired are skipped: their
-     * history stays in PostgreSQL, and a late write would only recreate a dead key.
+     * returns how many members rose, and the standings no score can encode. Boards whose key has
+     * already expired are skipped: their history stays in PostgreSQL, and a late write would only
+     * recreate a dead key.
      */
     async write(
       standings: readonly BoardStanding[], seasonOf: (id: number) => Season, nowMs: number,
@@ -44,7 +31,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
         const first = list[0]!;
         const season = seasonOf(first.seasonId);
         const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
-        if (expireAt !== 0 && expireAt * 1000 <= nowMs) continue;
+        if (isBoardExpired(expireAt, nowMs)) continue;
         const codec = codecOf(season);
         const args: string[] = [];
         for (const s of list) {

@@ -23,9 +23,22 @@ declare module 'ioredis' {
     setStandings(
       board: string, marker: string, copy: string, versions: string, channel: string, label: string, ...memberScorePairs: string[]
     ): Result<number, Context>;
-    /** lua/swapBoard-4.lua: 1 when swapped */
+    /** lua/swapBoard-4.lua: a status, read with swapStatus */
     swapBoard(copy: string, board: string, retired: string, versions: string, expireAt: string, channel: string, label: string): Result<number, Context>;
   }
+}
+
+/**
+ * What a script's status return means, read in this one place. The counts and data other scripts
+ * return are decoded by their callers (board-reader.ts).
+ */
+const SWAP_STATUS: Record<number, 'swapped' | 'noCopy'> = { 1: 'swapped', 0: 'noCopy' };
+
+/** swapBoard-4.lua: 'swapped', or 'noCopy' when there was no rebuilt copy (nothing changed). */
+export function swapStatus(returned: number): 'swapped' | 'noCopy' {
+  const status = SWAP_STATUS[returned];
+  if (!status) throw new Error(`swapBoard returned ${returned}, which no version of the script returns`);
+  return status;
 }
 
 const luaDir = fileURLToPath(new URL('./lua/', import.meta.url));

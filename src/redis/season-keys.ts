@@ -5,7 +5,8 @@ import { boardKey, seasonKeysPattern, updatesChannel } from './keys.js';
 
 /**
  * Removes a closed season's keys. UNLINK, never DEL: a 10M-member board blocks Redis for ~2 s
- * on DEL and ~10 ms on UNLINK, which frees the memory in a background thread (DESIGN §8).
+ * on DEL and ~10 ms on UNLINK, which frees the memory in a background thread
+ * (docs/design.md#measured-facts).
  * In Redis Cluster every key of a season lives on the node of its hash tag: run this there.
  */
 export function createSeasonKeys(redis: Redis): SeasonKeys {

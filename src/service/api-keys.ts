@@ -1,14 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DomainError } from '../domain/errors.js';
+import { badInput, forbidden, unauthenticated, unavailable } from '../domain/errors.js';
 
 /** What an API key may do; reads need no key at all. */
 export type Scope = 'submit' | 'admin';
 
 /** Every scope a key can be given. */
 export const SCOPES: readonly Scope[] = Object.freeze(['submit', 'admin']);
-
-/** How long a key's lookup (hit or miss) is cached, so also how long a revoked key keeps working. */
-export const DEFAULT_AUTH_CACHE_TTL_MS = 5_000;
 
 /** The authenticated caller of a request. */
 export interface Principal {
@@ -47,23 +44,21 @@ export async function createApiKey(
 ): Promise<{ id: number; name: string; scopes: Scope[]; key: string }> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > MAX_NAME_LENGTH) {
-    throw new DomainError('BAD_USER_INPUT', `name must be 1..${MAX_NAME_LENGTH} characters`, 'name');
+    throw badInput('name', `name must be 1..${MAX_NAME_LENGTH} characters`);
   }
   const unknown = input.scopes.filter((s) => !isScope(s));
   if (unknown.length > 0) {
-    throw new DomainError('BAD_USER_INPUT', `unknown scope ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`, 'scope');
+    throw badInput('scope', `unknown scope ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
   }
   // A key without a scope could do nothing reads cannot do without a key.
   if (input.scopes.length === 0) {
-    throw new DomainError('BAD_USER_INPUT', `at least one scope is required (${SCOPES.join(', ')})`, 'scope');
+    throw badInput('scope', `at least one scope is required (${SCOPES.join(', ')})`);
   }
   const scopes = SCOPES.filter((s) => input.scopes.includes(s));
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   const { id } = await store.insert({ name, keyHash: hashApiKey(key), scopes });
   return { id, name, scopes, key };
 }
-
-const unauthenticated = (why: string) => new DomainError('UNAUTHENTICATED', why);
 
 /**
  * Resolves `Authorization` headers to principals. Lookups (hits and misses) are cached per key
@@ -72,9 +67,9 @@ const unauthenticated = (why: string) => new DomainError('UNAUTHENTICATED', why)
  */
 export function createAuthenticator(
   store: ApiKeyStore,
-  opts: { cacheTtlMs?: number; now?: () => number; maxCacheEntries?: number } = {},
+  opts: { cacheTtlMs: number; now?: () => number; maxCacheEntries?: number },
 ) {
-  const { cacheTtlMs = DEFAULT_AUTH_CACHE_TTL_MS, now = Date.now, maxCacheEntries = 10_000 } = opts;
+  const { cacheTtlMs, now = Date.now, maxCacheEntries = 10_000 } = opts;
   if (!(cacheTtlMs >= 0) || !(maxCacheEntries >= 1)) throw new RangeError('cacheTtlMs >= 0 and maxCacheEntries >= 1');
   // The promise is cached, not its value: concurrent first requests share one query.
   const cache = new Map<string, { principal: Promise<Principal | null>; expires: number }>();
@@ -99,9 +94,7 @@ export function createAuthenticator(
       row = await store.findActiveByHash(keyHash);
     } catch (err) {
       // Retryable for the caller (a game server resubmits), unlike a bad key.
-      const e = new DomainError('UNAVAILABLE', 'API keys cannot be checked right now');
-      e.cause = err;
-      throw e;
+      throw unavailable('API keys cannot be checked right now', err);
     }
     if (!row) return null;
     return Object.freeze({ keyId: row.id, name: row.name, scopes: new Set(row.scopes.filter(isScope)) });
@@ -129,7 +122,7 @@ export type Authenticator = ReturnType<typeof createAuthenticator>;
 
 /** Returns the principal when it holds `scope`; UNAUTHENTICATED without one, FORBIDDEN without the scope. */
 export function requireScope(principal: Principal | null, scope: Scope): Principal {
-  if (!principal) throw new DomainError('UNAUTHENTICATED', `an API key with scope ${scope} is required`);
-  if (!principal.scopes.has(scope)) throw new DomainError('FORBIDDEN', `this API key lacks scope ${scope}`);
+  if (!principal) throw unauthenticated(`an API key with scope ${scope} is required`);
+  if (!principal.scopes.has(scope)) throw forbidden(`this API key lacks scope ${scope}`);
   return principal;
 }

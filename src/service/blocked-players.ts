@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { badInput } from '../domain/errors.js';
 import { parseReason, type AuditEntry } from '../domain/player-removal.js';
 import { parsePlayerId } from '../domain/submission.js';
 
@@ -34,7 +34,7 @@ export interface BlockReport {
 /** Checks an id the way GraphQL's Int and the CLI let it through: SEASON_NOT_FOUND comes from the store. */
 export function parseSeasonId(id: number): number {
   if (!Number.isInteger(id) || id < 1 || id > 2 ** 31 - 1) {
-    throw new DomainError('BAD_USER_INPUT', 'seasonId must be an integer in 1..2147483647', 'seasonId');
+    throw badInput('seasonId', 'seasonId must be an integer in 1..2147483647');
   }
   return id;
 }

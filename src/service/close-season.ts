@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { DomainError } from '../domain/errors.js';
+import { seasonNotFound, unavailable } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 
 /** Who closes a season and why (written to admin_audit). */
@@ -89,7 +89,7 @@ export async function closeSeason(deps: CloseDeps, seasonId: number, by: CloseRe
   const sleep = deps.sleep ?? defaultSleep;
   const started = now();
   const season = await deps.store.get(seasonId);
-  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'id');
+  if (!season) throw seasonNotFound(seasonId);
   if (season.finalizedAt) return sweep(deps, season, started, signal);
 
   const steps: CloseReport['steps'] = {};
@@ -153,8 +153,7 @@ export async function waitForIngest(
     if (behind.length === 0) return;
     if (opts.now() >= deadline) {
       const list = behind.map((p) => `${p.partition} (at ${committed.get(p.partition) ?? -1n} of ${p.end})`).join(', ');
-      throw new DomainError('UNAVAILABLE',
-        `ingest did not apply the results produced before the close within ${opts.timeoutMs} ms; partitions behind: ${list}. `
+      throw unavailable(`ingest did not apply the results produced before the close within ${opts.timeoutMs} ms; partitions behind: ${list}. `
         + 'The season stays CLOSED and closing it again (or the scheduler) finishes it.');
     }
     await opts.sleep(opts.pollMs, opts.signal);

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { badInput, conflict, seasonNotFound } from '../domain/errors.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
 
@@ -52,14 +52,14 @@ export function formatRows(rows: readonly ExportRow[], format: ExportFormat): st
 /** Checks a filter: a period needs its DAY or WEEK window and must be canonical ('2026-03-01', '2026-W09'). */
 export function parseExportFilter(window: string | undefined, period: string | undefined): ExportFilter {
   if (window !== undefined && window !== 'SEASON' && window !== 'DAY' && window !== 'WEEK') {
-    throw new DomainError('BAD_USER_INPUT', `window must be SEASON, DAY or WEEK, got "${window}"`, 'window');
+    throw badInput('window', `window must be SEASON, DAY or WEEK, got "${window}"`);
   }
   if (period === undefined) return window ? { window } : {};
   if (window !== 'DAY' && window !== 'WEEK') {
-    throw new DomainError('BAD_USER_INPUT', 'a period needs --window DAY or --window WEEK', 'period');
+    throw badInput('period', 'a period needs --window DAY or --window WEEK');
   }
   if (!isValidPeriod(window, period)) {
-    throw new DomainError('BAD_USER_INPUT', `period must be ${window === 'DAY' ? 'yyyy-mm-dd' : 'YYYY-Www'}, got "${period}"`, 'period');
+    throw badInput('period', `period must be ${window === 'DAY' ? 'yyyy-mm-dd' : 'YYYY-Www'}, got "${period}"`);
   }
   return { window, period };
 }
@@ -75,10 +75,10 @@ export async function exportFinalStandings(
   write: (chunk: string) => Promise<void>,
 ): Promise<{ rows: number }> {
   const season = await deps.seasonById(input.seasonId);
-  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${input.seasonId} does not exist`, 'seasonId');
+  if (!season) throw seasonNotFound(input.seasonId);
   if (!season.finalizedAt) {
-    throw new DomainError('CONFLICT', `season ${season.id} is not finalized yet: its final standings are written when it closes `
-      + `(\`npm run cli -- seasons close --season ${season.id}\` or at its end); export it after that`, 'seasonId');
+    throw conflict('seasonId', `season ${season.id} is not finalized yet: its final standings are written when it closes `
+      + `(\`npm run cli -- seasons close --season ${season.id}\` or at its end); export it after that`);
   }
   if (input.format === 'csv') await write(`${EXPORT_COLUMNS.join(',')}\r\n`);
   let rows = 0;

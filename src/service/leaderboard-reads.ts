@@ -1,7 +1,7 @@
-import { LIMITS, type Board } from '../domain/board.js';
+import { isBoardExpired, LIMITS, type Board } from '../domain/board.js';
 import type { BoardAnswer, BoardQuery } from '../redis/board-reader.js';
 import type { TopSnapshot } from './top-cache.js';
-import { DomainError } from '../domain/errors.js';
+import { badInput } from '../domain/errors.js';
 import { compareBytes, type RankedStanding } from '../domain/ranking.js';
 import { parsePlayerId } from '../domain/submission.js';
 
@@ -47,7 +47,7 @@ interface Batch {
 
 function checkInt(value: number, min: number, max: number, field: string): void {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new DomainError('BAD_USER_INPUT', `${field} must be an integer in ${min}..${max}`, field);
+    throw badInput(field, `${field} must be an integer in ${min}..${max}`);
   }
 }
 
@@ -71,10 +71,7 @@ export function createLeaderboardReads(deps: {
   now?(): number;
 }) {
   const now = deps.now ?? Date.now;
-  const expired = (b: Board) => {
-    const at = deps.expiresAt?.(b) ?? 0;
-    return at !== 0 && at * 1000 - EXPIRY_MARGIN_MS <= now();
-  };
+  const expired = (b: Board) => isBoardExpired(deps.expiresAt?.(b) ?? 0, now(), EXPIRY_MARGIN_MS);
   const fromPostgres = (b: Board, t: ReadTracker | undefined): BoardReads | undefined => {
     const pg = (b.season.finalizedAt && deps.archive) || (deps.history && expired(b) ? deps.history : undefined);
     if (pg) t?.uncacheable();
@@ -126,7 +123,7 @@ export function createLeaderboardReads(deps: {
     /** Inside the first LIMITS.topLimit entries, from the top snapshot when read alone. */
     async top(b: BoardView, limit: number, offset: number, t?: ReadTracker): Promise<RankedStanding[]> {
       checkInt(limit, 1, LIMITS.topLimit, 'limit');
-      checkInt(offset, 0, 10_000_000, 'offset');
+      checkInt(offset, 0, LIMITS.topOffset, 'offset');
       const pg = fromPostgres(b, t);
       if (pg) return pg.top(b, offset, limit);
       return read(b, t, (q) => {
@@ -163,7 +160,7 @@ export function createLeaderboardReads(deps: {
     /** Ranked friends by rank (ties as the board orders them); unranked ids left out. */
     async friends(b: BoardView, playerIds: readonly string[], t?: ReadTracker): Promise<RankedStanding[]> {
       if (playerIds.length > LIMITS.friends) {
-        throw new DomainError('BAD_USER_INPUT', `at most ${LIMITS.friends} playerIds`, 'playerIds');
+        throw badInput('playerIds', `at most ${LIMITS.friends} playerIds`);
       }
       const ids = new Set(playerIds.map(parsePlayerId));
       const pg = fromPostgres(b, t);

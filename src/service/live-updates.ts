@@ -1,5 +1,5 @@
 import type { Board } from '../domain/board.js';
-import { DomainError } from '../domain/errors.js';
+import { unavailable } from '../domain/errors.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { createCodec } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
@@ -35,7 +35,7 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
   };
   function onSeason(seasonId: number, listener: (e: BoardEvent) => void): () => void {
     // A subscription started while events do not flow would wait in vain: say so instead.
-    if (!deps.usable()) throw new DomainError('UNAVAILABLE', 'live updates are unavailable right now; retry');
+    if (!deps.usable()) throw unavailable('live updates are unavailable right now; retry');
     let set = bySeason.get(seasonId);
     if (!set) bySeason.set(seasonId, (set = new Set()));
     set.add(listener);

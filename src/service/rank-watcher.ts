@@ -82,7 +82,10 @@ export function createRankWatcher(opts: {
     for (const [w, bw] of soon) { later.delete(w); notify(bw, w); }
     soon.clear();
   }
-  /** Pushes the ranks others moved, a slice per turn: thousands at once would stall the event loop (and the own-score pushes behind it). */
+  /**
+   * Pushes the ranks others moved, a slice per turn: thousands at once would stall the event loop
+   * (and the own-score pushes behind it).
+   */
   function flushLater(): void {
     laterTimer = undefined;
     let n = 0;
@@ -122,7 +125,10 @@ export function createRankWatcher(opts: {
     if (bw.ranked[i] === w) bw.ranked.splice(i, 1);
   };
 
-  /** Applies one event to the watched players it concerns: their own changes to `own`, ranks others moved to `shifted`. */
+  /**
+   * Applies one event to the watched players it concerns: their own changes to `own`, ranks others
+   * moved to `shifted`.
+   */
   function apply(bw: BoardWatch, e: BoardEvent, only: Set<Watched> | undefined, own: Set<Watched>, shifted: Set<Watched>): void {
     const style = bw.board.season.rankStyle;
     for (const c of e.changes) {
@@ -208,7 +214,10 @@ export function createRankWatcher(opts: {
   };
 
   return {
-    /** Calls `listener` with the player's entry now (null: unranked), then whenever their rank or score moves; returns the unsubscribe. */
+    /**
+     * Calls `listener` with the player's entry now (null: unranked), then whenever their rank or
+     * score moves; returns the unsubscribe.
+     */
     watch(board: Board, playerId: string, listener: Listener): () => void {
       const key = boardId(board.season.id, board.window, board.period);
       let bw = boards.get(key);

@@ -1,6 +1,7 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
-import { DomainError } from '../domain/errors.js';
+import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
+import { isBoardExpired } from '../domain/board.js';
 
 export interface StandingsSource {
   /** Every standing of the season, grouped by board, best first within a board. */
@@ -42,19 +43,16 @@ export async function rebuildSeason(
   // A finalized season is read from its final standings; a rebuild would only bring back the
   // Redis keys its close removed.
   if (season.finalizedAt) {
-    throw new DomainError('SEASON_CLOSED', `season ${season.id} is closed and final; its boards are read from PostgreSQL`, 'seasonId');
+    throw seasonClosed(season.id, 'is closed and final; its boards are read from PostgreSQL');
   }
   if (!await deps.target.acquire(season.id)) {
-    throw new DomainError('REBUILD_IN_PROGRESS', `a rebuild of season ${season.id} is already running`);
+    throw rebuildInProgress(season.id);
   }
   const done: Array<{ window: Window; period: string }> = [];
   let current: { window: Window; period: string } | undefined;
   let members = 0;
   let expired = 0;
-  const isLive = (w: Window, p: string) => {
-    const at = deps.expireAt(season, w, p);
-    return at === 0 || at * 1000 > deps.now();
-  };
+  const isLive = (w: Window, p: string) => !isBoardExpired(deps.expireAt(season, w, p), deps.now());
   try {
     for await (const rows of deps.source.seasonPages(season.id, season.order, 5_000)) {
       // Rows come grouped by board; split the page at board boundaries.

@@ -2,10 +2,11 @@ import type { BoardStanding } from '../domain/board-deltas.js';
 import {
   addTally, classify, countDrift, DEFAULT_SAMPLE_SIZE, emptyTally, isPlayerId, type DriftKind, type DriftTally,
 } from '../domain/drift.js';
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
+import { isBoardExpired } from '../domain/board.js';
 
 /** PostgreSQL, the truth: one board's standings by player id. */
 export interface ReconcileStandings {
@@ -91,7 +92,7 @@ export async function reconcileSeason(deps: ReconcileDeps, season: Season, optio
     signal: options.signal,
   };
   if (season.finalizedAt) {
-    throw new DomainError('SEASON_CLOSED', `season ${season.id} is finalized: its boards live in PostgreSQL only`, 'seasonId');
+    throw seasonClosed(season.id, 'is finalized: its boards live in PostgreSQL only');
   }
   const boards: BoardReconcile[] = [];
   const total = emptyTally();
@@ -99,7 +100,7 @@ export async function reconcileSeason(deps: ReconcileDeps, season: Season, optio
   for (const board of await liveBoards(deps, season)) {
     // ZSCAN cannot follow a board that a rebuild swaps underneath it.
     if (await deps.boards.rebuilding(season.id)) {
-      throw new DomainError('REBUILD_IN_PROGRESS', `a rebuild of season ${season.id} is running; reconcile after it`);
+      throw rebuildInProgress(season.id, 'is running; reconcile after it');
     }
     const result = await reconcileBoard({ deps, season, ...board, ...opts, progress });
     boards.push(result);
@@ -118,10 +119,7 @@ async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ 
   }
   const nowMs = deps.now();
   return [...all.values()]
-    .filter((b) => {
-      const at = deps.expireAt(season, b.window, b.period);
-      return at === 0 || at * 1000 > nowMs;
-    })
+    .filter((b) => !isBoardExpired(deps.expireAt(season, b.window, b.period), nowMs))
     .sort((a, b) => windowOrder[a.window] - windowOrder[b.window] || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0));
 }
 
@@ -260,7 +258,7 @@ async function settleSuspects(run: BoardRun, tally: DriftTally, suspects: string
     // Under WATCH: a close that finalizes now and removes the boards after makes EXEC fail, and
     // the retry lands here; a repair must never bring back a closed season's boards.
     if (run.repair && writes.length > 0 && await deps.isFinalized(season.id)) {
-      throw new DomainError('SEASON_CLOSED', `season ${season.id} was finalized while it was reconciled`, 'seasonId');
+      throw seasonClosed(season.id, 'was finalized while it was reconciled');
     }
     return writes;
   }, run.repair);

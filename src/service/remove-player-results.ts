@@ -19,7 +19,7 @@
 //   boards from PostgreSQL while holding their row locks, so no ingest write can interleave.
 import type { BoardRef } from '../domain/board-deltas.js';
 import { sortBoardRefs } from '../domain/board-deltas.js';
-import { DomainError } from '../domain/errors.js';
+import { seasonNotFound } from '../domain/errors.js';
 import {
   parseReason, type AuditEntry, type BoardOutcome, type RemovalCommand, type ResultSelection, type StoredRemoval,
 } from '../domain/player-removal.js';
@@ -106,7 +106,7 @@ export async function removePlayerResults(
 ): Promise<{ report: PlayerRemovalReport; settle: SettleTicket }> {
   const { seasonId, playerId, matchId, reason, block } = parseInput(input);
   const season = await deps.seasonById(seasonId);
-  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${seasonId} does not exist`, 'seasonId');
+  if (!season) throw seasonNotFound(seasonId);
   const audit: AuditEntry = { actor: input.actor, action: 'remove_results', reason, matchId, details: input.details ?? {} };
   const stored = await deps.store.remove({
     season, playerId,

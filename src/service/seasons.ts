@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { badInput, seasonNotFound } from '../domain/errors.js';
 import {
   seasonStatusAt, validateSeasonDefinition, type ScoreSplit, type Season, type SeasonDefinition, type SeasonStatus,
 } from '../domain/season.js';
@@ -21,7 +21,7 @@ export function withCurrentStatus(season: Season, now: Date): Season {
 export async function createSeason(store: SeasonStore, def: SeasonDefinition, now: Date): Promise<Season> {
   const split = validateSeasonDefinition(def);
   const status = seasonStatusAt({ status: 'SCHEDULED', startsAt: def.startsAt, endsAt: def.endsAt }, now);
-  if (status === 'CLOSED') throw new DomainError('BAD_USER_INPUT', 'endsAt is in the past', 'endsAt');
+  if (status === 'CLOSED') throw badInput('endsAt', 'endsAt is in the past');
   return store.insert(def, split, status);
 }
 
@@ -34,6 +34,6 @@ export async function listSeasons(store: SeasonStore, status: SeasonStatus | und
 /** The season, or SEASON_NOT_FOUND. */
 export async function requireSeason(store: SeasonStore, id: number): Promise<Season> {
   const season = await store.get(id);
-  if (!season) throw new DomainError('SEASON_NOT_FOUND', `season ${id} does not exist`, 'id');
+  if (!season) throw seasonNotFound(id);
   return season;
 }

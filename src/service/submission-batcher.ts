@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../domain/errors.js';
+import { conflict, unavailable } from '../domain/errors.js';
 import { claimText, type MatchResultMessage } from '../domain/submission.js';
 
 /** Where accepted results go: Kafka, through an idempotent producer (acks = all). */
@@ -91,14 +91,14 @@ export function createSubmissionBatcher(deps: {
     try {
       held = await deps.claims!.claim(batch.map((w) => ({ matchId: w.messages[0]!.matchId, hash: w.hash })));
     } catch {
-      const err = new DomainError('UNAVAILABLE', 'matchIds cannot be claimed now; retry with the same matchId');
+      const err = unavailable('matchIds cannot be claimed now; retry with the same matchId');
       for (const w of batch) w.reject(err);
       return;
     }
     for (const w of batch) {
       const matchId = w.messages[0]!.matchId;
       if (held.get(matchId) === w.hash) produce(w);
-      else w.reject(new DomainError('CONFLICT', `match ${matchId} was already submitted with different results`, 'matchId'));
+      else w.reject(conflict('matchId', `match ${matchId} was already submitted with different results`));
     }
   }, count, 10 * maxMessages);
 

@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../domain/errors.js';
+import { isDomainError, playerBlocked, unavailable } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 import { validateSubmission, type MatchResultMessage, type SubmissionInput } from '../domain/submission.js';
 import type { ResultQueue } from './submission-batcher.js';
@@ -44,7 +44,7 @@ export async function submitMatchResult(
     await withTimeout(deps.queue.send(messages), deps.sendTimeoutMs);
   } catch (err) {
     if (isDomainError(err)) throw err;
-    throw new DomainError('UNAVAILABLE', 'the result queue is unavailable; retry with the same matchId');
+    throw unavailable('the result queue is unavailable; retry with the same matchId');
   }
   // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
   // submission carries it again), so a PostgreSQL hiccup here must not fail an accepted match.
@@ -72,7 +72,7 @@ async function refuseBlocked(
     return;
   }
   if (blocked.length > 0) {
-    throw new DomainError('PLAYER_BLOCKED', `player ${blocked.join(', ')} is blocked in season ${seasonId}`, 'playerId');
+    throw playerBlocked(seasonId, blocked);
   }
 }
 

@@ -110,7 +110,10 @@ export function createTopCache(opts: {
       return current(slot);
     },
 
-    /** Calls `listener` with the board's snapshot now and whenever its entries change (topChanged); returns the unsubscribe. */
+    /**
+     * Calls `listener` with the board's snapshot now and whenever its entries change (topChanged);
+     * returns the unsubscribe.
+     */
     watch(board: Board, listener: (snap: TopSnapshot) => void): () => void {
       const slot = slotOf(board);
       slot.listeners.add(listener);

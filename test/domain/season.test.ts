@@ -3,6 +3,7 @@ import { DomainError, isDomainError } from '../../src/domain/errors.js';
 import {
   defaultSplit,
   seasonStatusAt,
+  splitWithDefaults,
   validateSeasonDefinition,
   type SeasonDefinition,
   type SeasonStatus,
@@ -108,5 +109,24 @@ describe('seasonStatusAt', () => {
     ['CLOSED', '2025-12-31T23:59:00.000Z', 'CLOSED'],
   ])('reads a stored %s season at %s as %s', (status, now, expected) => {
     expect(seasonStatusAt({ ...season, status }, utc(now))).toBe(expected);
+  });
+});
+
+describe('splitWithDefaults', () => {
+  it.each([
+    ['BEST', {}, split(21, 32, 1)],
+    ['SUM', {}, split(31, 22, 60)],
+    ['BEST', { timeBits: 20 }, split(21, 20, 1)],
+    // A partial SUM split keeps SUM's other defaults (it used to get BEST's).
+    ['SUM', { timeBits: 20 }, split(31, 20, 60)],
+    ['SUM', { pointsBits: 25, timeBits: null }, split(25, 22, 60)],
+    ['SUM', { timeUnitSeconds: 1 }, split(31, 22, 1)],
+    ['BEST', { pointsBits: 10, timeBits: 40, timeUnitSeconds: 3600 }, split(10, 40, 3600)],
+  ] as const)('%s with %o → %o', (scoring, chosen, expected) => {
+    expect(splitWithDefaults(scoring, chosen)).toEqual(expected);
+  });
+
+  it('gives exactly defaultSplit when nothing is chosen', () => {
+    for (const scoring of ['BEST', 'SUM'] as const) expect(splitWithDefaults(scoring)).toEqual(defaultSplit(scoring));
   });
 });

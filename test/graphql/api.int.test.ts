@@ -121,6 +121,15 @@ describe('the GraphQL API end to end', () => {
       .toEqual([[1, '9', 5900], [2, '8', 5980], [3, '7', 6120]]);
   });
 
+  it('completes a partial score split with the defaults of the season\'s own scoring mode', async () => {
+    // SUM defaults are 31 point bits and minutes; BEST's 21 bits and seconds would make 20 time
+    // bits hold 12 days, too short for this 33-day season.
+    const sum = await createSeason({ scoring: 'SUM', timeBits: 20 });
+    expect((await api.s.seasons.get(sum))?.split).toEqual({ pointsBits: 31, timeBits: 20, timeUnitSeconds: 60 });
+    const best = await createSeason({ scoring: 'BEST', pointsBits: 20 });
+    expect((await api.s.seasons.get(best))?.split).toEqual({ pointsBits: 20, timeBits: 32, timeUnitSeconds: 1 });
+  });
+
   it('picks DAY and WEEK boards with `at`, by the time the match ended', async () => {
     const seasonId = await createSeason({ startsAt: minutesFromNow(-20 * 24 * 60) });
     const tenDaysAgo = minutesFromNow(-10 * 24 * 60);

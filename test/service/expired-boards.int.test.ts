@@ -6,7 +6,7 @@ import { rankStandings } from '../../src/domain/ranking.js';
 import { dayPeriod } from '../../src/domain/windows.js';
 import { createStandingsRanker } from '../../src/postgres/ranked-standings.js';
 import { createBoardReader } from '../../src/redis/board-reader.js';
-import { boardExpireAt } from '../../src/redis/board-writer.js';
+import { boardExpireAt } from '../../src/domain/board.js';
 import { boardKey } from '../../src/redis/keys.js';
 import { createLeaderboardReads } from '../../src/service/leaderboard-reads.js';
 import { testConfig } from '../support/env.js';

@@ -68,7 +68,8 @@ async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, 
   const final = (await s.seasons.get(season.id))!;
   expect(final).toMatchObject({ status: 'CLOSED', finalizedAt: expect.any(Date) });
   const total = [...before.values()].reduce((n, rows) => n + rows.length, 0);
-  expect(report).toMatchObject({ finalized: true, rows: total, boards: boards.length, keysRemoved: boards.length + 1 }); // + the versions hash
+  // keysRemoved: every board, plus the versions hash.
+  expect(report).toMatchObject({ finalized: true, rows: total, boards: boards.length, keysRemoved: boards.length + 1 });
 
   // Every player on every board, page by page, and each player of the SEASON board one by one.
   const archive = createFinalStandingsReader(s.pg.sql);

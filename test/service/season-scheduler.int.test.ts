@@ -2,8 +2,8 @@
 // scheduler here sees only this file's seasons: ladder_test holds every earlier run's seasons.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSeasonDefinition, type Season, type SeasonDefinition, type SeasonStatus } from '../../src/domain/season.js';
-import { withTryAdvisoryLock } from '../../src/postgres/advisory-lock.js';
-import { createSeasonLifecycleStore, SEASON_SCHEDULER_LOCK } from '../../src/postgres/season-lifecycle-store.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../../src/postgres/advisory-lock.js';
+import { createSeasonLifecycleStore } from '../../src/postgres/season-lifecycle-store.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
 import { closeSeason } from '../../src/service/close-season.js';
 import { createSeasonScheduler, type SchedulerStore } from '../../src/service/season-scheduler.js';
@@ -50,7 +50,7 @@ function scheduler(ids: ReadonlySet<number>, gate: Promise<void> = Promise.resol
     closedAt,
     scheduler: createSeasonScheduler({
       store,
-      tryLock: (fn) => withTryAdvisoryLock(s.pg.sql, SEASON_SCHEDULER_LOCK, fn),
+      tryLock: (fn) => withTryAdvisoryLock(s.pg.sql, ADVISORY_LOCKS.seasonScheduler, fn),
       intervalMs: 100,
       close: async (id, reason, signal) => {
         await gate;
@@ -138,7 +138,7 @@ describe('the season scheduler', () => {
 /** Whether some session holds the scheduler's advisory lock. */
 async function lockHeld(): Promise<boolean> {
   const [row] = await s.pg.sql<[{ held: boolean }]>`
-    select exists (select 1 from pg_locks where locktype = 'advisory' and objid = ${SEASON_SCHEDULER_LOCK} and granted
+    select exists (select 1 from pg_locks where locktype = 'advisory' and objid = ${ADVISORY_LOCKS.seasonScheduler} and granted
                   and database = (select oid from pg_database where datname = current_database())) as held`;
   return row.held;
 }

@@ -45,7 +45,10 @@ export async function startApi(overrides: Record<string, string> = {}, opts: { l
     return client;
   }
 
-  /** Opens a subscription over a real graphql-ws socket (its own, unless `client` is given); collects every message it gets. */
+  /**
+   * Opens a subscription over a real graphql-ws socket (its own, unless `client` is given); collects
+   * every message it gets.
+   */
   function subscribe(query: string, variables?: Record<string, unknown>, client: Client = wsClient()) {
     const events: Array<GqlResponse> = [];
     let failure: unknown;

@@ -1,5 +1,6 @@
-// What the standings table must hold, computed from raw results by the rules of DESIGN §2 stated
-// directly (like oracle.ts for Redis), not by folding src/domain/ranking.ts applyResult.
+// What the standings table must hold, computed from raw results by the rules of
+// docs/design.md#ranks-and-tie-breaks stated directly (like oracle.ts for Redis), not by folding
+// src/domain/ranking.ts applyResult.
 import type { Season } from '../../src/domain/season.js';
 import type { Services } from './services.js';
 import { expectedStanding, isoWeek, utcDay, type OracleResult } from './oracle.js';

@@ -1,5 +1,6 @@
 // An independent model of what the boards must hold, computed from the raw input by the rules
-// of DESIGN §2 stated directly (not by folding src/domain/ranking.ts applyResult).
+// of docs/design.md#ranks-and-tie-breaks stated directly (not by folding src/domain/ranking.ts
+// applyResult).
 import { createCodec } from '../../src/domain/score-codec.js';
 import type { Season } from '../../src/domain/season.js';
 import { boardKey } from '../../src/redis/keys.js';
@@ -18,7 +19,10 @@ export function isoWeek(d: Date): string {
   return `${t.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
 }
 
-/** A player's standing from all their results on one board, by the rules of DESIGN §2 stated directly. */
+/**
+ * A player's standing from all their results on one board, by the rules of
+ * docs/design.md#ranks-and-tie-breaks stated directly.
+ */
 export function expectedStanding(season: Season, rs: readonly OracleResult[]): { points: number; at: number } {
   if (season.scoring === 'SUM') {
     const points = rs.reduce((a, r) => a + r.points, 0);

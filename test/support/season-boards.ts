@@ -14,7 +14,8 @@ import { prng, shuffle } from './generate.js';
 import type { Services } from './services.js';
 
 /**
- * `players` players, each with one result and a share of them (`repeat`, default a third) with a second, in matches of 5.
+ * `players` players, each with one result and a share of them (`repeat`, default a third) with a
+ * second, in matches of 5.
  * Points come from a small range and times from a few hundred whole seconds, so equal points
  * and equal composite scores are everywhere; ids of 1, 10 and 19 digits make byte order differ
  * from numeric order. Times lie in the season's past days, spread over several DAY/WEEK boards.

@@ -1,16 +1,16 @@
 // `rebuild` and `reconcile` as operators run them: real child processes, a private redis-server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
-import type { AcceptedResult } from '../src/domain/board-deltas.js';
-import type { Season } from '../src/domain/season.js';
-import { createResultsStore } from '../src/postgres/results-store.js';
-import { createBoardWriter } from '../src/redis/board-writer.js';
-import { boardKey, rebuildMarkerKey } from '../src/redis/keys.js';
-import { applyResults } from '../src/service/apply-results.js';
-import { testConfig, testEnv } from './support/env.js';
-import { generateResults } from './support/generate.js';
-import { startRedisServer } from './support/redis-server.js';
-import { boardContents, boardKeys, createSeason, openServices, type Services } from './support/services.js';
+import { runCli } from '../support/cli.js';
+import type { AcceptedResult } from '../../src/domain/board-deltas.js';
+import type { Season } from '../../src/domain/season.js';
+import { createResultsStore } from '../../src/postgres/results-store.js';
+import { createBoardWriter } from '../../src/redis/board-writer.js';
+import { boardKey, rebuildMarkerKey } from '../../src/redis/keys.js';
+import { applyResults } from '../../src/service/apply-results.js';
+import { testConfig, testEnv } from '../support/env.js';
+import { generateResults } from '../support/generate.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { boardContents, boardKeys, createSeason, openServices, type Services } from '../support/services.js';
 
 // Each child process starts tsx: seconds on an idle machine, tens of seconds on a busy one.
 const CHILD_TIMEOUT = 120_000;

@@ -1,18 +1,18 @@
 // The scheduled reconcile as app.ts wires it: config, advisory lock, repair and /metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDatabase } from '../../scripts/ensure-database.js';
-import { buildApp, type App } from '../../src/app.js';
-import type { AcceptedResult } from '../../src/domain/board-deltas.js';
-import { migrateDatabase } from '../../src/postgres/client.js';
-import { RECONCILE_LOCK, withTryAdvisoryLock } from '../../src/postgres/advisory-lock.js';
-import { createResultsStore } from '../../src/postgres/results-store.js';
-import { createBoardWriter } from '../../src/redis/board-writer.js';
-import { boardKey } from '../../src/redis/keys.js';
-import { applyResults } from '../../src/service/apply-results.js';
-import { testConfig, TEST_DATABASE_URL } from '../support/env.js';
-import { generateResults } from '../support/generate.js';
-import { startRedisServer } from '../support/redis-server.js';
-import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
+import { ensureDatabase } from '../scripts/ensure-database.js';
+import { buildApp, type App } from '../src/app.js';
+import type { AcceptedResult } from '../src/domain/board-deltas.js';
+import { migrateDatabase } from '../src/postgres/client.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../src/postgres/advisory-lock.js';
+import { createResultsStore } from '../src/postgres/results-store.js';
+import { createBoardWriter } from '../src/redis/board-writer.js';
+import { boardKey } from '../src/redis/keys.js';
+import { applyResults } from '../src/service/apply-results.js';
+import { testConfig, TEST_DATABASE_URL } from './support/env.js';
+import { generateResults } from './support/generate.js';
+import { startRedisServer } from './support/redis-server.js';
+import { createSeason, openServices, waitFor, type Services } from './support/services.js';
 
 // A database of its own: the job reconciles EVERY active season, and the shared test database
 // holds those of every other test file.
@@ -36,24 +36,6 @@ afterAll(async () => {
   await redisServer?.stop();
 });
 
-describe('withTryAdvisoryLock', () => {
-  it('lets one holder in at a time and frees the lock when it is done', async () => {
-    let inside!: () => void;
-    const entered = new Promise<void>((r) => { inside = r; });
-    let leave!: () => void;
-    const first = withTryAdvisoryLock(s.pg.sql, 424_242, async () => {
-      inside();
-      await new Promise<void>((r) => { leave = r; });
-      return 'first';
-    });
-    await entered;
-    expect(await withTryAdvisoryLock(s.pg.sql, 424_242, async () => 'second')).toEqual({ acquired: false });
-    leave();
-    expect(await first).toEqual({ acquired: true, value: 'first' });
-    expect(await withTryAdvisoryLock(s.pg.sql, 424_242, async () => 'third')).toEqual({ acquired: true, value: 'third' });
-  });
-});
-
 describe('RECONCILE_INTERVAL_SECONDS', () => {
   it('reconciles active seasons on schedule, only while no other instance holds the lock, repairs with RECONCILE_AUTO_REPAIR and shows the result in /metrics', async () => {
     const season = await createSeason(s, { name: 'scheduled reconcile' });
@@ -69,7 +51,7 @@ describe('RECONCILE_INTERVAL_SECONDS', () => {
     const lastRun = async () => (await app!.metrics.reconcileLastRun.get()).values[0]?.value ?? 0;
     try {
       // Another instance holds the lock: this one must skip every turn.
-      await withTryAdvisoryLock(s.pg.sql, RECONCILE_LOCK, async () => {
+      await withTryAdvisoryLock(s.pg.sql, ADVISORY_LOCKS.reconcile, async () => {
         app = buildApp(config, { roles: [], logger: s.logger });
         await app.start();
         await new Promise((r) => setTimeout(r, 2_500));

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
-import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
-import { createAuthenticator, hashApiKey } from '../src/service/api-keys.js';
-import { TEST_DATABASE_URL, testConfig, uniqueName } from './support/env.js';
-import { openServices, type Services } from './support/services.js';
+import { runCli } from '../support/cli.js';
+import { createApiKeysRepo } from '../../src/postgres/api-keys-repo.js';
+import { createAuthenticator, hashApiKey } from '../../src/service/api-keys.js';
+import { TEST_DATABASE_URL, testConfig, uniqueName } from '../support/env.js';
+import { openServices, type Services } from '../support/services.js';
+
+const CACHE_TTL_MS = 5_000;
 
 
 const cli = (...args: string[]) => runCli({ DATABASE_URL: TEST_DATABASE_URL }, ...args);
@@ -28,7 +30,7 @@ describe('keys create, list, revoke', () => {
     expect(key).toMatch(/^ldr_[A-Za-z0-9_-]{43}$/);
 
     const repo = createApiKeysRepo(s.pg.db);
-    const principal = await createAuthenticator(repo).authenticate(`Bearer ${key}`);
+    const principal = await createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${key}`);
     expect(principal?.name).toBe(name);
     expect([...principal!.scopes]).toEqual(['submit']);
 
@@ -41,7 +43,7 @@ describe('keys create, list, revoke', () => {
 
     const revoked = await cli('keys', 'revoke', String(principal!.keyId));
     expect(revoked.code).toBe(0);
-    await expect(createAuthenticator(repo).authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     const relisted = await cli('keys', 'list');
     expect(lines(relisted.stdout).find((l) => l.split(/\s+/)[1] === name)?.split(/\s+/)[4]).toMatch(/Z$/);
 
@@ -54,7 +56,7 @@ describe('keys create, list, revoke', () => {
   it('gives a key every --scope it is created with', async () => {
     const created = await cli('keys', 'create', '--name', uniqueName('ci-admin'), '--scope', 'admin', '--scope', 'submit');
     expect(created.code).toBe(0);
-    const principal = await createAuthenticator(createApiKeysRepo(s.pg.db)).authenticate(`Bearer ${lines(created.stdout).at(-1)}`);
+    const principal = await createAuthenticator(createApiKeysRepo(s.pg.db), { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${lines(created.stdout).at(-1)}`);
     expect([...principal!.scopes].sort()).toEqual(['admin', 'submit']);
   });
 });

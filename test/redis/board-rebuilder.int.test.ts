@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
+import { boardKey, rebuildCopyKey } from '../../src/redis/keys.js';
+import { swapStatus } from '../../src/redis/scripts.js';
+import { testConfig } from '../support/env.js';
+import { createSeason, openServices, type Services } from '../support/services.js';
+
+let s: Services;
+const TTL = 90 * 24 * 3600;
+
+beforeAll(() => {
+  s = openServices(testConfig());
+});
+
+afterAll(async () => {
+  await s?.close();
+});
+
+describe('swapStatus', () => {
+  it.each([[1, 'swapped'], [0, 'noCopy']] as const)('reads %d as %s', (returned, status) => {
+    expect(swapStatus(returned)).toBe(status);
+  });
+
+  it('refuses a status no version of the script returns', () => {
+    expect(() => swapStatus(2)).toThrow(/swapBoard returned 2/);
+  });
+});
+
+describe('the board rebuilder', () => {
+  it('swaps a filled copy in, and refuses (UNAVAILABLE, board unchanged) when the copy is gone', async () => {
+    const season = await createSeason(s, { name: 'rebuilder swap' });
+    const rebuilder = createBoardRebuilder(s.redis, TTL);
+    const board = boardKey(season.id, 'SEASON', '');
+    await s.redis.zadd(board, '1', '42');
+    expect(await rebuilder.acquire(season.id)).toBe(true);
+
+    await rebuilder.fill(season, 'SEASON', '', [{ seasonId: season.id, window: 'SEASON', period: '', playerId: '7', points: 10, achievedAt: season.startsAt }]);
+    await rebuilder.swap(season, 'SEASON', '');
+    expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
+
+    // The copy vanished (expired, deleted) between fill and swap: no silent "rebuilt".
+    await rebuilder.fill(season, 'SEASON', '', [{ seasonId: season.id, window: 'SEASON', period: '', playerId: '8', points: 10, achievedAt: season.startsAt }]);
+    await s.redis.del(rebuildCopyKey(board));
+    await expect(rebuilder.swap(season, 'SEASON', '')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
+    await rebuilder.release(season.id, []);
+  });
+});
