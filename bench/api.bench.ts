@@ -59,8 +59,13 @@ const PLAIN = `http://127.0.0.1:${PLAIN_PORT}`;
 
 async function seed(): Promise<number> {
   const season = await seedBoard({
-    databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, flush: 'db', name: 'bench', players: PLAYERS,
-    points: (p) => (p * 7919) % 50_000, agoMs: (p) => (p * 104_729) % 86_400_000,
+    databaseUrl: DATABASE_URL,
+    redisUrl: REDIS_URL,
+    flush: 'db',
+    name: 'bench',
+    players: PLAYERS,
+    points: (p) => (p * 7919) % 50_000,
+    agoMs: (p) => (p * 104_729) % 86_400_000,
   });
   return season.id;
 }
@@ -76,9 +81,17 @@ let stopping = false;
  * listening process), or 10 s after the first one: a server that starts fewer processes than asked
  * (one that ignores API_WORKERS) is still measured, and the caller reports how many listened.
  */
-function startServer(label: string, args: string[], env: Record<string, string>, ready: RegExp, expected: number):
-  Promise<{ child: ChildProcess; listening: number }> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+function startServer(
+  label: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  expected: number,
+): Promise<{ child: ChildProcess; listening: number }> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   servers.push(child);
   return new Promise((resolve, reject) => {
     let listening = 0;
@@ -90,7 +103,8 @@ function startServer(label: string, args: string[], env: Record<string, string>,
       settled = true;
       clearTimeout(giveUp);
       clearTimeout(grace);
-      if (err) reject(err); else resolve({ child, listening });
+      if (err) reject(err);
+      else resolve({ child, listening });
     };
     const giveUp = setTimeout(() => settle(new Error(`${label} was not ready after 60 s`)), 60_000);
     let grace: NodeJS.Timeout | undefined;
@@ -126,7 +140,8 @@ function alive(pid: string): boolean {
 async function stopServers(): Promise<void> {
   stopping = true;
   currentWrk?.kill('SIGTERM');
-  const trees = servers.filter((c) => c.pid !== undefined && c.exitCode === null && c.signalCode === null)
+  const trees = servers
+    .filter((c) => c.pid !== undefined && c.exitCode === null && c.signalCode === null)
     .map((c) => ({ child: c, pids: [...sampleTree(c.pid!).keys()] }));
   servers.length = 0;
   for (const { child } of trees) child.kill('SIGTERM');
@@ -137,7 +152,6 @@ async function stopServers(): Promise<void> {
     process.kill(Number(pid), 'SIGKILL');
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -152,20 +166,27 @@ function gqlBody(query: string, variables?: Record<string, string>, extensions?:
 const post = (body: string): RequestKind => ({ weight: 1, method: 'POST', path: '/graphql', headers: JSON_POST, body });
 
 /** Apollo's Automatic Persisted Queries: the hash instead of the query text. */
-const persistedExtension = (query: string) =>
-  ({ persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') } });
+const persistedExtension = (query: string) => ({
+  persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') },
+});
 
 /** The request once, placeholders filled with fixed ids, to see what the server answers before loading it. */
 async function probe(kind: RequestKind): Promise<{ status: number; headers: Headers; body: string; problem?: string }> {
   const fill = (s: string) => s.replaceAll('{{players}}', '["1","2","3"]').replaceAll('{{player}}', '1');
-  const res = await fetch(LADDER + fill(kind.path), { method: kind.method, headers: kind.headers, body: kind.body && fill(kind.body) });
+  const res = await fetch(LADDER + fill(kind.path), {
+    method: kind.method,
+    headers: kind.headers,
+    body: kind.body && fill(kind.body),
+  });
   const body = await res.text();
   let problem: string | undefined;
   if (res.status !== 200 && res.status !== 304) problem = `status ${res.status}: ${body.slice(0, 200)}`;
   else if (res.status === 200) {
     try {
-      const errors = (JSON.parse(body) as { errors?: Array<{ message: string; extensions?: { code?: string } }> }).errors;
-      if (errors?.length) problem = `200 with errors: ${errors[0]!.extensions?.code ?? ''} ${errors[0]!.message}`.slice(0, 240);
+      const errors = (JSON.parse(body) as { errors?: Array<{ message: string; extensions?: { code?: string } }> })
+        .errors;
+      if (errors?.length)
+        problem = `200 with errors: ${errors[0]!.extensions?.code ?? ''} ${errors[0]!.message}`.slice(0, 240);
     } catch {
       problem = `200 but not JSON: ${body.slice(0, 120)}`;
     }
@@ -190,7 +211,12 @@ interface Scenario {
 }
 
 /** A ladder scenario; each of its requests is probed first, and a bad answer is printed as a warning. */
-async function ladderScenario(key: Key, name: string, kinds: RequestKind[], extra: Partial<Scenario> = {}): Promise<Scenario> {
+async function ladderScenario(
+  key: Key,
+  name: string,
+  kinds: RequestKind[],
+  extra: Partial<Scenario> = {},
+): Promise<Scenario> {
   let checkResponses = false;
   for (const kind of kinds) {
     const { problem } = await probe(kind);
@@ -213,12 +239,19 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
   const registered = await probe(post(gqlBody(topQuery, undefined, extension)));
   if (registered.problem) warn(`registering the persisted query: ${registered.problem}`);
   const persisted: RequestKind = {
-    weight: 1, method: 'GET', path: `/graphql?extensions=${encodeURIComponent(JSON.stringify(extension))}`,
+    weight: 1,
+    method: 'GET',
+    path: `/graphql?extensions=${encodeURIComponent(JSON.stringify(extension))}`,
     headers: { accept: 'application/json' },
   };
 
   // If-None-Match: the ETag of a plain GET, then conditional GETs that should all answer 304.
-  const get: RequestKind = { weight: 1, method: 'GET', path: `/graphql?query=${encodeURIComponent(topQuery)}`, headers: { accept: 'application/json' } };
+  const get: RequestKind = {
+    weight: 1,
+    method: 'GET',
+    path: `/graphql?query=${encodeURIComponent(topQuery)}`,
+    headers: { accept: 'application/json' },
+  };
   const etag = (await probe(get)).headers.get('etag');
   const conditional: RequestKind = { ...get, headers: etag ? { ...get.headers, 'if-none-match': etag } : get.headers };
   if (!etag) warn('top(100) by GET has no etag header: the If-None-Match scenario sends none and counts 200s');
@@ -230,9 +263,17 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
   const names = post(gqlBody(`{ ${board} { top(limit: 100) { rank playerId player { displayName } } } }`));
   // Random ids go in variables, as a real client sends them: the query text stays the same, so
   // the server parses and validates it once (inline literals would measure a parse per request).
-  const entry = post(gqlBody(`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: '{{player}}' }));
-  const around = post(gqlBody(`query ($p: ID!) { ${board} { around(playerId: $p, radius: 5) { rank playerId points } } }`, { p: '{{player}}' }));
-  const friends = post(gqlBody(`query ($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`, { ps: '{{players}}' }));
+  const entry = post(
+    gqlBody(`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: '{{player}}' }),
+  );
+  const around = post(
+    gqlBody(`query ($p: ID!) { ${board} { around(playerId: $p, radius: 5) { rank playerId points } } }`, {
+      p: '{{player}}',
+    }),
+  );
+  const friends = post(
+    gqlBody(`query ($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`, { ps: '{{players}}' }),
+  );
 
   const scenarios = [
     await ladderScenario('top', 'top(100) by POST', [topPost]),
@@ -246,12 +287,22 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
   // The mix reads top by persisted GET, as a deployed client would; by POST if this server cannot.
   const persistedWorks = !scenarios.find((s) => s.key === 'persisted')!.checkResponses;
   if (!persistedWorks) warn('the mixed scenario reads top(100) by POST: persisted GET failed');
-  scenarios.push(await ladderScenario('mix', `mixed reads, paced at ${RATE.toLocaleString('en')} req/s offered`, [
-    { ...(persistedWorks ? persisted : topPost), weight: 60 }, { ...entry, weight: 20 }, { ...around, weight: 10 }, { ...friends, weight: 10 },
-  ], {
-    pauseMs: (1000 * CONNECTIONS) / RATE,
-    detail: `60% top(100) by ${persistedWorks ? 'persisted GET' : 'POST'}, 20% entry, 10% around, 10% friends`,
-  }));
+  scenarios.push(
+    await ladderScenario(
+      'mix',
+      `mixed reads, paced at ${RATE.toLocaleString('en')} req/s offered`,
+      [
+        { ...(persistedWorks ? persisted : topPost), weight: 60 },
+        { ...entry, weight: 20 },
+        { ...around, weight: 10 },
+        { ...friends, weight: 10 },
+      ],
+      {
+        pauseMs: (1000 * CONNECTIONS) / RATE,
+        detail: `60% top(100) by ${persistedWorks ? 'persisted GET' : 'POST'}, 20% entry, 10% around, 10% friends`,
+      },
+    ),
+  );
   return { topBytes: top.body, scenarios };
 }
 
@@ -277,16 +328,37 @@ async function measure(scenario: Scenario, serverPid: number, seconds = SECONDS)
   let wrk: WrkResult;
   try {
     wrk = await runWrk({
-      baseUrl: scenario.base, kinds: scenario.kinds, seconds, connections: CONNECTIONS, threads: THREADS,
-      maxPlayer: PLAYERS, pauseMs: scenario.pauseMs, checkResponses: scenario.checkResponses,
+      baseUrl: scenario.base,
+      kinds: scenario.kinds,
+      seconds,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      maxPlayer: PLAYERS,
+      pauseMs: scenario.pauseMs,
+      checkResponses: scenario.checkResponses,
     });
   } catch (err) {
     // wrk refuses to start when it cannot connect (the server died): a row of dashes, not a crash.
-    const nothing = { seconds: seconds, requests: 0, rps: 0, non2xx3xx: 0, badResponses: -1, p50: NaN, p90: NaN, p99: NaN, cpuSeconds: 0 };
+    const nothing = {
+      seconds: seconds,
+      requests: 0,
+      rps: 0,
+      non2xx3xx: 0,
+      badResponses: -1,
+      p50: NaN,
+      p90: NaN,
+      p99: NaN,
+      cpuSeconds: 0,
+    };
     return {
-      scenario, note: `wrk failed: ${(err as Error).message.split('\n')[0]}`, okRate: NaN, failed: NaN,
+      scenario,
+      note: `wrk failed: ${(err as Error).message.split('\n')[0]}`,
+      okRate: NaN,
+      failed: NaN,
       wrk: { ...nothing, errors: { connect: 0, read: 0, write: 0, timeout: 0 } },
-      serverUsPerReq: NaN, wrkUsPerReq: NaN, redisUsPerReq: NaN,
+      serverUsPerReq: NaN,
+      wrkUsPerReq: NaN,
+      redisUsPerReq: NaN,
     };
   }
   const serverSeconds = treeSeconds(tree0, sampleTree(serverPid));
@@ -295,10 +367,13 @@ async function measure(scenario: Scenario, serverPid: number, seconds = SECONDS)
   const bad = wrk.badResponses >= 0 ? wrk.badResponses : wrk.non2xx3xx;
   const perReq = (s: number) => (wrk.requests > 0 ? (s * 1e6) / wrk.requests : NaN);
   return {
-    scenario, wrk,
+    scenario,
+    wrk,
     okRate: (wrk.requests - bad) / wrk.seconds,
     failed: bad + e.connect + e.read + e.write + e.timeout,
-    serverUsPerReq: perReq(serverSeconds), wrkUsPerReq: perReq(wrk.cpuSeconds), redisUsPerReq: perReq(redisSeconds),
+    serverUsPerReq: perReq(serverSeconds),
+    wrkUsPerReq: perReq(wrk.cpuSeconds),
+    redisUsPerReq: perReq(redisSeconds),
   };
 }
 
@@ -312,11 +387,29 @@ const fmt = {
 };
 
 function printTable(rows: Measured[], plainRate: number): void {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'vs plain', 'server µs/req', 'wrk µs/req', 'redis µs/req', 'failed'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'vs plain',
+    'server µs/req',
+    'wrk µs/req',
+    'redis µs/req',
+    'failed',
+  ];
   const cells = rows.map((r) => [
-    r.scenario.name, fmt.int(r.okRate), fmt.ms(r.wrk.p50), fmt.ms(r.wrk.p90), fmt.ms(r.wrk.p99),
+    r.scenario.name,
+    fmt.int(r.okRate),
+    fmt.ms(r.wrk.p50),
+    fmt.ms(r.wrk.p90),
+    fmt.ms(r.wrk.p99),
     r.scenario.pauseMs ? '-' : fmt.ratio(r.okRate / plainRate),
-    fmt.int(r.serverUsPerReq), fmt.int(r.wrkUsPerReq), fmt.int(r.redisUsPerReq), fmt.int(r.failed),
+    fmt.int(r.serverUsPerReq),
+    fmt.int(r.wrkUsPerReq),
+    fmt.int(r.redisUsPerReq),
+    fmt.int(r.failed),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((s, i) => (i === 0 ? s.padEnd(widths[i]!) : s.padStart(widths[i]!))).join('  ');
@@ -334,7 +427,9 @@ function printTargets(row: (key: Key) => Measured | undefined, plainRate: number
     }
     const { value, met } = measure(...(rows as Measured[]));
     const failed = (rows as Measured[]).reduce((n, r) => n + r.failed, 0);
-    console.log(`  ${label}: ${value}  ${met && failed === 0 ? 'met' : 'not met'}${failed ? ` (${fmt.int(failed)} failed)` : ''}`);
+    console.log(
+      `  ${label}: ${value}  ${met && failed === 0 ? 'met' : 'not met'}${failed ? ` (${fmt.int(failed)} failed)` : ''}`,
+    );
   };
   const vsPlain = (r: Measured | undefined) => (r ? r.okRate / plainRate : NaN);
   const atLeast = (min: number) => (r: Measured) => ({ value: fmt.ratio(vsPlain(r)), met: vsPlain(r) >= min });
@@ -346,10 +441,12 @@ function printTargets(row: (key: Key) => Measured | undefined, plainRate: number
   target('entry >= 0.25x plain', ['entry'], atLeast(0.25));
   target('around >= 0.25x plain', ['around'], atLeast(0.25));
   target('top with names >= 0.9x top', ['names', 'top'], (names, top) => ({
-    value: fmt.ratio(names.okRate / top.okRate), met: names.okRate / top.okRate >= 0.9,
+    value: fmt.ratio(names.okRate / top.okRate),
+    met: names.okRate / top.okRate >= 0.9,
   }));
   target(`p99 <= 5 ms at ${RATE.toLocaleString('en')} req/s mixed`, ['mix'], (mix) => ({
-    value: `p99 ${fmt.ms(mix.wrk.p99)} ms at ${fmt.int(mix.okRate)} req/s achieved`, met: mix.wrk.p99 <= 5,
+    value: `p99 ${fmt.ms(mix.wrk.p99)} ms at ${fmt.int(mix.okRate)} req/s achieved`,
+    met: mix.wrk.p99 <= 5,
   }));
 }
 
@@ -357,24 +454,35 @@ function printTargets(row: (key: Key) => Measured | undefined, plainRate: number
 function printFailures(rows: Measured[]): void {
   for (const r of rows.filter((row) => row.failed > 0)) {
     const e = r.wrk.errors;
-    const bad = r.wrk.badResponses >= 0 ? `${r.wrk.badResponses} bad responses (not 200/304, or errors in the body)` : `${r.wrk.non2xx3xx} with status >= 400`;
-    const socket = [['timeouts (wrk: no response within 2 s)', e.timeout], ['connect errors', e.connect], ['read errors', e.read], ['write errors', e.write]]
-      .filter(([, n]) => Number(n) > 0).map(([what, n]) => `${n} ${what}`);
+    const bad =
+      r.wrk.badResponses >= 0
+        ? `${r.wrk.badResponses} bad responses (not 200/304, or errors in the body)`
+        : `${r.wrk.non2xx3xx} with status >= 400`;
+    const socket = [
+      ['timeouts (wrk: no response within 2 s)', e.timeout],
+      ['connect errors', e.connect],
+      ['read errors', e.read],
+      ['write errors', e.write],
+    ]
+      .filter(([, n]) => Number(n) > 0)
+      .map(([what, n]) => `${n} ${what}`);
     console.log(`  failed, ${r.scenario.name}: ${[bad, ...socket].join(', ')}`);
   }
 }
 
 function printNotes(mix: Scenario): void {
-  console.log([
-    'req/s counts 200 and 304 only; failed = status >= 400 + socket errors + timeouts, and, in scenarios whose first',
-    'response was bad (warnings above), every response other than 200/304 or with "errors" in its body.',
-    `µs/req is CPU (user + system) per response: server = its whole process tree, redis = redis-server on ${CPU_TARGETS.redisPort}`,
-    "(other users' load on it lands there too). Latencies are wrk's, which corrects for coordinated omission its own way (a",
-    'response slower than twice the mean per-connection interval adds synthetic samples).',
-    `mixed: ${mix.detail}. Closed-loop pacing: each connection waits ~${fmt.ms(mix.pauseMs!)} ms (+-20%) before each request, so`,
-    'a slow response delays the next request instead of queueing behind it (coordinated omission): the achieved rate is',
-    `below the ${RATE.toLocaleString('en')} offered by about the response time, and its p99 understates an open-loop p99.`,
-  ].join('\n'));
+  console.log(
+    [
+      'req/s counts 200 and 304 only; failed = status >= 400 + socket errors + timeouts, and, in scenarios whose first',
+      'response was bad (warnings above), every response other than 200/304 or with "errors" in its body.',
+      `µs/req is CPU (user + system) per response: server = its whole process tree, redis = redis-server on ${CPU_TARGETS.redisPort}`,
+      "(other users' load on it lands there too). Latencies are wrk's, which corrects for coordinated omission its own way (a",
+      'response slower than twice the mean per-connection interval adds synthetic samples).',
+      `mixed: ${mix.detail}. Closed-loop pacing: each connection waits ~${fmt.ms(mix.pauseMs!)} ms (+-20%) before each request, so`,
+      'a slow response delays the next request instead of queueing behind it (coordinated omission): the achieved rate is',
+      `below the ${RATE.toLocaleString('en')} offered by about the response time, and its p99 understates an open-loop p99.`,
+    ].join('\n'),
+  );
 }
 
 /** Node processes in a server's tree (tsx adds an esbuild process that serves no request). */
@@ -405,30 +513,59 @@ const loadavg = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
 try {
   console.log(`seeding ${PLAYERS.toLocaleString('en')} players into ${DATABASE} / ${REDIS_URL} ...`);
   const seasonId = await seed();
-  const ladder = await startServer('ladder', builtLadder(), {
-    LADDER_ROLES: 'api', API_WORKERS: String(WORKERS), PORT: String(PORT), HOST: '127.0.0.1', DATABASE_URL, REDIS_URL,
-    LOG_LEVEL: 'info', KAFKA_TOPIC: 'bench-api-results',
-    RATE_LIMIT_READS_PER_SEC: '1000000000', RATE_LIMIT_READS_BURST: '1000000000',
-  }, /GraphQL API listening/, WORKERS);
+  const ladder = await startServer(
+    'ladder',
+    builtLadder(),
+    {
+      LADDER_ROLES: 'api',
+      API_WORKERS: String(WORKERS),
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      DATABASE_URL,
+      REDIS_URL,
+      LOG_LEVEL: 'info',
+      KAFKA_TOPIC: 'bench-api-results',
+      RATE_LIMIT_READS_PER_SEC: '1000000000',
+      RATE_LIMIT_READS_BURST: '1000000000',
+    },
+    /GraphQL API listening/,
+    WORKERS,
+  );
   const { scenarios, topBytes } = await ladderScenarios(seasonId);
   const mix = scenarios.find((s) => s.key === 'mix')!;
   const bodyFile = path.join(tmp, 'top100.json');
   writeFileSync(bodyFile, topBytes);
-  const plain = await startServer('plain server', ['bench/plain-server.mjs', String(PLAIN_PORT), bodyFile, String(WORKERS)], {}, /^ready$/, 1);
+  const plain = await startServer(
+    'plain server',
+    ['bench/plain-server.mjs', String(PLAIN_PORT), bodyFile, String(WORKERS)],
+    {},
+    /^ready$/,
+    1,
+  );
 
-  console.log(`\n${PLAYERS.toLocaleString('en')} players, ${CONNECTIONS} connections, ${SECONDS} s per scenario, `
-    + `${WORKERS} server processes each (ladder API_WORKERS=${WORKERS}, plain cluster of ${WORKERS}), wrk -t${THREADS}; `
-    + `${os.availableParallelism()} cores, Node ${process.version}, load average at start ${loadavg(loadAtStart)}`);
+  console.log(
+    `\n${PLAYERS.toLocaleString('en')} players, ${CONNECTIONS} connections, ${SECONDS} s per scenario, ` +
+      `${WORKERS} server processes each (ladder API_WORKERS=${WORKERS}, plain cluster of ${WORKERS}), wrk -t${THREADS}; ` +
+      `${os.availableParallelism()} cores, Node ${process.version}, load average at start ${loadavg(loadAtStart)}`,
+  );
   if (ladder.listening < WORKERS) {
-    warn(`ladder: ${ladder.listening} of ${WORKERS} processes logged "GraphQL API listening" (${nodeProcesses(ladder.child.pid!)} node `
-      + 'process(es) in its tree): this ladder does not run API_WORKERS, so the plain server runs more processes than ladder');
+    warn(
+      `ladder: ${ladder.listening} of ${WORKERS} processes logged "GraphQL API listening" (${nodeProcesses(ladder.child.pid!)} node ` +
+        'process(es) in its tree): this ladder does not run API_WORKERS, so the plain server runs more processes than ladder',
+    );
   }
 
   // Warm-up, not reported: JIT, caches, connection pools, every kind of request.
   await measure({ ...mix, pauseMs: 0 }, ladder.child.pid!, Math.min(2, SECONDS));
-  const plainRow = await measure({
-    key: 'plain', name: 'plain Node HTTP, same top(100) bytes', base: PLAIN, kinds: [{ weight: 1, method: 'GET', path: '/', headers: {} }],
-  }, plain.child.pid!);
+  const plainRow = await measure(
+    {
+      key: 'plain',
+      name: 'plain Node HTTP, same top(100) bytes',
+      base: PLAIN,
+      kinds: [{ weight: 1, method: 'GET', path: '/', headers: {} }],
+    },
+    plain.child.pid!,
+  );
   const rows = [plainRow];
   // Redis pub/sub is shared by all databases: another ladder on this Redis can crash this one.
   const exited = () => ladder.child.exitCode ?? ladder.child.signalCode;

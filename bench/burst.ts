@@ -54,8 +54,15 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 const runId = randomUUID().slice(0, 8);
 const topic = `bench-burst-${runId}`;
 const env = {
-  DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: topic, KAFKA_GROUP_ID: topic, KAFKA_PARTITIONS: String(PARTITIONS),
-  WINDOW_TTL_SECONDS: String(90 * 24 * 3600), LADDER_ROLES: 'ingest', LOG_LEVEL: 'warn',
+  DATABASE_URL,
+  REDIS_URL,
+  KAFKA_BROKERS,
+  KAFKA_TOPIC: topic,
+  KAFKA_GROUP_ID: topic,
+  KAFKA_PARTITIONS: String(PARTITIONS),
+  WINDOW_TTL_SECONDS: String(90 * 24 * 3600),
+  LADDER_ROLES: 'ingest',
+  LOG_LEVEL: 'warn',
 };
 const config = parseConfig(env);
 const logger = createLogger('warn');
@@ -70,14 +77,22 @@ try {
   await run();
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  await Promise.all(
+    children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())),
+  );
   if (seasonId !== undefined) await unlinkSeason(redis, seasonId);
   for (const p of await deleteKafkaState(kafka, [topic, `${topic}.dlq`], topic)) console.error(`cleanup: ${p}`);
   redis.disconnect();
   await pg.close();
 }
 
-interface Pending { partition: number; endOffset: bigint; count: number; at: number; phase: Phase }
+interface Pending {
+  partition: number;
+  endOffset: bigint;
+  count: number;
+  at: number;
+  phase: Phase;
+}
 type Phase = 'before' | 'burst' | 'after';
 
 async function run(): Promise<void> {
@@ -85,8 +100,13 @@ async function run(): Promise<void> {
   await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'), greatest(1000000000::int8, (select coalesce(max(id), 0) from seasons)))`;
   const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
   const def: SeasonDefinition = {
-    name: `bench burst ${runId}`, startsAt, endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
+    name: `bench burst ${runId}`,
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + 40 * DAY),
+    scoring: 'BEST',
+    order: 'DESC',
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 1_000_000,
   };
   const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
   seasonId = season.id;
@@ -97,7 +117,11 @@ async function run(): Promise<void> {
   // Ingest first, so the measurement starts with a consumer in the group.
   const trees: ReturnType<typeof sampleTree>[] = [];
   for (let i = 0; i < PROCESSES; i++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(child);
   }
   for (;;) {
@@ -108,11 +132,22 @@ async function run(): Promise<void> {
   for (const c of children) trees.push(sampleTree(c.pid!));
 
   // Configured as ladder's producer (kafka/producer.ts), used raw for the offsets it answers.
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: Number.MAX_SAFE_INTEGER } });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 5,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: Number.MAX_SAFE_INTEGER },
+  });
   await producer.connect();
   // The same partitioner, to know how many messages of a request went to each partition.
   const partitionOf = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, i) => ({ partitionId: i, leader: 0, replicas: [0], isr: [0], partitionErrorCode: 0 }));
+  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, i) => ({
+    partitionId: i,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    partitionErrorCode: 0,
+  }));
   const rand = prng(7);
   const pending: Pending[] = [];
   const samples: Record<Phase, Array<[ms: number, count: number]>> = { before: [], burst: [], after: [] };
@@ -124,8 +159,13 @@ async function run(): Promise<void> {
   const burstStart = WARM_SECONDS * 1000;
   const burstEnd = burstStart + BURST_SECONDS * 1000;
   // Messages due by `ms` since t0 at the phase rates.
-  const dueBy = (ms: number) => Math.floor(
-    (Math.min(ms, burstStart) * BASE + Math.max(0, Math.min(ms, burstEnd) - burstStart) * BURST + Math.max(0, ms - burstEnd) * BASE) / 1000);
+  const dueBy = (ms: number) =>
+    Math.floor(
+      (Math.min(ms, burstStart) * BASE +
+        Math.max(0, Math.min(ms, burstEnd) - burstStart) * BURST +
+        Math.max(0, ms - burstEnd) * BASE) /
+        1000,
+    );
   const phaseAt = (ms: number): Phase => (ms < burstStart ? 'before' : ms < burstEnd ? 'burst' : 'after');
   let done = false;
 
@@ -133,11 +173,18 @@ async function run(): Promise<void> {
     while (!done) {
       const now = performance.now() - t0;
       const due = Math.min(dueBy(now) - produced, 5_000);
-      if (due <= 0) { await new Promise((r) => setTimeout(r, 5)); continue; }
+      if (due <= 0) {
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
+      }
       const endedAt = new Date(Date.now() - 1000).toISOString();
       const messages: MatchResultMessage[] = Array.from({ length: due }, () => ({
-        v: 1, matchId: randomUUID(), seasonId: season.id, endedAt,
-        playerId: String(1 + Math.floor(rand() * PLAYERS)), points: Math.floor(rand() * 61),
+        v: 1,
+        matchId: randomUUID(),
+        seasonId: season.id,
+        endedAt,
+        playerId: String(1 + Math.floor(rand() * PLAYERS)),
+        points: Math.floor(rand() * 61),
       }));
       const records = messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m) }));
       const counts = new Map<number, number>();
@@ -149,7 +196,13 @@ async function run(): Promise<void> {
       const meta = await producer.send({ topic, acks: -1, messages: records });
       for (const m of meta) {
         const count = counts.get(m.partition) ?? 0;
-        pending.push({ partition: m.partition, endOffset: BigInt(m.baseOffset ?? '0') + BigInt(count), count, at, phase: phaseAt(now) });
+        pending.push({
+          partition: m.partition,
+          endOffset: BigInt(m.baseOffset ?? '0') + BigInt(count),
+          count,
+          at,
+          phase: phaseAt(now),
+        });
       }
       produced += due;
     }
@@ -160,7 +213,9 @@ async function run(): Promise<void> {
     const now = performance.now() - t0;
     const [committed] = await admin.fetchOffsets({ groupId: topic, topics: [topic] });
     const wall = Date.now();
-    const offsets = new Map((committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(0, Number(p.offset)))]));
+    const offsets = new Map(
+      (committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(0, Number(p.offset)))]),
+    );
     let lag = 0;
     for (let i = pending.length - 1; i >= 0; i--) {
       const p = pending[i]!;
@@ -174,7 +229,10 @@ async function run(): Promise<void> {
     maxLag = Math.max(maxLag, lag);
     if (now > burstEnd && drainedAt === undefined && lag <= BASE) drainedAt = now;
     if (drainedAt !== undefined && now > drainedAt + 15_000) break;
-    if (now > MAX_SECONDS * 1000) { console.error(`lag not drained after ${MAX_SECONDS} s (${lag} behind)`); break; }
+    if (now > MAX_SECONDS * 1000) {
+      console.error(`lag not drained after ${MAX_SECONDS} s (${lag} behind)`);
+      break;
+    }
   }
   done = true;
   await producing;
@@ -191,19 +249,29 @@ async function run(): Promise<void> {
     for (const [ms, n] of sorted) if ((seen += n) >= q * total) return ms;
     return Number.NaN;
   };
-  console.log(`\nburst: ${BASE}/s for ${WARM_SECONDS} s, ${BURST}/s for ${BURST_SECONDS} s, then ${BASE}/s; ${PLAYERS} players, `
-    + `${PARTITIONS} partitions, ${PROCESSES} ingest process(es); ${produced} results produced in ${seconds.toFixed(0)} s`);
+  console.log(
+    `\nburst: ${BASE}/s for ${WARM_SECONDS} s, ${BURST}/s for ${BURST_SECONDS} s, then ${BASE}/s; ${PLAYERS} players, ` +
+      `${PARTITIONS} partitions, ${PROCESSES} ingest process(es); ${produced} results produced in ${seconds.toFixed(0)} s`,
+  );
   console.log('phase (by production time) | results | freshness p50 ms | p99 ms | max ms');
   for (const phase of ['before', 'burst', 'after'] as const) {
     const list = samples[phase];
     const n = list.reduce((s, [, c]) => s + c, 0);
-    console.log(`${phase.padEnd(27)} | ${String(n).padStart(7)} | ${quantile(list, 0.5).toFixed(0).padStart(16)} | ${quantile(list, 0.99).toFixed(0).padStart(6)} | ${quantile(list, 1).toFixed(0).padStart(6)}`);
+    console.log(
+      `${phase.padEnd(27)} | ${String(n).padStart(7)} | ${quantile(list, 0.5).toFixed(0).padStart(16)} | ${quantile(list, 0.99).toFixed(0).padStart(6)} | ${quantile(list, 1).toFixed(0).padStart(6)}`,
+    );
   }
   const offered = dueBy(burstEnd) - dueBy(burstStart);
-  console.log(`produced during the burst: ${offered} offered; largest lag ${maxLag} results; `
-    + `lag back under ${BASE} results ${drainedAt === undefined ? 'never' : `${((drainedAt - burstEnd) / 1000).toFixed(1)} s after the burst ended`}`);
-  console.log(`CPU s: ingest processes ${ingestCpu.toFixed(1)}, bench (producer) ${cpu.node.toFixed(1)}, pg ${cpu.pg.toFixed(1)}, `
-    + `redis ${cpu.redis.toFixed(1)}, kafka ${cpu.kafka.toFixed(1)}, other ${cpu.other.toFixed(1)}; `
-    + `ingest ${(ingestCpu * 1e6 / produced).toFixed(0)} µs/result`);
-  console.log(`machine: nproc ${os.availableParallelism()}, loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`);
+  console.log(
+    `produced during the burst: ${offered} offered; largest lag ${maxLag} results; ` +
+      `lag back under ${BASE} results ${drainedAt === undefined ? 'never' : `${((drainedAt - burstEnd) / 1000).toFixed(1)} s after the burst ended`}`,
+  );
+  console.log(
+    `CPU s: ingest processes ${ingestCpu.toFixed(1)}, bench (producer) ${cpu.node.toFixed(1)}, pg ${cpu.pg.toFixed(1)}, ` +
+      `redis ${cpu.redis.toFixed(1)}, kafka ${cpu.kafka.toFixed(1)}, other ${cpu.other.toFixed(1)}; ` +
+      `ingest ${((ingestCpu * 1e6) / produced).toFixed(0)} µs/result`,
+  );
+  console.log(
+    `machine: nproc ${os.availableParallelism()}, loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`,
+  );
 }

@@ -74,13 +74,13 @@ export async function storedResults(sql: Sql, seasonId: number): Promise<number>
 export async function boardMemory(redis: Redis, seasonId: number) {
   const key = boardKey(seasonId, 'SEASON', '');
   // SAMPLES 0: measure every element rather than extrapolate from 5.
-  const bytes = Number(await redis.memory('USAGE', key, 'SAMPLES', 0) ?? 0);
+  const bytes = Number((await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0);
   const members = await redis.zcard(key);
   let allBytes = 0;
   let allMembers = 0;
   const keys = await boardKeysOf(redis, seasonId);
   for (const k of keys) {
-    allBytes += Number(await redis.memory('USAGE', k, 'SAMPLES', 0) ?? 0);
+    allBytes += Number((await redis.memory('USAGE', k, 'SAMPLES', 0)) ?? 0);
     allMembers += await redis.zcard(k);
   }
   const encoding = await redis.object('ENCODING', key);

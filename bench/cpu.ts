@@ -8,7 +8,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 export type CpuGroup = 'node' | 'pg' | 'redis' | 'kafka';
 
 /** What the sampler must recognise: our database's backends, our Redis (by port). */
-export interface CpuTargets { database: string; redisPort: string }
+export interface CpuTargets {
+  database: string;
+  redisPort: string;
+}
 
 /** A point in time: per-process CPU ticks, this process's CPU, and the machine's busy time. */
 export interface CpuSample {
@@ -58,7 +61,11 @@ function machineBusy(): number {
 /** CPU so far of every process of interest (utime + stime; children's time is someone else's). */
 export function sampleCpu(targets: CpuTargets): CpuSample {
   const usage = process.cpuUsage();
-  const sample: CpuSample = { procs: new Map(), nodeSeconds: (usage.user + usage.system) / 1e6, machineSeconds: machineBusy() };
+  const sample: CpuSample = {
+    procs: new Map(),
+    nodeSeconds: (usage.user + usage.system) / 1e6,
+    machineSeconds: machineBusy(),
+  };
   let pids: string[] = [];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);

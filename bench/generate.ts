@@ -38,7 +38,14 @@ export interface BenchResult {
  * WEEK boards, as test/support/generate.ts does. One match in five ends in the same second as
  * the previous one, so equal composite scores occur.
  */
-export function generate(opts: { count: number; players: number; seed: number; fromMs: number; toMs: number; maxPoints: number }): BenchResult[] {
+export function generate(opts: {
+  count: number;
+  players: number;
+  seed: number;
+  fromMs: number;
+  toMs: number;
+  maxPoints: number;
+}): BenchResult[] {
   const rand = prng(opts.seed);
   const out: BenchResult[] = [];
   const seconds = Math.floor((opts.toMs - opts.fromMs) / 1000);
@@ -78,15 +85,24 @@ export function sample<T>(items: readonly T[], fraction: number, seed: number): 
 /** As the ingest consumer hands them to applyResults (partition/offset are bookkeeping only). */
 export function toAccepted(results: readonly BenchResult[], seasonId: number): AcceptedResult[] {
   return results.map((r, i) => ({
-    matchId: r.matchId, playerId: r.playerId, seasonId, points: r.points,
-    endedAt: new Date(r.endedAtMs), partition: 0, offset: String(i),
+    matchId: r.matchId,
+    playerId: r.playerId,
+    seasonId,
+    points: r.points,
+    endedAt: new Date(r.endedAtMs),
+    partition: 0,
+    offset: String(i),
   }));
 }
 
 /** As a game server's submission lands on Kafka (the versioned JSON the consumer validates). */
 export function toMessages(results: readonly BenchResult[], seasonId: number): MatchResultMessage[] {
   return results.map((r) => ({
-    v: 1, matchId: r.matchId, seasonId, endedAt: new Date(r.endedAtMs).toISOString(),
-    playerId: r.playerId, points: r.points,
+    v: 1,
+    matchId: r.matchId,
+    seasonId,
+    endedAt: new Date(r.endedAtMs).toISOString(),
+    playerId: r.playerId,
+    points: r.points,
   }));
 }

@@ -30,7 +30,14 @@ import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
 import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } from '../src/service/apply-results.js';
-import { boardDifferences, boardMemory, seasonKeys, standingsDifferences, storedResults, unlinkSeason } from './checks.js';
+import {
+  boardDifferences,
+  boardMemory,
+  seasonKeys,
+  standingsDifferences,
+  storedResults,
+  unlinkSeason,
+} from './checks.js';
 import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
 import { consumeAll, consumeAllProcesses, deleteKafkaState, produceAll } from './kafka-e2e.js';
@@ -41,7 +48,8 @@ import { runSubmitLoad, type SubmitReport } from './submit-load.js';
 function arg(name: string, fallback: number): number {
   const argv = process.argv.slice(2);
   const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  const raw = i < 0 ? process.env[`BENCH_${name.toUpperCase()}`] : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
+  const raw =
+    i < 0 ? process.env[`BENCH_${name.toUpperCase()}`] : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
   const n = raw === undefined ? fallback : Number(raw);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${raw}`);
   return n;
@@ -59,7 +67,14 @@ const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
 const runs = (s: string) => SCENARIOS.includes(s);
 // Ingest processes of scenario c: 0 runs the consumer inside this process; N > 0 spawns N
 // separate ingest processes (src/main.ts, LADDER_ROLES=ingest) in one consumer group.
-const INGEST_PROCESSES = Number(process.env.BENCH_INGEST_PROCESSES ?? process.argv.slice(2).find((a) => a.startsWith('--ingest-processes='))?.split('=')[1] ?? 0);
+const INGEST_PROCESSES = Number(
+  process.env.BENCH_INGEST_PROCESSES ??
+    process.argv
+      .slice(2)
+      .find((a) => a.startsWith('--ingest-processes='))
+      ?.split('=')[1] ??
+    0,
+);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench';
 const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -71,7 +86,14 @@ const DAY = 24 * 3600 * 1000;
 // those of a dev or test season on the shared Redis: every database numbers seasons from 1.
 const FIRST_SEASON_ID = 1_000_000_000;
 
-interface Row { scenario: string; results: number; seconds: number; cpu?: CpuUse; note?: string; noRatio?: boolean }
+interface Row {
+  scenario: string;
+  results: number;
+  seconds: number;
+  cpu?: CpuUse;
+  note?: string;
+  noRatio?: boolean;
+}
 
 const runId = randomUUID().slice(0, 8);
 const SUBMIT_TOPIC = `bench-submit-${runId}`; // also its consumer group
@@ -81,7 +103,9 @@ process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 // Boards of past days must still be live, or board-writer skips them and ladder would do less
 // work than the raw ceiling: keep DAY/WEEK boards 90 days, as the integration tests do.
 const config = parseConfig({
-  DATABASE_URL, REDIS_URL, KAFKA_BROKERS,
+  DATABASE_URL,
+  REDIS_URL,
+  KAFKA_BROKERS,
   KAFKA_TOPIC: `bench-results-${runId}`,
   KAFKA_GROUP_ID: `bench-ingest-${runId}`,
   KAFKA_CLIENT_ID: 'ladder-bench',
@@ -106,8 +130,8 @@ try {
 } finally {
   for (const s of seasons) await unlinkSeason(redis, s.id);
   const problems = [
-    ...await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId),
-    ...await deleteKafkaState(kafka, [SUBMIT_TOPIC, `${SUBMIT_TOPIC}.dlq`], SUBMIT_TOPIC),
+    ...(await deleteKafkaState(kafka, [config.kafka.topic, config.kafka.dlqTopic], config.kafka.groupId)),
+    ...(await deleteKafkaState(kafka, [SUBMIT_TOPIC, `${SUBMIT_TOPIC}.dlq`], SUBMIT_TOPIC)),
   ];
   for (const p of problems) console.error(`cleanup: ${p}`);
   await pg.sql`truncate match_results, standings`;
@@ -120,14 +144,22 @@ async function run(): Promise<void> {
   const load0 = os.loadavg();
   // Same row counts before each run, so the runs compare (the tables are ours alone).
   await pg.sql`truncate match_results, standings`;
-  const [raw, ladder, viaKafka] = [await createSeason('raw'), await createSeason('ladder'), await createSeason('kafka')];
+  const [raw, ladder, viaKafka] = [
+    await createSeason('raw'),
+    await createSeason('ladder'),
+    await createSeason('kafka'),
+  ];
   seasons.push(raw, ladder, viaKafka);
 
   // The ten whole UTC days before today: the same seconds relative to the season in every run, so
   // runs differ only by the machine, and ten DAY boards (all in the past, as results are).
   const traffic = generate({
-    count: N, players: PLAYERS, seed: SEED, maxPoints: 60,
-    fromMs: raw.startsAt.getTime(), toMs: raw.startsAt.getTime() + 10 * DAY,
+    count: N,
+    players: PLAYERS,
+    seed: SEED,
+    maxPoints: 60,
+    fromMs: raw.startsAt.getTime(),
+    toMs: raw.startsAt.getTime() + 10 * DAY,
   });
   const rows: Row[] = [];
 
@@ -135,8 +167,13 @@ async function run(): Promise<void> {
   if (runs('a')) {
     await checkpoint();
     const a = await timed(() => runRawCeiling(pg.sql, redis, raw, withMatchTag(traffic, 0xa)));
-    rows.push({ scenario: 'a. raw ceiling (SQL + ZADD GT)', results: N, seconds: a.seconds, cpu: a.cpu,
-      note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s` });
+    rows.push({
+      scenario: 'a. raw ceiling (SQL + ZADD GT)',
+      results: N,
+      seconds: a.seconds,
+      cpu: a.cpu,
+      note: `PG ${a.value.pgSeconds.toFixed(1)} s, Redis ${a.value.redisSeconds.toFixed(1)} s`,
+    });
     aSeconds = a.seconds;
   }
 
@@ -144,12 +181,24 @@ async function run(): Promise<void> {
     await checkpoint();
     const ladderTraffic = withMatchTag(traffic, 0xb);
     const b = await timed(() => ladderApply(ladder, ladderTraffic));
-    rows.push({ scenario: 'b. ladder applyResults, no Kafka', results: N, seconds: b.seconds, cpu: b.cpu, note: b.value.note });
+    rows.push({
+      scenario: 'b. ladder applyResults, no Kafka',
+      results: N,
+      seconds: b.seconds,
+      cpu: b.cpu,
+      note: b.value.note,
+    });
 
     await checkpoint();
     const replayed = sample(ladderTraffic, 0.1, SEED + 1);
     const d = await timed(() => ladderApply(ladder, replayed));
-    rows.push({ scenario: 'd. b replaying 10% duplicates', results: replayed.length, seconds: d.seconds, cpu: d.cpu, note: d.value.note });
+    rows.push({
+      scenario: 'd. b replaying 10% duplicates',
+      results: replayed.length,
+      seconds: d.seconds,
+      cpu: d.cpu,
+      note: d.value.note,
+    });
   }
 
   let produceSeconds = Number.NaN;
@@ -157,23 +206,51 @@ async function run(): Promise<void> {
     // c: topic created up front so producing is not slowed by auto-creation (which is off anyway).
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }], waitForLeaders: true });
+    await admin.createTopics({
+      topics: [{ topic: config.kafka.topic, numPartitions: PARTITIONS }],
+      waitForLeaders: true,
+    });
     await admin.disconnect();
     const messages = toMessages(withMatchTag(traffic, 0xc), viaKafka.id);
     const produceCpu0 = sampleCpu(CPU_TARGETS);
     produceSeconds = await produceAll(kafka, config.kafka.topic, messages);
-    rows.push({ scenario: 'c0. produce to Kafka (acks=all)', results: N, seconds: produceSeconds, cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
-      note: `${PARTITIONS} partitions, key = playerId`, noRatio: true });
+    rows.push({
+      scenario: 'c0. produce to Kafka (acks=all)',
+      results: N,
+      seconds: produceSeconds,
+      cpu: cpuDelta(produceCpu0, sampleCpu(CPU_TARGETS)),
+      note: `${PARTITIONS} partitions, key = playerId`,
+      noRatio: true,
+    });
     await checkpoint();
-    const c = INGEST_PROCESSES > 0
-      ? await consumeAllProcesses(kafka, config, {
-        DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: config.kafka.topic, KAFKA_GROUP_ID: config.kafka.groupId,
-        KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
-      }, INGEST_PROCESSES, CPU_TARGETS, Math.max(120_000, N * 2))
-      : await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
-    const how = INGEST_PROCESSES > 0 ? `${INGEST_PROCESSES} ingest process${INGEST_PROCESSES > 1 ? 'es' : ''}` : 'in process';
-    rows.push({ scenario: `c. ladder through Kafka (consume, ${how})`, results: N, seconds: c.seconds, cpu: c.cpu,
-      note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it` });
+    const c =
+      INGEST_PROCESSES > 0
+        ? await consumeAllProcesses(
+            kafka,
+            config,
+            {
+              DATABASE_URL,
+              REDIS_URL,
+              KAFKA_BROKERS,
+              KAFKA_TOPIC: config.kafka.topic,
+              KAFKA_GROUP_ID: config.kafka.groupId,
+              KAFKA_PARTITIONS: String(PARTITIONS),
+              WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+            },
+            INGEST_PROCESSES,
+            CPU_TARGETS,
+            Math.max(120_000, N * 2),
+          )
+        : await consumeAll(kafka, config, logger, CPU_TARGETS, Math.max(120_000, N * 2));
+    const how =
+      INGEST_PROCESSES > 0 ? `${INGEST_PROCESSES} ingest process${INGEST_PROCESSES > 1 ? 'es' : ''}` : 'in process';
+    rows.push({
+      scenario: `c. ladder through Kafka (consume, ${how})`,
+      results: N,
+      seconds: c.seconds,
+      cpu: c.cpu,
+      note: `first commit at ${c.firstCommitSeconds.toFixed(1)} s; ${steadyRate(c).toFixed(0)}/s after it`,
+    });
   }
 
   let e: SubmitReport | undefined;
@@ -182,13 +259,21 @@ async function run(): Promise<void> {
     seasons.push(submitSeason);
     e = await runSubmitLoad({
       env: {
-        DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: SUBMIT_TOPIC, KAFKA_GROUP_ID: SUBMIT_TOPIC,
-        KAFKA_PARTITIONS: String(PARTITIONS), WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+        DATABASE_URL,
+        REDIS_URL,
+        KAFKA_BROKERS,
+        KAFKA_TOPIC: SUBMIT_TOPIC,
+        KAFKA_GROUP_ID: SUBMIT_TOPIC,
+        KAFKA_PARTITIONS: String(PARTITIONS),
+        WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
       },
-      db: pg.db, seasonId: submitSeason.id, players: PLAYERS,
-      inFlight: SUBMIT_IN_FLIGHT, perMatch: SUBMIT_PER_MATCH, seconds: SUBMIT_SECONDS,
+      db: pg.db,
+      seasonId: submitSeason.id,
+      players: PLAYERS,
+      inFlight: SUBMIT_IN_FLIGHT,
+      perMatch: SUBMIT_PER_MATCH,
+      seconds: SUBMIT_SECONDS,
     });
-
   }
 
   printTable(rows, aSeconds);
@@ -209,8 +294,13 @@ async function createSeason(label: string): Promise<Season> {
                               greatest(${FIRST_SEASON_ID}::int8, (select coalesce(max(id), 0) from seasons)))`;
   const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
   const def: SeasonDefinition = {
-    name: `bench ${label} ${runId}`, startsAt, endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
+    name: `bench ${label} ${runId}`,
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + 40 * DAY),
+    scoring: 'BEST',
+    order: 'DESC',
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 1_000_000,
   };
   const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
   // Belt and braces: the keys must not exist yet, or cleanup would delete someone else's board.
@@ -241,13 +331,21 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[]) {
   const store: ResultsStore = {
     async applyBatch(results, seasonOf) {
       const t = performance.now();
-      try { return await inner.store.applyBatch(results, seasonOf); } finally { spent.pg += performance.now() - t; }
+      try {
+        return await inner.store.applyBatch(results, seasonOf);
+      } finally {
+        spent.pg += performance.now() - t;
+      }
     },
   };
   const boards: BoardWriter = {
     async write(standings, seasonOf, nowMs) {
       const t = performance.now();
-      try { return await inner.boards.write(standings, seasonOf, nowMs); } finally { spent.redis += performance.now() - t; }
+      try {
+        return await inner.boards.write(standings, seasonOf, nowMs);
+      } finally {
+        spent.redis += performance.now() - t;
+      }
     },
   };
   const total: ApplyReport = { inserted: 0, changed: 0, unencodable: [] };
@@ -258,23 +356,48 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[]) {
     total.changed += r.changed;
     total.unencodable.push(...r.unencodable);
   }
-  const note = `PG ${(spent.pg / 1000).toFixed(1)} s, Redis ${(spent.redis / 1000).toFixed(1)} s; `
-    + `inserted ${total.inserted}, board rises ${total.changed}, unencodable ${total.unencodable.length}`;
+  const note =
+    `PG ${(spent.pg / 1000).toFixed(1)} s, Redis ${(spent.redis / 1000).toFixed(1)} s; ` +
+    `inserted ${total.inserted}, board rises ${total.changed}, unencodable ${total.unencodable.length}`;
   return { ...total, note };
 }
 
 function printTable(rows: Row[], rawSeconds: number): void {
   const rawRate = N / rawSeconds;
-  const head = ['scenario', 'results', 'seconds', 'results/s', 'vs raw', 'CPU s node/pg/redis/kafka/other', 'our CPU µs/result', 'notes'];
+  const head = [
+    'scenario',
+    'results',
+    'seconds',
+    'results/s',
+    'vs raw',
+    'CPU s node/pg/redis/kafka/other',
+    'our CPU µs/result',
+    'notes',
+  ];
   const body = rows.map((r) => {
     const rate = r.results / r.seconds;
-    const cpu = r.cpu ? [r.cpu.node, r.cpu.pg, r.cpu.redis, r.cpu.kafka, r.cpu.other].map((x) => x.toFixed(1)).join('/') : '';
+    const cpu = r.cpu
+      ? [r.cpu.node, r.cpu.pg, r.cpu.redis, r.cpu.kafka, r.cpu.other].map((x) => x.toFixed(1)).join('/')
+      : '';
     // CPU per result of the four parts we run: unlike results/s, barely moved by other load.
-    const perResult = r.cpu ? ((r.cpu.node + r.cpu.pg + r.cpu.redis + r.cpu.kafka) * 1e6 / r.results).toFixed(0) : '';
-    return [r.scenario, String(r.results), r.seconds.toFixed(2), rate.toFixed(0), r.noRatio || !rawSeconds ? '' : `${(rate / rawRate).toFixed(2)}x`, cpu, perResult, r.note ?? ''];
+    const perResult = r.cpu ? (((r.cpu.node + r.cpu.pg + r.cpu.redis + r.cpu.kafka) * 1e6) / r.results).toFixed(0) : '';
+    return [
+      r.scenario,
+      String(r.results),
+      r.seconds.toFixed(2),
+      rate.toFixed(0),
+      r.noRatio || !rawSeconds ? '' : `${(rate / rawRate).toFixed(2)}x`,
+      cpu,
+      perResult,
+      r.note ?? '',
+    ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join(' | ')
+      .trimEnd();
   console.log(`\ningest benchmark: ${N} results, ${PLAYERS} players, ${PARTITIONS} partitions, seed ${SEED}`);
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
@@ -283,36 +406,58 @@ function printTable(rows: Row[], rawSeconds: number): void {
 
 function printSubmit(e: SubmitReport, producerRate: number): void {
   const rate = e.matches / e.seconds;
-  console.log(`\ne. submitMatchResult by HTTP, matches of ${SUBMIT_PER_MATCH}, ${SUBMIT_IN_FLIGHT} in flight, ${e.seconds.toFixed(1)} s, `
-    + 'one ladder process (API + ingest, LADDER_ROLES=api,ingest API_WORKERS=1):');
-  console.log(`  ${rate.toFixed(0)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), p50 ${e.p50Ms.toFixed(1)} ms, `
-    + `p99 ${e.p99Ms.toFixed(1)} ms; errors ${JSON.stringify(e.errors)}; ladder process CPU ${(e.serverCpu * 1e6 / Math.max(1, e.matches)).toFixed(0)} µs/match `
-    + `(${(e.serverCpu / e.seconds * 100).toFixed(0)}% of a core)`);
-  console.log(`  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`);
+  console.log(
+    `\ne. submitMatchResult by HTTP, matches of ${SUBMIT_PER_MATCH}, ${SUBMIT_IN_FLIGHT} in flight, ${e.seconds.toFixed(1)} s, ` +
+      'one ladder process (API + ingest, LADDER_ROLES=api,ingest API_WORKERS=1):',
+  );
+  console.log(
+    `  ${rate.toFixed(0)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), p50 ${e.p50Ms.toFixed(1)} ms, ` +
+      `p99 ${e.p99Ms.toFixed(1)} ms; errors ${JSON.stringify(e.errors)}; ladder process CPU ${((e.serverCpu * 1e6) / Math.max(1, e.matches)).toFixed(0)} µs/match ` +
+      `(${((e.serverCpu / e.seconds) * 100).toFixed(0)}% of a core)`,
+  );
+  console.log(
+    `  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`,
+  );
 }
 
 /** The three seasons saw the same traffic: they must agree row for row and member for member. */
 async function printChecks(raw: Season, ladder: Season, viaKafka: Season): Promise<void> {
   console.log('\nconsistency (same traffic, so 0 differences expected):');
-  for (const s of [raw, ladder, viaKafka]) console.log(`  season ${s.id} (${s.name}): ${await storedResults(pg.sql, s.id)} match_results rows`);
-  for (const [x, y] of [[raw, ladder], [raw, viaKafka]] as const) {
-    console.log(`  ${x.id} vs ${y.id}: ${await standingsDifferences(pg.sql, x.id, y.id)} standings rows differ, `
-      + `${await boardDifferences(redis, x.id, y.id)} board entries differ`);
+  for (const s of [raw, ladder, viaKafka])
+    console.log(`  season ${s.id} (${s.name}): ${await storedResults(pg.sql, s.id)} match_results rows`);
+  for (const [x, y] of [
+    [raw, ladder],
+    [raw, viaKafka],
+  ] as const) {
+    console.log(
+      `  ${x.id} vs ${y.id}: ${await standingsDifferences(pg.sql, x.id, y.id)} standings rows differ, ` +
+        `${await boardDifferences(redis, x.id, y.id)} board entries differ`,
+    );
   }
   console.log('\nRedis memory (MEMORY USAGE ... SAMPLES 0):');
   for (const s of [raw, ladder]) {
     const m = await boardMemory(redis, s.id);
-    console.log(`  ${m.key}: ${m.members} members, ${m.bytes} B, ${(m.bytes / m.members).toFixed(1)} B/member (${m.encoding}); `
-      + `all ${m.boards} boards of the season: ${m.allMembers} entries, ${m.allBytes} B, ${(m.allBytes / m.allMembers).toFixed(1)} B/entry`);
+    console.log(
+      `  ${m.key}: ${m.members} members, ${m.bytes} B, ${(m.bytes / m.members).toFixed(1)} B/member (${m.encoding}); ` +
+        `all ${m.boards} boards of the season: ${m.allMembers} entries, ${m.allBytes} B, ${(m.allBytes / m.allMembers).toFixed(1)} B/entry`,
+    );
   }
 }
 
 function printMachine(load0: number[]): void {
   const cpus = os.cpus();
-  console.log(`\nmachine: nproc ${os.availableParallelism()}, ${cpus[0]?.model ?? 'unknown CPU'}, node ${process.version}, `
-    + `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM; loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`);
-  console.log('PostgreSQL, Redis and the Kafka broker share this machine. CPU s: seconds of CPU used during the scenario by');
-  console.log('this process, our PostgreSQL backends (+ WAL writer, checkpointer), Redis, the broker, and everything else');
-  console.log(`(other): ${os.availableParallelism()} x seconds is the most the machine can give. "PG"/"Redis" in notes: wall time`);
+  console.log(
+    `\nmachine: nproc ${os.availableParallelism()}, ${cpus[0]?.model ?? 'unknown CPU'}, node ${process.version}, ` +
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM; loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`,
+  );
+  console.log(
+    'PostgreSQL, Redis and the Kafka broker share this machine. CPU s: seconds of CPU used during the scenario by',
+  );
+  console.log(
+    'this process, our PostgreSQL backends (+ WAL writer, checkpointer), Redis, the broker, and everything else',
+  );
+  console.log(
+    `(other): ${os.availableParallelism()} x seconds is the most the machine can give. "PG"/"Redis" in notes: wall time`,
+  );
   console.log('inside the PostgreSQL / Redis step, Node work of that step included.');
 }

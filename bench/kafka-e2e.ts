@@ -16,7 +16,11 @@ const PRODUCE_BATCH = 2000;
 const PRODUCE_IN_FLIGHT = 4; // concurrent send() calls; the producer allows 5 in flight (idempotent)
 
 /** Produces with ladder's own producer (idempotent, acks=all, key = playerId); returns seconds. */
-export async function produceAll(kafka: Kafka, topic: string, messages: readonly MatchResultMessage[]): Promise<number> {
+export async function produceAll(
+  kafka: Kafka,
+  topic: string,
+  messages: readonly MatchResultMessage[],
+): Promise<number> {
   const producer = createResultProducer(kafka, topic);
   await producer.start();
   try {
@@ -69,7 +73,11 @@ export interface ConsumeReport {
  * every 50 ms until they reach the log end. The poll adds at most 50 ms to the figure.
  */
 export async function consumeAll(
-  kafka: Kafka, config: Config, logger: Logger, cpuTargets: CpuTargets, timeoutMs: number,
+  kafka: Kafka,
+  config: Config,
+  logger: Logger,
+  cpuTargets: CpuTargets,
+  timeoutMs: number,
 ): Promise<ConsumeReport> {
   const admin = kafka.admin();
   await admin.connect();
@@ -88,7 +96,8 @@ export async function consumeAll(
         const cpu = cpuDelta(cpu0, sampleCpu(cpuTargets));
         return { seconds: at, firstCommitSeconds: first?.at ?? at, firstCommitted: first?.committed ?? end, cpu };
       }
-      if (at * 1000 > timeoutMs) throw new Error(`ingest did not catch up in ${timeoutMs} ms (${committed}/${end} committed)`);
+      if (at * 1000 > timeoutMs)
+        throw new Error(`ingest did not catch up in ${timeoutMs} ms (${committed}/${end} committed)`);
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
@@ -105,7 +114,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * group committed every offset. "node" CPU is theirs (this process only polls).
  */
 export async function consumeAllProcesses(
-  kafka: Kafka, config: Config, env: Record<string, string>, processes: number, cpuTargets: CpuTargets, timeoutMs: number,
+  kafka: Kafka,
+  config: Config,
+  env: Record<string, string>,
+  processes: number,
+  cpuTargets: CpuTargets,
+  timeoutMs: number,
 ): Promise<ConsumeReport> {
   const admin = kafka.admin();
   await admin.connect();
@@ -116,7 +130,9 @@ export async function consumeAllProcesses(
     const t0 = performance.now();
     for (let i = 0; i < processes; i++) {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: root, env: { ...process.env, ...env, LADDER_ROLES: 'ingest', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'],
+        cwd: root,
+        env: { ...process.env, ...env, LADDER_ROLES: 'ingest', LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'inherit'],
       });
       children.push(child);
       trees0.push(sampleTree(child.pid!));
@@ -132,15 +148,24 @@ export async function consumeAllProcesses(
         return { seconds: at, firstCommitSeconds: first?.at ?? at, firstCommitted: first?.committed ?? end, cpu };
       }
       if (children.some((c) => c.exitCode !== null)) throw new Error('an ingest process exited');
-      if (at * 1000 > timeoutMs) throw new Error(`ingest did not catch up in ${timeoutMs} ms (${committed}/${end} committed)`);
+      if (at * 1000 > timeoutMs)
+        throw new Error(`ingest did not catch up in ${timeoutMs} ms (${committed}/${end} committed)`);
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
-    await Promise.all(children.map((c) => new Promise((resolve) => {
-      if (c.exitCode !== null) { resolve(undefined); return; }
-      c.once('exit', resolve);
-      c.kill('SIGTERM');
-    })));
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise((resolve) => {
+            if (c.exitCode !== null) {
+              resolve(undefined);
+              return;
+            }
+            c.once('exit', resolve);
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
     await admin.disconnect();
   }
 }
@@ -153,7 +178,8 @@ export async function deleteKafkaState(kafka: Kafka, topics: string[], groupId: 
   try {
     const existing = new Set(await admin.listTopics());
     const ours = topics.filter((t) => existing.has(t));
-    if (ours.length > 0) await admin.deleteTopics({ topics: ours }).catch((e: Error) => problems.push(`deleteTopics: ${e.message}`));
+    if (ours.length > 0)
+      await admin.deleteTopics({ topics: ours }).catch((e: Error) => problems.push(`deleteTopics: ${e.message}`));
     await admin.deleteGroups([groupId]).catch((e: Error & { groups?: Array<{ error?: { type?: string } }> }) => {
       // A group that never committed does not exist: nothing to delete.
       if (!e.groups?.every((g) => g.error?.type === 'GROUP_ID_NOT_FOUND')) problems.push(`deleteGroups: ${e.message}`);

@@ -33,11 +33,13 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.
 
 async function run(): Promise<void> {
   const season = await createSeason();
-  const fill = await timed(() => pg.sql`
+  const fill = await timed(
+    () => pg.sql`
     insert into standings (season_id, "window", period, player_id, points, achieved_at)
     select ${season.id}, 'SEASON', '', g, floor(random() * 1000000)::int,
            ${season.startsAt.toISOString()}::timestamptz + random() * interval '9 days'
-    from generate_series(1, ${N}) g`);
+    from generate_series(1, ${N}) g`,
+  );
   await pg.sql`vacuum analyze standings`;
   rows.push(['fill standings (INSERT ... SELECT)', secs(fill.seconds), `${count(N)} rows, then VACUUM ANALYZE`]);
 
@@ -46,15 +48,27 @@ async function run(): Promise<void> {
   const scan = await timed(() => readAll(season));
   rows.push(['baseline: read every row, score order', secs(scan.seconds), `${rate(N, scan.seconds)}; PostgreSQL only`]);
   const keyset = await timed(() => readKeyset(season));
-  rows.push(['baseline: keyset pages by player id', secs(keyset.seconds), `${rate(N, keyset.seconds)}; PostgreSQL only, 1,000 a page (reconcile's)`]);
+  rows.push([
+    'baseline: keyset pages by player id',
+    secs(keyset.seconds),
+    `${rate(N, keyset.seconds)}; PostgreSQL only, 1,000 a page (reconcile's)`,
+  ]);
 
   const before = await usedMemory();
   const rebuilt = await timed(() => rebuild(season));
   const after = await usedMemory();
   rows.push(['rebuild into an empty Redis', secs(rebuilt.seconds), `${rate(rebuilt.value.members, rebuilt.seconds)}`]);
-  rows.push(['Redis used_memory before / after', `${mib(before)} / ${mib(after)}`, `${((after - before) / N).toFixed(1)} B per member`]);
+  rows.push([
+    'Redis used_memory before / after',
+    `${mib(before)} / ${mib(after)}`,
+    `${((after - before) / N).toFixed(1)} B per member`,
+  ]);
   const again = await timed(() => rebuild(season));
-  rows.push(['rebuild over the live board', secs(again.seconds), `peak used_memory ${mib(await peakMemory())}: copy + live board`]);
+  rows.push([
+    'rebuild over the live board',
+    secs(again.seconds),
+    `peak used_memory ${mib(await peakMemory())}: copy + live board`,
+  ]);
 
   await measureReconcile(season);
 }
@@ -63,14 +77,20 @@ async function measureReconcile(season: Season): Promise<void> {
   for (const pageSize of [200, 1_000, 5_000]) {
     await redis.config('RESETSTAT');
     const clean = await timed(() => reconcile(season, { pageSize }));
-    rows.push([`reconcile, clean, page ${count(pageSize)}`, secs(clean.seconds),
-      `${rate(N, clean.seconds)}; drift ${drift(clean.value)}; ZMSCORE blocks Redis ${await usecPerCall('zmscore')} µs`]);
+    rows.push([
+      `reconcile, clean, page ${count(pageSize)}`,
+      secs(clean.seconds),
+      `${rate(N, clean.seconds)}; drift ${drift(clean.value)}; ZMSCORE blocks Redis ${await usecPerCall('zmscore')} µs`,
+    ]);
   }
   await damage(season);
   await redis.config('RESETSTAT');
   const found = await timed(() => reconcile(season));
-  rows.push(['reconcile, damaged (+ ZSCAN pass)', secs(found.seconds),
-    `drift ${drift(found.value)}; ZSCAN blocks Redis ${await usecPerCall('zscan')} µs`]);
+  rows.push([
+    'reconcile, damaged (+ ZSCAN pass)',
+    secs(found.seconds),
+    `drift ${drift(found.value)}; ZSCAN blocks Redis ${await usecPerCall('zscan')} µs`,
+  ]);
   const repaired = await timed(() => reconcile(season, { repair: true }));
   rows.push(['reconcile --repair', secs(repaired.seconds), `repaired ${count(repaired.value.total.repaired)}`]);
   const verify = await timed(() => reconcile(season));
@@ -87,23 +107,30 @@ async function damage(season: Season): Promise<void> {
 }
 
 function rebuild(season: Season) {
-  return rebuildSeason({
-    source: createStandingsReader(pg.sql),
-    target: createBoardRebuilder(redis, TTL),
-    expireAt: (s, w, p) => boardExpireAt(s, w, p, TTL),
-    now: Date.now,
-  }, season);
+  return rebuildSeason(
+    {
+      source: createStandingsReader(pg.sql),
+      target: createBoardRebuilder(redis, TTL),
+      expireAt: (s, w, p) => boardExpireAt(s, w, p, TTL),
+      now: Date.now,
+    },
+    season,
+  );
 }
 
 function reconcile(season: Season, options: ReconcileOptions = {}) {
-  return reconcileSeason({
-    standings: createStandingsPages(pg.sql),
-    boards: createBoardInspector(redis, TTL),
-    codecOf,
-    isFinalized: async () => false,
-    expireAt: (s, w, p) => boardExpireAt(s, w, p, TTL),
-    now: Date.now,
-  }, season, options);
+  return reconcileSeason(
+    {
+      standings: createStandingsPages(pg.sql),
+      boards: createBoardInspector(redis, TTL),
+      codecOf,
+      isFinalized: async () => false,
+      expireAt: (s, w, p) => boardExpireAt(s, w, p, TTL),
+      now: Date.now,
+    },
+    season,
+    options,
+  );
 }
 
 async function readAll(season: Season): Promise<number> {
@@ -126,8 +153,13 @@ async function readKeyset(season: Season): Promise<number> {
 async function createSeason(): Promise<Season> {
   const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
   const def: SeasonDefinition = {
-    name: 'bench lifecycle', startsAt, endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
+    name: 'bench lifecycle',
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + 40 * DAY),
+    scoring: 'BEST',
+    order: 'DESC',
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 1_000_000,
   };
   return createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
 }
@@ -161,7 +193,12 @@ const drift = (r: { total: { missing: number; extra: number; different: number }
 
 function table(data: string[][]): string[] {
   const widths = data[0]!.map((_, i) => Math.max(...data.map((r) => r[i]!.length)));
-  return data.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  return data.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 // Last: the helpers above are consts, initialised only once the module body reaches them.

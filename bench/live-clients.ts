@@ -40,17 +40,21 @@ export type FromClients =
   | { type: 'opened'; ms: number; counters: Counters }
   | { type: 'counted'; counters: Counters }
   | {
-    type: 'collected';
-    counters: Counters;
-    /** key "player:points" -> receipt ms (first receipt). */
-    rank: Array<[string, number]>;
-    /** key "player:points" -> receipt ms on each client that saw it appear. */
-    top: Array<[string, number[]]>;
-    loopDelayP99Ms: number;
-    loopDelayMaxMs: number;
-  };
+      type: 'collected';
+      counters: Counters;
+      /** key "player:points" -> receipt ms (first receipt). */
+      rank: Array<[string, number]>;
+      /** key "player:points" -> receipt ms on each client that saw it appear. */
+      top: Array<[string, number[]]>;
+      loopDelayP99Ms: number;
+      loopDelayMaxMs: number;
+    };
 
-interface EntryPayload { rank: number; playerId: string; points: number }
+interface EntryPayload {
+  rank: number;
+  playerId: string;
+  points: number;
+}
 
 const send = (m: FromClients) => process.send!(m);
 const counters: Counters = { subscribed: 0, failed: 0, closed: 0, rankPushes: 0, topPushes: 0, errors: [] };
@@ -63,81 +67,114 @@ loop.enable();
 function note(err: unknown) {
   if (counters.errors.length >= 10) return;
   const e = err as { code?: unknown; reason?: unknown } | null;
-  counters.errors.push(err instanceof Error ? err.message
-    : e && typeof e === 'object' && 'code' in e && 'reason' in e ? `socket closed: ${String(e.code)} ${String(e.reason)}`
-      : JSON.stringify(err));
+  counters.errors.push(
+    err instanceof Error
+      ? err.message
+      : e && typeof e === 'object' && 'code' in e && 'reason' in e
+        ? `socket closed: ${String(e.code)} ${String(e.reason)}`
+        : JSON.stringify(err),
+  );
 }
 
 /** Opens one subscription on its own socket; resolves on its first payload or failure. */
-function subscribe(url: string, query: string, variables: Record<string, unknown>, onData: (data: any) => void): Promise<void> {
+function subscribe(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  onData: (data: any) => void,
+): Promise<void> {
   return new Promise((resolve) => {
     let first = true;
     let settled = false;
-    const settle = () => { if (!settled) { settled = true; resolve(); } };
+    const settle = () => {
+      if (!settled) {
+        settled = true;
+        resolve();
+      }
+    };
     const client = createClient({
-      url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true,
-      on: { closed: () => { if (!first) counters.closed++; } },
+      url,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+      on: {
+        closed: () => {
+          if (!first) counters.closed++;
+        },
+      },
     });
     clients.push(client);
-    client.subscribe<any>({ query, variables }, {
-      next: (value) => {
-        if (value.errors) { note(value.errors); return; }
-        if (first) {
-          first = false;
-          counters.subscribed++;
+    client.subscribe<any>(
+      { query, variables },
+      {
+        next: (value) => {
+          if (value.errors) {
+            note(value.errors);
+            return;
+          }
+          if (first) {
+            first = false;
+            counters.subscribed++;
+            onData(value.data);
+            settle();
+            return;
+          }
           onData(value.data);
+        },
+        error: (err) => {
+          if (first) counters.failed++;
+          note(err);
           settle();
-          return;
-        }
-        onData(value.data);
+        },
+        complete: settle,
       },
-      error: (err) => {
-        if (first) counters.failed++;
-        note(err);
-        settle();
-      },
-      complete: settle,
-    });
+    );
   });
 }
 
 async function open(req: OpenRequest): Promise<void> {
   const t0 = performance.now();
-  const rankQuery = 'subscription($s: Int!, $p: ID!) { rankChanged(seasonId: $s, playerId: $p) { rank playerId points } }';
-  const topQuery = 'subscription($s: Int!, $l: Int!) { topChanged(seasonId: $s, window: SEASON, limit: $l) { rank playerId points } }';
+  const rankQuery =
+    'subscription($s: Int!, $p: ID!) { rankChanged(seasonId: $s, playerId: $p) { rank playerId points } }';
+  const topQuery =
+    'subscription($s: Int!, $l: Int!) { topChanged(seasonId: $s, window: SEASON, limit: $l) { rank playerId points } }';
   const jobs: Array<() => Promise<void>> = [];
   for (const playerId of req.rankPlayers) {
     let last: number | undefined;
-    jobs.push(() => subscribe(req.url, rankQuery, { s: req.seasonId, p: playerId }, (data) => {
-      const e = data?.rankChanged as EntryPayload | null;
-      if (!e) return;
-      if (last !== undefined) {
-        counters.rankPushes++;
-        if (e.points !== last) {
-          const key = `${e.playerId}:${e.points}`;
-          if (!rank.has(key)) rank.set(key, Date.now());
+    jobs.push(() =>
+      subscribe(req.url, rankQuery, { s: req.seasonId, p: playerId }, (data) => {
+        const e = data?.rankChanged as EntryPayload | null;
+        if (!e) return;
+        if (last !== undefined) {
+          counters.rankPushes++;
+          if (e.points !== last) {
+            const key = `${e.playerId}:${e.points}`;
+            if (!rank.has(key)) rank.set(key, Date.now());
+          }
         }
-      }
-      last = e.points;
-    }));
+        last = e.points;
+      }),
+    );
   }
   for (let i = 0; i < req.topSubscriptions; i++) {
     let last: Set<string> | undefined;
-    jobs.push(() => subscribe(req.url, topQuery, { s: req.seasonId, l: req.topLimit }, (data) => {
-      const entries = (data?.topChanged ?? []) as EntryPayload[];
-      const now = Date.now();
-      const keys = new Set(entries.map((e) => `${e.playerId}:${e.points}`));
-      if (last) {
-        counters.topPushes++;
-        for (const k of keys) {
-          if (last.has(k)) continue;
-          let seen = top.get(k);
-          if (!seen) top.set(k, (seen = []));
-          seen.push(now);
+    jobs.push(() =>
+      subscribe(req.url, topQuery, { s: req.seasonId, l: req.topLimit }, (data) => {
+        const entries = (data?.topChanged ?? []) as EntryPayload[];
+        const now = Date.now();
+        const keys = new Set(entries.map((e) => `${e.playerId}:${e.points}`));
+        if (last) {
+          counters.topPushes++;
+          for (const k of keys) {
+            if (last.has(k)) continue;
+            let seen = top.get(k);
+            if (!seen) top.set(k, (seen = []));
+            seen.push(now);
+          }
         }
-      }
-      last = keys;
-    }));
+        last = keys;
+      }),
+    );
   }
   // Interleaved, so topChanged sockets are not all opened last.
   const order = interleave(jobs.slice(0, req.rankPlayers.length), jobs.slice(req.rankPlayers.length));
@@ -162,13 +199,20 @@ function interleave<T>(a: T[], b: T[]): T[] {
 
 process.on('message', (m: ToClients) => {
   if (m.type === 'open') {
-    open(m).catch((err) => { note(err); send({ type: 'opened', ms: 0, counters }); });
+    open(m).catch((err) => {
+      note(err);
+      send({ type: 'opened', ms: 0, counters });
+    });
   } else if (m.type === 'count') {
     send({ type: 'counted', counters });
   } else if (m.type === 'collect') {
     send({
-      type: 'collected', counters, rank: [...rank], top: [...top],
-      loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6,
+      type: 'collected',
+      counters,
+      rank: [...rank],
+      top: [...top],
+      loopDelayP99Ms: loop.percentile(99) / 1e6,
+      loopDelayMaxMs: loop.max / 1e6,
     });
     rank = new Map();
     top = new Map();

@@ -75,10 +75,12 @@ const GROUP_ID = `bench-live-ingest-${runId}`;
 const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: String(REDIS_PORT) };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-if (RANK_SUBS > PLAYERS) throw new Error(`--players (${PLAYERS}) must be at least the rankChanged subscriptions (${RANK_SUBS})`);
+if (RANK_SUBS > PLAYERS)
+  throw new Error(`--players (${PLAYERS}) must be at least the rankChanged subscriptions (${RANK_SUBS})`);
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 
@@ -91,7 +93,9 @@ function track(child: ChildProcess): ChildProcess {
   return child;
 }
 // Whatever happens, no child outlives the bench.
-process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     console.error(`\n${sig}: killing children`);
@@ -101,15 +105,28 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** Starts a child and resolves once a stdout line matches `ready`; warnings and errors are echoed. */
-function start(name: string, command: string, args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<ChildProcess> {
+function start(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(
+      spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     let echoed = 0;
     let isReady = false;
     let pending = '';
     const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms`)), timeoutMs);
     const onLine = (line: string) => {
-      if (!isReady && ready.test(line)) { isReady = true; clearTimeout(timer); resolve(child); }
+      if (!isReady && ready.test(line)) {
+        isReady = true;
+        clearTimeout(timer);
+        resolve(child);
+      }
       // pino JSON: echo warn (40) and above, a few per child, so a failure is visible.
       const level = /"level":(\d+)/.exec(line)?.[1];
       if ((level === undefined ? /error|warn|exception/i.test(line) : Number(level) >= 40) && echoed++ < 20) {
@@ -146,7 +163,10 @@ async function stop(child: ChildProcess | undefined, graceMs = 15_000): Promise<
 function portInUse(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }
@@ -171,8 +191,13 @@ async function seed(): Promise<Season> {
   const t0 = performance.now();
   let shown = 0;
   return seedBoard({
-    databaseUrl: DATABASE_URL, redisUrl: REDIS_URL, flush: 'all', name: `bench live ${runId}`, players: PLAYERS,
-    points: seedPoints, agoMs: (p) => 60_000 + ((p * 104_729) % 3_600_000),
+    databaseUrl: DATABASE_URL,
+    redisUrl: REDIS_URL,
+    flush: 'all',
+    name: `bench live ${runId}`,
+    players: PLAYERS,
+    points: seedPoints,
+    agoMs: (p) => 60_000 + ((p * 104_729) % 3_600_000),
     onProgress: (done) => {
       if (performance.now() - shown <= 5_000 && done !== PLAYERS) return;
       shown = performance.now();
@@ -184,7 +209,11 @@ async function seed(): Promise<Season> {
 
 // ---------------------------------------------------------------- traffic
 
-interface Window { results: number; watched: Array<[string, number]>; injected: Array<[string, number]> }
+interface Window {
+  results: number;
+  watched: Array<[string, number]>;
+  injected: Array<[string, number]>;
+}
 
 /** The paced producer: RATE results/s in 20 ms ticks, until stopped. */
 function createLoad(producer: Producer, seasonId: number, watched: readonly string[]) {
@@ -208,8 +237,12 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
 
   const message = (playerId: string, p: number, ts: number): Message => {
     const m: MatchResultMessage = {
-      v: 1, matchId: `10000000-0000-4000-8000-${(++matches).toString(16).padStart(12, '0')}`, seasonId,
-      endedAt: new Date(ts - 1_000).toISOString(), playerId, points: p,
+      v: 1,
+      matchId: `10000000-0000-4000-8000-${(++matches).toString(16).padStart(12, '0')}`,
+      seasonId,
+      endedAt: new Date(ts - 1_000).toISOString(),
+      playerId,
+      points: p,
     };
     return { key: playerId, value: JSON.stringify(m), timestamp: String(ts) };
   };
@@ -245,7 +278,8 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
             window?.watched.push([`${id}:${p}`, ts]);
           } else {
             let id: string;
-            do id = String(1 + Math.floor(rand() * PLAYERS)); while (watchedSet.has(id));
+            do id = String(1 + Math.floor(rand() * PLAYERS));
+            while (watchedSet.has(id));
             messages.push(message(id, Math.floor(rand() * SEED_MAX_POINTS), ts));
           }
         }
@@ -253,8 +287,16 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
         injected += topDue;
         produced += due;
         if (window) window.results += due;
-        const send = producer.send({ topic: TOPIC, acks: -1, compression: CompressionTypes.None, messages })
-          .then(() => { ackMs.push(Date.now() - ts); }, () => { sendErrors++; })
+        const send = producer
+          .send({ topic: TOPIC, acks: -1, compression: CompressionTypes.None, messages })
+          .then(
+            () => {
+              ackMs.push(Date.now() - ts);
+            },
+            () => {
+              sendErrors++;
+            },
+          )
           .finally(() => pending.delete(send));
         pending.add(send);
       }
@@ -264,13 +306,28 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
   }
 
   return {
-    start() { stopRequested = false; running = loop(); },
-    async stop() { stopRequested = true; await running; },
+    start() {
+      stopRequested = false;
+      running = loop();
+    },
+    async stop() {
+      stopRequested = true;
+      await running;
+    },
     /** Starts recording what is produced (for latency matching and per-result figures). */
-    record(): Window { window = { results: 0, watched: [], injected: [] }; return window; },
-    endRecord(): void { window = undefined; },
-    get produced() { return produced; },
-    get sendErrors() { return sendErrors; },
+    record(): Window {
+      window = { results: 0, watched: [], injected: [] };
+      return window;
+    },
+    endRecord(): void {
+      window = undefined;
+    },
+    get produced() {
+      return produced;
+    },
+    get sendErrors() {
+      return sendErrors;
+    },
     ackMs,
   };
 }
@@ -278,7 +335,12 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
 // ---------------------------------------------------------------- measuring
 
 interface Snapshot {
-  at: number; commands: Map<string, number>; api: number; ingest: number; clients: number; cpu: CpuSample;
+  at: number;
+  commands: Map<string, number>;
+  api: number;
+  ingest: number;
+  clients: number;
+  cpu: CpuSample;
   /** Pushes received so far by the clients process (0 before it runs). */
   pushes: { rank: number; top: number };
   /** The API's event-loop delay since the previous scrape (prom-client resets it on every scrape). */
@@ -371,10 +433,28 @@ async function main(): Promise<void> {
   const load0 = os.loadavg();
   if (await portInUse(REDIS_PORT)) throw new Error(`port ${REDIS_PORT} is in use: pass --redis-port`);
   if (await portInUse(API_PORT)) throw new Error(`port ${API_PORT} is in use: pass --port`);
-  redisServer = await start('redis', 'redis-server', [
-    '--port', String(REDIS_PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-    '--maxmemory-policy', 'noeviction', '--dir', tmp, '--daemonize', 'no',
-  ], {}, /Ready to accept connections/);
+  redisServer = await start(
+    'redis',
+    'redis-server',
+    [
+      '--port',
+      String(REDIS_PORT),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      tmp,
+      '--daemonize',
+      'no',
+    ],
+    {},
+    /Ready to accept connections/,
+  );
   log(`redis-server on ${REDIS_PORT} (pid ${redisServer.pid}); seeding ${fmt(PLAYERS)} players`);
   const season = await seed();
 
@@ -382,27 +462,63 @@ async function main(): Promise<void> {
   kafka = createKafka({ brokers: KAFKA_BROKERS.split(','), clientId: 'ladder-bench-live', logger });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS }, { topic: `${TOPIC}.dlq`, numPartitions: PARTITIONS }], waitForLeaders: true });
+  await admin.createTopics({
+    topics: [
+      { topic: TOPIC, numPartitions: PARTITIONS },
+      { topic: `${TOPIC}.dlq`, numPartitions: PARTITIONS },
+    ],
+    waitForLeaders: true,
+  });
   const common = {
-    DATABASE_URL, REDIS_URL, KAFKA_BROKERS, KAFKA_TOPIC: TOPIC, KAFKA_PARTITIONS: String(PARTITIONS), LOG_LEVEL: 'info',
+    DATABASE_URL,
+    REDIS_URL,
+    KAFKA_BROKERS,
+    KAFKA_TOPIC: TOPIC,
+    KAFKA_PARTITIONS: String(PARTITIONS),
+    LOG_LEVEL: 'info',
   };
   const nodeArgs = builtLadder();
   // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the API.
   const apiArgs = [...(process.env.BENCH_API_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), ...nodeArgs];
-  api = await start('api', process.execPath, apiArgs, {
-    ...common, LADDER_ROLES: 'api', API_WORKERS: '1', PORT: String(API_PORT), HOST: '127.0.0.1',
-    KAFKA_GROUP_ID: `${GROUP_ID}-api-unused`, KAFKA_CLIENT_ID: 'ladder-bench-live-api',
-    WS_SOCKETS_PER_ADDRESS: String(2 * SUBSCRIPTIONS + 100), WS_SUBSCRIPTIONS_PER_SOCKET: '1000',
-    RATE_LIMIT_READS_PER_SEC: '1000000000', RATE_LIMIT_READS_BURST: '1000000000',
-  }, /GraphQL API listening/);
-  ingest = await start('ingest', process.execPath, nodeArgs, {
-    ...common, LADDER_ROLES: 'ingest', KAFKA_GROUP_ID: GROUP_ID, KAFKA_CLIENT_ID: 'ladder-bench-live-ingest',
-  }, /ladder started/);
+  api = await start(
+    'api',
+    process.execPath,
+    apiArgs,
+    {
+      ...common,
+      LADDER_ROLES: 'api',
+      API_WORKERS: '1',
+      PORT: String(API_PORT),
+      HOST: '127.0.0.1',
+      KAFKA_GROUP_ID: `${GROUP_ID}-api-unused`,
+      KAFKA_CLIENT_ID: 'ladder-bench-live-api',
+      WS_SOCKETS_PER_ADDRESS: String(2 * SUBSCRIPTIONS + 100),
+      WS_SUBSCRIPTIONS_PER_SOCKET: '1000',
+      RATE_LIMIT_READS_PER_SEC: '1000000000',
+      RATE_LIMIT_READS_BURST: '1000000000',
+    },
+    /GraphQL API listening/,
+  );
+  ingest = await start(
+    'ingest',
+    process.execPath,
+    nodeArgs,
+    {
+      ...common,
+      LADDER_ROLES: 'ingest',
+      KAFKA_GROUP_ID: GROUP_ID,
+      KAFKA_CLIENT_ID: 'ladder-bench-live-ingest',
+    },
+    /ladder started/,
+  );
   log(`api pid ${api.pid}, ingest pid ${ingest.pid}, topic ${TOPIC}`);
 
   const producer = kafka.producer({
-    idempotent: true, maxInFlightRequests: 5, allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: Number.MAX_SAFE_INTEGER },
+    idempotent: true,
+    maxInFlightRequests: 5,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    retry: { retries: Number.MAX_SAFE_INTEGER },
   });
   await producer.connect();
   const redis = new Redis(REDIS_URL);
@@ -410,7 +526,10 @@ async function main(): Promise<void> {
 
   /** Committed offsets of the ingest group against the log end, summed over partitions. */
   async function lag(): Promise<number> {
-    const [ends, groups] = await Promise.all([admin.fetchTopicOffsets(TOPIC), admin.fetchOffsets({ groupId: GROUP_ID, topics: [TOPIC] })]);
+    const [ends, groups] = await Promise.all([
+      admin.fetchTopicOffsets(TOPIC),
+      admin.fetchOffsets({ groupId: GROUP_ID, topics: [TOPIC] }),
+    ]);
     const committed = new Map(groups[0]?.partitions.map((p) => [p.partition, Math.max(0, Number(p.offset))]) ?? []);
     return ends.reduce((sum, p) => sum + Number(p.high) - Math.min(committed.get(p.partition) ?? 0, Number(p.high)), 0);
   }
@@ -419,7 +538,8 @@ async function main(): Promise<void> {
     for (;;) {
       const left = await lag();
       if (left === 0) return (performance.now() - t0) / 1000;
-      if (performance.now() - t0 > DRAIN_TIMEOUT_MS) throw new Error(`ingest did not catch up in ${DRAIN_TIMEOUT_MS} ms (${left} behind)`);
+      if (performance.now() - t0 > DRAIN_TIMEOUT_MS)
+        throw new Error(`ingest did not catch up in ${DRAIN_TIMEOUT_MS} ms (${left} behind)`);
       await sleep(100);
     }
   }
@@ -432,12 +552,20 @@ async function main(): Promise<void> {
    */
   async function snapshot(): Promise<Snapshot> {
     const at = performance.now();
-    const cpu = { api: procCpuSeconds(api?.pid), ingest: procCpuSeconds(ingest?.pid), clients: procCpuSeconds(clients?.pid), cpu: sampleCpu(CPU_TARGETS) };
+    const cpu = {
+      api: procCpuSeconds(api?.pid),
+      ingest: procCpuSeconds(ingest?.pid),
+      clients: procCpuSeconds(clients?.pid),
+      cpu: sampleCpu(CPU_TARGETS),
+    };
     const info = redis.info('commandstats');
     const [pushes, metrics] = await Promise.all([countPushes(), fetch(metricsUrl).then((r) => r.text())]);
     const metric = (name: string) => 1000 * Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN);
     return {
-      at, ...cpu, commands: parseCommandStats(await info), pushes,
+      at,
+      ...cpu,
+      commands: parseCommandStats(await info),
+      pushes,
       apiLoop: { p99: metric('nodejs_eventloop_lag_p99_seconds'), max: metric('nodejs_eventloop_lag_max_seconds') },
     };
   }
@@ -449,7 +577,9 @@ async function main(): Promise<void> {
   }
   const watched = Array.from({ length: RANK_SUBS }, (_, i) => String(1 + Math.floor((i * PLAYERS) / RANK_SUBS)));
   const traffic = createLoad(producer, season.id, watched);
-  async function loadPhase(name: string): Promise<{ stats: PhaseStats; window: Window; lagAtEnd: number; drainSeconds: number }> {
+  async function loadPhase(
+    name: string,
+  ): Promise<{ stats: PhaseStats; window: Window; lagAtEnd: number; drainSeconds: number }> {
     log(`phase: ${name} (${WARMUP_SECONDS} s warm-up + ${SECONDS} s at ${fmt(RATE)} results/s)`);
     traffic.start();
     await sleep(WARMUP_SECONDS * 1000);
@@ -494,10 +624,19 @@ async function main(): Promise<void> {
   const memBefore = await memory();
 
   // ---- open the sockets
-  log(`opening ${fmt(SUBSCRIPTIONS)} sockets (${fmt(RANK_SUBS)} rankChanged, ${fmt(TOP_SUBS)} topChanged), ${BATCH} at a time`);
-  const c = track(spawn(process.execPath, ['--import', 'tsx', 'bench/live-clients.ts'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  log(
+    `opening ${fmt(SUBSCRIPTIONS)} sockets (${fmt(RANK_SUBS)} rankChanged, ${fmt(TOP_SUBS)} topChanged), ${BATCH} at a time`,
+  );
+  const c = track(
+    spawn(process.execPath, ['--import', 'tsx', 'bench/live-clients.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
   clients = c;
-  c.once('exit', (code, signal) => { if (!stopping.has(c)) console.error(`  [clients] exited with ${code ?? signal}`); });
+  c.once('exit', (code, signal) => {
+    if (!stopping.has(c)) console.error(`  [clients] exited with ${code ?? signal}`);
+  });
   const inbox: FromClients[] = [];
   let wake: (() => void) | undefined;
   let shown = 0;
@@ -512,14 +651,20 @@ async function main(): Promise<void> {
     inbox.push(m);
     wake?.();
   });
-  const receive = async <T extends FromClients['type']>(type: T, timeoutMs: number): Promise<Extract<FromClients, { type: T }>> => {
+  const receive = async <T extends FromClients['type']>(
+    type: T,
+    timeoutMs: number,
+  ): Promise<Extract<FromClients, { type: T }>> => {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const i = inbox.findIndex((m) => m.type === type);
       if (i >= 0) return inbox.splice(i, 1)[0] as Extract<FromClients, { type: T }>;
       if (c.exitCode !== null || c.signalCode !== null) throw new Error('the clients process exited');
       if (performance.now() > deadline) throw new Error(`no '${type}' from the clients process in ${timeoutMs} ms`);
-      await new Promise<void>((r) => { wake = r; setTimeout(r, 500); });
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(r, 500);
+      });
     }
   };
   const toClients = (m: ToClients) => c.send(m);
@@ -529,12 +674,19 @@ async function main(): Promise<void> {
     return { rank: counters.rankPushes, top: counters.topPushes };
   };
   toClients({
-    type: 'open', url: `ws://127.0.0.1:${API_PORT}/graphql`, seasonId: season.id,
-    rankPlayers: watched, topSubscriptions: TOP_SUBS, topLimit: TOP_LIMIT, batch: BATCH,
+    type: 'open',
+    url: `ws://127.0.0.1:${API_PORT}/graphql`,
+    seasonId: season.id,
+    rankPlayers: watched,
+    topSubscriptions: TOP_SUBS,
+    topLimit: TOP_LIMIT,
+    batch: BATCH,
   });
   const opened = await receive('opened', 30 * 60_000);
-  log(`opened in ${(opened.ms / 1000).toFixed(1)} s: ${fmt(opened.counters.subscribed)} subscribed, ${fmt(opened.counters.failed)} failed`
-    + `${opened.counters.errors.length ? `; errors: ${opened.counters.errors.slice(0, 3).join(' | ')}` : ''}`);
+  log(
+    `opened in ${(opened.ms / 1000).toFixed(1)} s: ${fmt(opened.counters.subscribed)} subscribed, ${fmt(opened.counters.failed)} failed` +
+      `${opened.counters.errors.length ? `; errors: ${opened.counters.errors.slice(0, 3).join(' | ')}` : ''}`,
+  );
   log(`server counts: ${await openSubscriptions()}`);
   await sleep(5_000);
   const memAfter = await memory();
@@ -584,77 +736,177 @@ async function main(): Promise<void> {
   const scriptsPerSec = (s: PhaseStats) => s.scriptCalls / s.seconds;
   const scriptsIngestPerResult = (scriptsPerSec(loadNoSubs.stats) - scriptsPerSec(idleNoSubs)) / rateOf(loadNoSubs);
   const scriptsCausedIdle = scriptsPerSec(idleSubs) - scriptsPerSec(idleNoSubs);
-  const scriptsCausedLoad = scriptsPerSec(loadSubs.stats) - scriptsPerSec(idleNoSubs) - scriptsIngestPerResult * rateOf(loadSubs);
+  const scriptsCausedLoad =
+    scriptsPerSec(loadSubs.stats) - scriptsPerSec(idleNoSubs) - scriptsIngestPerResult * rateOf(loadSubs);
   const withScripts = (s: PhaseStats) => `${fmt(perSec(s), 1)}/s (script calls ${fmt(scriptsPerSec(s), 1)}/s)`;
 
   const cpuCell = (s: PhaseStats) => {
     const us = (s.apiCpu * 1e6) / s.seconds;
     return `${fmt(us)} µs/s = ${(us / 1e4).toFixed(1)}% of a core`;
   };
-  const latCell = (xs: number[], extra: string) => xs.length === 0 ? `no samples (${extra})`
-    : `${fmt(percentile(xs, 0.5))} / ${fmt(percentile(xs, 0.99))} ms (max ${fmt(xs[xs.length - 1]!)}; ${extra})`;
+  const latCell = (xs: number[], extra: string) =>
+    xs.length === 0
+      ? `no samples (${extra})`
+      : `${fmt(percentile(xs, 0.5))} / ${fmt(percentile(xs, 0.99))} ms (max ${fmt(xs[xs.length - 1]!)}; ${extra})`;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const loadPushes = loadSubs.stats.pushes;
   const idlePushes = idleSubs.pushes.rank + idleSubs.pushes.top;
 
   const rows: Array<[string, string, string]> = [
-    ['push latency rankChanged p50 / p99 (Kafka CreateTime → client)', latCell(rankLat, `n=${fmt(rankLat.length)}, ${fmt(rankMissed)} never pushed`), 'p99 ≤ 250 ms'],
-    ['push latency topChanged p50 / p99 (Kafka CreateTime → client)', latCell(topLat, `n=${fmt(topLat.length)}: ${fmt(loadSubs.window.injected.length)} new top entries × ${fmt(TOP_SUBS)} clients, ${fmt(topMissed)} missed`), 'p99 ≤ 250 ms'],
-    ['  of which produce → broker ack (acks=all) p50 / p99', `${fmt(percentile(acks, 0.5))} / ${fmt(percentile(acks, 0.99))} ms`, ''],
+    [
+      'push latency rankChanged p50 / p99 (Kafka CreateTime → client)',
+      latCell(rankLat, `n=${fmt(rankLat.length)}, ${fmt(rankMissed)} never pushed`),
+      'p99 ≤ 250 ms',
+    ],
+    [
+      'push latency topChanged p50 / p99 (Kafka CreateTime → client)',
+      latCell(
+        topLat,
+        `n=${fmt(topLat.length)}: ${fmt(loadSubs.window.injected.length)} new top entries × ${fmt(TOP_SUBS)} clients, ${fmt(topMissed)} missed`,
+      ),
+      'p99 ≤ 250 ms',
+    ],
+    [
+      '  of which produce → broker ack (acks=all) p50 / p99',
+      `${fmt(percentile(acks, 0.5))} / ${fmt(percentile(acks, 0.99))} ms`,
+      '',
+    ],
     ['Redis cmds/s, idle, no subscriptions (background)', withScripts(idleNoSubs), ''],
     [`Redis cmds/s, idle, ${fmt(subscribed)} subscriptions`, withScripts(idleSubs), ''],
-    ['Redis cmds/s caused by subscriptions, idle', `${fmt(causedIdle, 1)}/s = ${fmt(per1k(causedIdle), 1)}/s per 1,000 subs (script calls ${fmt(scriptsCausedIdle, 1)}/s)`, '0 (proportional to updates)'],
-    [`Redis cmds/s, load, no subscriptions (${fmt(rateOf(loadNoSubs))} results/s)`, `${withScripts(loadNoSubs.stats)} = ${fmt(ingestPerResult, 2)} per result (ingest)`, ''],
-    [`Redis cmds/s, load, ${fmt(subscribed)} subscriptions (${fmt(rateOf(loadSubs))} results/s)`, withScripts(loadSubs.stats), ''],
-    ['Redis cmds/s caused by subscriptions, load', `${fmt(causedLoad)}/s = ${fmt(per1k(causedLoad), 1)}/s per 1,000 subs = ${fmt(causedLoad / rateOf(loadSubs), 2)} per result (script calls ${fmt(scriptsCausedLoad, 1)}/s)`, 'proportional to updates'],
+    [
+      'Redis cmds/s caused by subscriptions, idle',
+      `${fmt(causedIdle, 1)}/s = ${fmt(per1k(causedIdle), 1)}/s per 1,000 subs (script calls ${fmt(scriptsCausedIdle, 1)}/s)`,
+      '0 (proportional to updates)',
+    ],
+    [
+      `Redis cmds/s, load, no subscriptions (${fmt(rateOf(loadNoSubs))} results/s)`,
+      `${withScripts(loadNoSubs.stats)} = ${fmt(ingestPerResult, 2)} per result (ingest)`,
+      '',
+    ],
+    [
+      `Redis cmds/s, load, ${fmt(subscribed)} subscriptions (${fmt(rateOf(loadSubs))} results/s)`,
+      withScripts(loadSubs.stats),
+      '',
+    ],
+    [
+      'Redis cmds/s caused by subscriptions, load',
+      `${fmt(causedLoad)}/s = ${fmt(per1k(causedLoad), 1)}/s per 1,000 subs = ${fmt(causedLoad / rateOf(loadSubs), 2)} per result (script calls ${fmt(scriptsCausedLoad, 1)}/s)`,
+      'proportional to updates',
+    ],
     ['API CPU, idle, no subscriptions', cpuCell(idleNoSubs), ''],
     [`API CPU, idle, ${fmt(subscribed)} subscriptions`, cpuCell(idleSubs), ''],
     ['API CPU, load, no subscriptions', cpuCell(loadNoSubs.stats), ''],
     [`API CPU, load, ${fmt(subscribed)} subscriptions`, cpuCell(loadSubs.stats), ''],
-    ['API RSS per idle socket', `${kb((memAfter.rss - memBefore.rss) / subscribed)} (${fmt(memBefore.rss / 2 ** 20)} → ${fmt(memAfter.rss / 2 ** 20)} MiB)`, '≤ 20 KB'],
-    ['API V8 heap used per idle socket', `${kb((memAfter.heap - memBefore.heap) / subscribed)} (${fmt(memBefore.heap / 2 ** 20)} → ${fmt(memAfter.heap / 2 ** 20)} MiB)`, '≤ 20 KB'],
+    [
+      'API RSS per idle socket',
+      `${kb((memAfter.rss - memBefore.rss) / subscribed)} (${fmt(memBefore.rss / 2 ** 20)} → ${fmt(memAfter.rss / 2 ** 20)} MiB)`,
+      '≤ 20 KB',
+    ],
+    [
+      'API V8 heap used per idle socket',
+      `${kb((memAfter.heap - memBefore.heap) / subscribed)} (${fmt(memBefore.heap / 2 ** 20)} → ${fmt(memAfter.heap / 2 ** 20)} MiB)`,
+      '≤ 20 KB',
+    ],
     ['pushes received, idle with subscriptions', `${fmt(idlePushes)} in ${SECONDS} s`, '0'],
-    ['pushes received/s, load (rankChanged / topChanged)', `${fmt(loadPushes.rank / loadSubs.stats.seconds)} / ${fmt(loadPushes.top / loadSubs.stats.seconds)}`, ''],
-    ['ingest: lag at end of window / drain after', `${fmt(loadNoSubs.lagAtEnd)} & ${fmt(loadSubs.lagAtEnd)} msgs / ${loadNoSubs.drainSeconds.toFixed(1)} & ${loadSubs.drainSeconds.toFixed(1)} s (no subs & subs)`, ''],
+    [
+      'pushes received/s, load (rankChanged / topChanged)',
+      `${fmt(loadPushes.rank / loadSubs.stats.seconds)} / ${fmt(loadPushes.top / loadSubs.stats.seconds)}`,
+      '',
+    ],
+    [
+      'ingest: lag at end of window / drain after',
+      `${fmt(loadNoSubs.lagAtEnd)} & ${fmt(loadSubs.lagAtEnd)} msgs / ${loadNoSubs.drainSeconds.toFixed(1)} & ${loadSubs.drainSeconds.toFixed(1)} s (no subs & subs)`,
+      '',
+    ],
   ];
 
-  console.log(`\nlive benchmark: ${fmt(PLAYERS)} players, ${fmt(subscribed)} of ${fmt(SUBSCRIPTIONS)} subscriptions open `
-    + `(${fmt(RANK_SUBS)} rankChanged, ${fmt(TOP_SUBS)} topChanged limit ${TOP_LIMIT}), ${fmt(RATE)} results/s `
-    + `(${TOP_INJECTIONS_PER_SEC}/s into the top), ${SECONDS} s per phase; ${os.availableParallelism()} cores, Node ${process.version}`);
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ['metric', 'value', 'target'][i]!.length));
-  const line = (cells: readonly string[]) => cells.map((x, i) => x.padEnd(widths[i]!)).join(' | ').trimEnd();
+  console.log(
+    `\nlive benchmark: ${fmt(PLAYERS)} players, ${fmt(subscribed)} of ${fmt(SUBSCRIPTIONS)} subscriptions open ` +
+      `(${fmt(RANK_SUBS)} rankChanged, ${fmt(TOP_SUBS)} topChanged limit ${TOP_LIMIT}), ${fmt(RATE)} results/s ` +
+      `(${TOP_INJECTIONS_PER_SEC}/s into the top), ${SECONDS} s per phase; ${os.availableParallelism()} cores, Node ${process.version}`,
+  );
+  const widths = [0, 1, 2].map((i) =>
+    Math.max(...rows.map((r) => r[i]!.length), ['metric', 'value', 'target'][i]!.length),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join(' | ')
+      .trimEnd();
   console.log(line(['metric', 'value', 'target']));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const r of rows) console.log(line(r));
 
   // ---- context
-  console.log('\nRedis commands per second by command (INFO commandstats; commands run inside Lua scripts count on their own):');
-  for (const [name, s] of [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const) {
-    const top = [...s.commands].sort((x, y) => y[1] - x[1]).slice(0, 8).map(([cmd, n]) => `${cmd} ${fmt(n / s.seconds, 1)}`);
+  console.log(
+    '\nRedis commands per second by command (INFO commandstats; commands run inside Lua scripts count on their own):',
+  );
+  for (const [name, s] of [
+    ['idle, no subs', idleNoSubs],
+    ['load, no subs', loadNoSubs.stats],
+    ['idle, subs', idleSubs],
+    ['load, subs', loadSubs.stats],
+  ] as const) {
+    const top = [...s.commands]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 8)
+      .map(([cmd, n]) => `${cmd} ${fmt(n / s.seconds, 1)}`);
     console.log(`  ${name.padEnd(14)} ${top.join(', ') || '-'}`);
   }
   console.log('\nCPU seconds per second of phase (api / ingest / clients / bench / redis / pg / kafka / other):');
-  for (const [name, s] of [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const) {
-    const parts = [s.apiCpu, s.ingestCpu, s.clientsCpu, s.cpu.node, s.cpu.redis, s.cpu.pg, s.cpu.kafka,
-      Math.max(0, s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu)].map((x) => (x / s.seconds).toFixed(2));
+  for (const [name, s] of [
+    ['idle, no subs', idleNoSubs],
+    ['load, no subs', loadNoSubs.stats],
+    ['idle, subs', idleSubs],
+    ['load, subs', loadSubs.stats],
+  ] as const) {
+    const parts = [
+      s.apiCpu,
+      s.ingestCpu,
+      s.clientsCpu,
+      s.cpu.node,
+      s.cpu.redis,
+      s.cpu.pg,
+      s.cpu.kafka,
+      Math.max(0, s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu),
+    ].map((x) => (x / s.seconds).toFixed(2));
     console.log(`  ${name.padEnd(14)} ${parts.join(' / ')}`);
   }
   console.log('\nAPI event-loop delay p99 / max per phase (prom-client, reset at each scrape):');
-  for (const [name, s] of [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const) {
+  for (const [name, s] of [
+    ['idle, no subs', idleNoSubs],
+    ['load, no subs', loadNoSubs.stats],
+    ['idle, subs', idleSubs],
+    ['load, subs', loadSubs.stats],
+  ] as const) {
     console.log(`  ${name.padEnd(14)} ${fmt(s.apiLoop.p99, 1)} / ${fmt(s.apiLoop.max, 1)} ms`);
   }
-  const phases = [['idle, no subs', idleNoSubs], ['load, no subs', loadNoSubs.stats], ['idle, subs', idleSubs], ['load, subs', loadSubs.stats]] as const;
-  const busy = phases.map(([name, s]) => [name, (s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu) / s.seconds] as const)
+  const phases = [
+    ['idle, no subs', idleNoSubs],
+    ['load, no subs', loadNoSubs.stats],
+    ['idle, subs', idleSubs],
+    ['load, subs', loadSubs.stats],
+  ] as const;
+  const busy = phases
+    .map(([name, s]) => [name, (s.cpu.other - s.apiCpu - s.ingestCpu - s.clientsCpu) / s.seconds] as const)
     .filter(([, cores]) => cores > 0.25 * os.availableParallelism());
   if (busy.length > 0) {
-    console.log(`\nWARNING: processes outside this bench used ${busy.map(([name, cores]) => `${cores.toFixed(2)} cores during "${name}"`).join(', ')} `
-      + `(of ${os.availableParallelism()}): that phase's latencies, CPU and ingest lag are inflated by contention; rerun on a quiet machine.`);
+    console.log(
+      `\nWARNING: processes outside this bench used ${busy.map(([name, cores]) => `${cores.toFixed(2)} cores during "${name}"`).join(', ')} ` +
+        `(of ${os.availableParallelism()}): that phase's latencies, CPU and ingest lag are inflated by contention; rerun on a quiet machine.`,
+    );
   }
-  console.log(`\nclients process event-loop delay during load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms`
-    + ` (adds to the measured latency); sockets closed after subscribing: ${afterLoad.counters.closed}; producer send errors: ${traffic.sendErrors}`);
+  console.log(
+    `\nclients process event-loop delay during load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms` +
+      ` (adds to the measured latency); sockets closed after subscribing: ${afterLoad.counters.closed}; producer send errors: ${traffic.sendErrors}`,
+  );
   if (afterLoad.counters.errors.length) console.log(`client errors: ${afterLoad.counters.errors.join(' | ')}`);
-  console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after. `
-    + 'Kafka, PostgreSQL, Redis, both ladder processes, the clients and this producer share the machine.');
-  console.log('Latency is from the result\'s Kafka CreateTime (set by this producer just before send) to receipt by the client;'
-    + ' rankChanged: the first push showing the watched player\'s new points; topChanged: each client\'s first push showing the injected entry.');
+  console.log(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after. ` +
+      'Kafka, PostgreSQL, Redis, both ladder processes, the clients and this producer share the machine.',
+  );
+  console.log(
+    "Latency is from the result's Kafka CreateTime (set by this producer just before send) to receipt by the client;" +
+      " rankChanged: the first push showing the watched player's new points; topChanged: each client's first push showing the injected entry.",
+  );
 }

@@ -13,7 +13,9 @@ const workers = Number(workersArg);
 if (cluster.isPrimary) {
   let listening = 0;
   let stopping = false;
-  cluster.on('listening', () => { if (++listening === workers) console.log('ready'); });
+  cluster.on('listening', () => {
+    if (++listening === workers) console.log('ready');
+  });
   cluster.on('exit', (worker, code, signal) => {
     // A worker that dies makes the comparison meaningless: stop, and let the bench see the exit.
     if (!stopping) {
@@ -29,8 +31,12 @@ if (cluster.isPrimary) {
   });
 } else {
   const body = readFileSync(file);
-  http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body));
-  }).listen(Number(port), '127.0.0.1');
+  http
+    .createServer((req, res) => {
+      req.resume();
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body),
+      );
+    })
+    .listen(Number(port), '127.0.0.1');
 }

@@ -14,7 +14,10 @@ import type { BenchResult } from './generate.js';
 const BATCH = 1000;
 
 /** Wall seconds spent in each store during the run, so a slow ceiling says which side is slow. */
-export interface PhaseTimes { pgSeconds: number; redisSeconds: number }
+export interface PhaseTimes {
+  pgSeconds: number;
+  redisSeconds: number;
+}
 
 /**
  * Inserts the results (duplicates skipped by the primary key) and upserts the best standing of
@@ -23,7 +26,12 @@ export interface PhaseTimes { pgSeconds: number; redisSeconds: number }
  * batch, since ON CONFLICT DO UPDATE may not touch a row twice in one statement. The combine rule
  * is ladder's BEST_DESC (results-store.ts), so both end with identical standings.
  */
-async function storeBatch(sql: Sql, seasonId: number, batch: readonly BenchResult[], firstOffset: number): Promise<void> {
+async function storeBatch(
+  sql: Sql,
+  seasonId: number,
+  batch: readonly BenchResult[],
+  firstOffset: number,
+): Promise<void> {
   await sql`
     with ins as (
       insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
@@ -60,14 +68,24 @@ async function storeBatch(sql: Sql, seasonId: number, batch: readonly BenchResul
  * needs nothing back from PostgreSQL: ZADD GT of every result, one command per board and batch
  * (the same shape as ladder's one Lua call per board), no Lua, no PUBLISH, no rank lookups.
  */
-async function boardBatch(redis: Redis, season: Season, batch: readonly BenchResult[], encode: (r: BenchResult) => string): Promise<void> {
+async function boardBatch(
+  redis: Redis,
+  season: Season,
+  batch: readonly BenchResult[],
+  encode: (r: BenchResult) => string,
+): Promise<void> {
   const byBoard = new Map<string, string[]>();
   for (const r of batch) {
     const at = new Date(r.endedAtMs);
     const score = encode(r);
-    for (const key of [boardKey(season.id, 'SEASON', ''), boardKey(season.id, 'DAY', dayPeriod(at)), boardKey(season.id, 'WEEK', weekPeriod(at))]) {
+    for (const key of [
+      boardKey(season.id, 'SEASON', ''),
+      boardKey(season.id, 'DAY', dayPeriod(at)),
+      boardKey(season.id, 'WEEK', weekPeriod(at)),
+    ]) {
       const args = byBoard.get(key);
-      if (args) args.push(score, r.playerId); else byBoard.set(key, [score, r.playerId]);
+      if (args) args.push(score, r.playerId);
+      else byBoard.set(key, [score, r.playerId]);
     }
   }
   const pipeline = redis.pipeline();
@@ -76,7 +94,12 @@ async function boardBatch(redis: Redis, season: Season, batch: readonly BenchRes
 }
 
 /** Runs scenario a: PostgreSQL then Redis per batch, sequentially, as one ingest worker would. */
-export async function runRawCeiling(sql: Sql, redis: Redis, season: Season, results: readonly BenchResult[]): Promise<PhaseTimes> {
+export async function runRawCeiling(
+  sql: Sql,
+  redis: Redis,
+  season: Season,
+  results: readonly BenchResult[],
+): Promise<PhaseTimes> {
   const codec = createCodec(season);
   const encode = (r: BenchResult) => codec.toRedis(codec.encode(r.points, new Date(r.endedAtMs)));
   const times: PhaseTimes = { pgSeconds: 0, redisSeconds: 0 };

@@ -37,11 +37,21 @@ export async function seedBoard(opts: {
     await (opts.flush === 'all' ? redis.flushall() : redis.flushdb());
     const now = Date.now();
     const def: SeasonDefinition = {
-      name: opts.name, startsAt: new Date(now - 10 * DAY), endsAt: new Date(now + 20 * DAY),
-      scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 1_000_000,
+      name: opts.name,
+      startsAt: new Date(now - 10 * DAY),
+      endsAt: new Date(now + 20 * DAY),
+      scoring: 'BEST',
+      order: 'DESC',
+      rankStyle: 'ORDINAL',
+      maxPointsPerMatch: 1_000_000,
     };
     const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
-    const deps = { store: createResultsStore(pg.sql), boards: createBoardWriter(redis, 3 * 86_400), seasonOf: () => season, now: Date.now };
+    const deps = {
+      store: createResultsStore(pg.sql),
+      boards: createBoardWriter(redis, 3 * 86_400),
+      seasonOf: () => season,
+      now: Date.now,
+    };
     let next = 1;
     let done = 0;
     const worker = async () => {
@@ -51,8 +61,13 @@ export async function seedBoard(opts: {
         const chunk: AcceptedResult[] = [];
         for (let p = first; p < Math.min(first + CHUNK, opts.players + 1); p++) {
           chunk.push({
-            matchId: `00000000-0000-4000-8000-${p.toString(16).padStart(12, '0')}`, playerId: String(p), seasonId: season.id,
-            points: opts.points(p), endedAt: new Date(now - opts.agoMs(p)), partition: 0, offset: String(p),
+            matchId: `00000000-0000-4000-8000-${p.toString(16).padStart(12, '0')}`,
+            playerId: String(p),
+            seasonId: season.id,
+            points: opts.points(p),
+            endedAt: new Date(now - opts.agoMs(p)),
+            partition: 0,
+            offset: String(p),
           });
         }
         await applyResults(deps, chunk);

@@ -19,13 +19,23 @@ async function once(args: readonly string[]): Promise<{ ms: number; rss: number 
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', API_WORKERS: '1', LOG_LEVEL: 'error', SEASON_SCHEDULER_INTERVAL_MS: '0' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      API_WORKERS: '1',
+      LOG_LEVEL: 'error',
+      SEASON_SCHEDULER_INTERVAL_MS: '0',
+    },
     stdio: 'ignore',
   });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited ${child.exitCode}`);
-      const ok = await request(port, '/ready').then((r) => r.status === 200, () => false);
+      const ok = await request(port, '/ready').then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return { ms: performance.now() - started, rss: rssMiB(child.pid!) };
       await sleep(20);
     }
@@ -41,6 +51,8 @@ for (let i = 0; i < RUNS; i++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [mode, runs] of Object.entries(results)) {
-  console.log(`${mode.padEnd(6)} start to ready: median ${median(runs.map((r) => r.ms)).toFixed(0)} ms (${runs.map((r) => r.ms.toFixed(0)).join(', ')}); ` +
-    `RSS when ready: median ${median(runs.map((r) => r.rss)).toFixed(0)} MiB (${runs.map((r) => r.rss.toFixed(0)).join(', ')})`);
+  console.log(
+    `${mode.padEnd(6)} start to ready: median ${median(runs.map((r) => r.ms)).toFixed(0)} ms (${runs.map((r) => r.ms.toFixed(0)).join(', ')}); ` +
+      `RSS when ready: median ${median(runs.map((r) => r.rss)).toFixed(0)} MiB (${runs.map((r) => r.rss.toFixed(0)).join(', ')})`,
+  );
 }

@@ -35,15 +35,27 @@ async function freePort(): Promise<number> {
 }
 
 export async function runSubmitLoad(opts: {
-  env: Record<string, string>; db: Db; seasonId: number; players: number;
-  inFlight: number; perMatch: number; seconds: number;
+  env: Record<string, string>;
+  db: Db;
+  seasonId: number;
+  players: number;
+  inFlight: number;
+  perMatch: number;
+  seconds: number;
 }): Promise<SubmitReport> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
-      ...process.env, ...opts.env, PORT: String(port), HOST: '127.0.0.1', LADDER_ROLES: 'api,ingest', API_WORKERS: '1',
-      RATE_LIMIT_SUBMITS_PER_SEC: '1000000', RATE_LIMIT_SUBMITS_BURST: '1000000', LOG_LEVEL: 'info',
+      ...process.env,
+      ...opts.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LADDER_ROLES: 'api,ingest',
+      API_WORKERS: '1',
+      RATE_LIMIT_SUBMITS_PER_SEC: '1000000',
+      RATE_LIMIT_SUBMITS_BURST: '1000000',
+      LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -55,24 +67,37 @@ export async function runSubmitLoad(opts: {
       child.stdout!.on('data', (d: Buffer) => {
         const lines = (partial + d.toString()).split('\n');
         partial = lines.pop()!;
-        if (lines.some((l) => l.includes('"ladder started"'))) { clearTimeout(timer); resolve(); }
+        if (lines.some((l) => l.includes('"ladder started"'))) {
+          clearTimeout(timer);
+          resolve();
+        }
       });
     });
     const { key } = await createApiKey(createApiKeysRepo(opts.db), { name: 'bench submit', scopes: ['submit'] });
     const agent = new http.Agent({ keepAlive: true, maxSockets: opts.inFlight });
     const query = 'mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }';
-    const post = (body: string) => new Promise<string>((resolve, reject) => {
-      const req = http.request({
-        host: '127.0.0.1', port, path: '/graphql', method: 'POST', agent,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => { text += c.toString(); });
-        res.on('end', () => resolve(text));
+    const post = (body: string) =>
+      new Promise<string>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/graphql',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on('end', () => resolve(text));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
       });
-      req.on('error', reject);
-      req.end(body);
-    });
     const latencies: number[] = [];
     const errors: Record<string, number> = {};
     let player = 0;
@@ -81,11 +106,21 @@ export async function runSubmitLoad(opts: {
     const until = t0 + opts.seconds * 1000;
     const client = async () => {
       while (performance.now() < until) {
-        const results = Array.from({ length: opts.perMatch }, () => ({ playerId: String(1 + (player++ % opts.players)), points: player % 61 }));
-        const input = { matchId: randomUUID(), seasonId: opts.seasonId, endedAt: new Date(Date.now() - 1000).toISOString(), results };
+        const results = Array.from({ length: opts.perMatch }, () => ({
+          playerId: String(1 + (player++ % opts.players)),
+          points: player % 61,
+        }));
+        const input = {
+          matchId: randomUUID(),
+          seasonId: opts.seasonId,
+          endedAt: new Date(Date.now() - 1000).toISOString(),
+          results,
+        };
         const t = performance.now();
-        const answer = JSON.parse(await post(JSON.stringify({ query, variables: { input } }))) as
-          { data?: { submitMatchResult?: { accepted: number } }; errors?: Array<{ extensions?: { code?: string } }> };
+        const answer = JSON.parse(await post(JSON.stringify({ query, variables: { input } }))) as {
+          data?: { submitMatchResult?: { accepted: number } };
+          errors?: Array<{ extensions?: { code?: string } }>;
+        };
         if (answer.data?.submitMatchResult?.accepted === opts.perMatch) latencies.push(performance.now() - t);
         else {
           const code = answer.errors?.[0]?.extensions?.code ?? 'UNKNOWN';

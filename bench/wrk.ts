@@ -75,8 +75,10 @@ export function ensureWrk(): void {
     r = spawnSync('apt-get', ['install', '-y', 'wrk'], { stdio: 'inherit' });
   }
   if (r.status !== 0 || !onPath('wrk')) {
-    throw new Error(`could not install wrk (apt-get exited with ${r.status ?? r.error?.message}); `
-      + 'install it yourself (apt-get install wrk, or build github.com/wg/wrk) and put it on PATH');
+    throw new Error(
+      `could not install wrk (apt-get exited with ${r.status ?? r.error?.message}); ` +
+        'install it yourself (apt-get install wrk, or build github.com/wg/wrk) and put it on PATH',
+    );
   }
 }
 
@@ -85,11 +87,25 @@ export let currentWrk: ChildProcess | undefined;
 
 export function runWrk(run: WrkRun): Promise<WrkResult> {
   const args = [
-    `-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, '--latency', '-s', SCRIPT, run.baseUrl,
-    '--', String(run.pauseMs ?? 0), run.checkResponses ? '1' : '0', String(run.maxPlayer),
+    `-t${run.threads}`,
+    `-c${run.connections}`,
+    `-d${run.seconds}s`,
+    '--latency',
+    '-s',
+    SCRIPT,
+    run.baseUrl,
+    '--',
+    String(run.pauseMs ?? 0),
+    run.checkResponses ? '1' : '0',
+    String(run.maxPlayer),
     ...run.kinds.flatMap((k) => [
-      String(k.weight), k.method, k.path,
-      Object.entries(k.headers).map(([name, value]) => `${name}: ${value}`).join('\n'), k.body ?? '',
+      String(k.weight),
+      k.method,
+      k.path,
+      Object.entries(k.headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\n'),
+      k.body ?? '',
     ]),
   ];
   return new Promise((resolve, reject) => {
@@ -97,8 +113,12 @@ export function runWrk(run: WrkRun): Promise<WrkResult> {
     currentWrk = child;
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.once('error', reject);
     child.once('close', (code) => {
       currentWrk = undefined;

@@ -42,18 +42,47 @@ async function demoSeasons(app: App) {
   const now = new Date();
   // Whole seconds, so startsAt reads cleanly in GraphiQL.
   const start = new Date(Math.floor((now.getTime() - 3 * DAY_MS) / 1000) * 1000);
-  const best = await ensureSeason(app.seasonsRepo, {
-    name: 'Demo season', startsAt: start, endsAt: new Date(start.getTime() + 30 * DAY_MS),
-    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 10_000,
-  }, now);
-  const sum = await ensureSeason(app.seasonsRepo, {
-    name: 'Demo weekly total', startsAt: start, endsAt: new Date(start.getTime() + 7 * DAY_MS),
-    scoring: 'SUM', order: 'DESC', rankStyle: 'COMPETITION', maxPointsPerMatch: 100,
-  }, now);
+  const best = await ensureSeason(
+    app.seasonsRepo,
+    {
+      name: 'Demo season',
+      startsAt: start,
+      endsAt: new Date(start.getTime() + 30 * DAY_MS),
+      scoring: 'BEST',
+      order: 'DESC',
+      rankStyle: 'ORDINAL',
+      maxPointsPerMatch: 10_000,
+    },
+    now,
+  );
+  const sum = await ensureSeason(
+    app.seasonsRepo,
+    {
+      name: 'Demo weekly total',
+      startsAt: start,
+      endsAt: new Date(start.getTime() + 7 * DAY_MS),
+      scoring: 'SUM',
+      order: 'DESC',
+      rankStyle: 'COMPETITION',
+      maxPointsPerMatch: 100,
+    },
+    now,
+  );
   return { best, sum };
 }
 
-function banner(o: { page: string; url: string; bestId: number; sumId: number; player: string; submitKey: string; adminKey: string; rate: number; players: number; durationS: number | undefined }): string {
+function banner(o: {
+  page: string;
+  url: string;
+  bestId: number;
+  sumId: number;
+  player: string;
+  submitKey: string;
+  adminKey: string;
+  rate: number;
+  players: number;
+  durationS: number | undefined;
+}): string {
   const until = o.durationS ? `for ${o.durationS} s` : 'until you press Ctrl-C';
   return `
 ──────────────────────────────────────────────────────────────────────────────
@@ -108,11 +137,17 @@ async function shutdown(why: string, code = 0): Promise<never> {
     stopping = true;
     say(`[demo] ${why}: stopping the simulator, then the service`);
     // A hung close must not keep the terminal hostage.
-    setTimeout(() => { console.error('[demo] did not stop within 30 s; exiting'); process.exit(1); }, 30_000).unref();
+    setTimeout(() => {
+      console.error('[demo] did not stop within 30 s; exiting');
+      process.exit(1);
+    }, 30_000).unref();
     await simulator?.stop();
     const s = simulator?.stats();
     if (s) say(`[demo] simulator: ${s.accepted} submissions accepted, ${s.failed} failed, ${s.retried} retries`);
-    await app.stop().catch((err: unknown) => { console.error(err); code = 1; });
+    await app.stop().catch((err: unknown) => {
+      console.error(err);
+      code = 1;
+    });
     say('[demo] stopped');
     process.exit(code);
   }
@@ -134,14 +169,28 @@ try {
   // The port actually bound, so PORT=0 works too.
   const { port } = app.api!.server.server.address() as AddressInfo;
   simulator = startSimulator({
-    url: `http://127.0.0.1:${port}/graphql`, apiKey: submitKey.key, seasonIds: [best.id, sum.id],
-    ratePerSec: settings.rate, players: settings.players, log: say,
+    url: `http://127.0.0.1:${port}/graphql`,
+    apiKey: submitKey.key,
+    seasonIds: [best.id, sum.id],
+    ratePerSec: settings.rate,
+    players: settings.players,
+    log: say,
   });
   await simulator.ready;
-  say(banner({
-    page: `http://localhost:${port}/?season=${best.id}&player=${regularPlayerId(settings.players)}`, url: `http://localhost:${port}/graphql`, bestId: best.id, sumId: sum.id, player: regularPlayerId(settings.players),
-    submitKey: submitKey.key, adminKey: adminKey.key, rate: settings.rate, players: settings.players, durationS: settings.durationS,
-  }));
+  say(
+    banner({
+      page: `http://localhost:${port}/?season=${best.id}&player=${regularPlayerId(settings.players)}`,
+      url: `http://localhost:${port}/graphql`,
+      bestId: best.id,
+      sumId: sum.id,
+      player: regularPlayerId(settings.players),
+      submitKey: submitKey.key,
+      adminKey: adminKey.key,
+      rate: settings.rate,
+      players: settings.players,
+      durationS: settings.durationS,
+    }),
+  );
   if (settings.durationS) setTimeout(() => void shutdown(`${settings.durationS} s are up`), settings.durationS * 1000);
 } catch (err) {
   // The message, not the stack: this is a newcomer's first command.

@@ -10,7 +10,11 @@ import { createLadderClient, LadderError } from '../src/client/ladder-client.js'
 
 /** What startSimulator needs: player ids are 1..players; each match goes to every season. */
 export interface SimulatorOptions {
-  url: string; apiKey: string; seasonIds: readonly number[]; ratePerSec: number; players: number;
+  url: string;
+  apiKey: string;
+  seasonIds: readonly number[];
+  ratePerSec: number;
+  players: number;
   signal?: AbortSignal;
   log?: (line: string) => void;
   /** How often a summary line is logged; 0 turns it off. */
@@ -18,7 +22,12 @@ export interface SimulatorOptions {
 }
 
 /** Counters of a simulator run, in submissions (one match to one season). */
-export interface SimulatorStats { accepted: number; failed: number; retried: number; skipped: number }
+export interface SimulatorStats {
+  accepted: number;
+  failed: number;
+  retried: number;
+  skipped: number;
+}
 
 /** A 32-bit integer hash (lowbias32): deterministic names and skills without storing anything. */
 function hash32(n: number): number {
@@ -27,8 +36,14 @@ function hash32(n: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 
-const ADJECTIVES = 'Swift Silent Crimson Lucky Brave Frosty Sneaky Mighty Clever Wild Golden Shadow Rapid Stormy Iron Cosmic Fuzzy Grumpy Jolly Nimble'.split(' ');
-const ANIMALS = 'Otter Falcon Badger Panda Wolf Gecko Lynx Yak Heron Moose Cobra Koala Raven Bison Ferret Walrus Mantis Puffin Jaguar Llama'.split(' ');
+const ADJECTIVES =
+  'Swift Silent Crimson Lucky Brave Frosty Sneaky Mighty Clever Wild Golden Shadow Rapid Stormy Iron Cosmic Fuzzy Grumpy Jolly Nimble'.split(
+    ' ',
+  );
+const ANIMALS =
+  'Otter Falcon Badger Panda Wolf Gecko Lynx Yak Heron Moose Cobra Koala Raven Bison Ferret Walrus Mantis Puffin Jaguar Llama'.split(
+    ' ',
+  );
 
 /** The display name of a simulated player, the same on every run and unique (e.g. "SwiftOtter42"). */
 export function playerName(id: number): string {
@@ -83,7 +98,8 @@ const MAX_ATTEMPTS = 8;
 const MAX_IN_FLIGHT = 500;
 
 /** One line for a failure: the API's code and message, or what happened on the network. */
-const describe = (err: unknown) => err instanceof LadderError ? (err.code === 'NETWORK' ? err.message : `${err.code}: ${err.message}`) : String(err);
+const describe = (err: unknown) =>
+  err instanceof LadderError ? (err.code === 'NETWORK' ? err.message : `${err.code}: ${err.message}`) : String(err);
 
 /** Starts submitting matches at `ratePerSec`; stop() (or the signal) ends it once in-flight calls settle. */
 export function startSimulator(opts: SimulatorOptions) {
@@ -99,37 +115,53 @@ export function startSimulator(opts: SimulatorOptions) {
   let maxPoints: Map<number, number> | undefined;
 
   async function loadSeasons(): Promise<Map<number, number>> {
-    const entries = await Promise.all(opts.seasonIds.map(async (id) => {
-      const season = await client.season(id, { attempts: 1 });
-      if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
-      if (season.status !== 'ACTIVE') log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
-      return [id, season.maxPointsPerMatch] as const;
-    }));
+    const entries = await Promise.all(
+      opts.seasonIds.map(async (id) => {
+        const season = await client.season(id, { attempts: 1 });
+        if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
+        if (season.status !== 'ACTIVE')
+          log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
+        return [id, season.maxPointsPerMatch] as const;
+      }),
+    );
     return new Map(entries);
   }
 
   /** One match to one season, retried (by the client) with the SAME matchId until accepted or clearly refused. */
   async function submit(seasonId: number, ids: number[]): Promise<void> {
     const results = ids.map((id) => ({
-      playerId: String(id), points: pointsFor(id, maxPoints!.get(seasonId)!),
+      playerId: String(id),
+      points: pointsFor(id, maxPoints!.get(seasonId)!),
       ...(named.has(id) ? {} : { displayName: playerName(id) }),
     }));
     const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
     // A matchId per season too: results are deduplicated by (matchId, playerId) across seasons.
     const input = { matchId: randomUUID(), seasonId, endedAt: endedAt.toISOString(), results };
     try {
-      await client.submitMatchResult(input, { attempts: MAX_ATTEMPTS, signal, onRetry: () => { stats.retried++; } });
+      await client.submitMatchResult(input, {
+        attempts: MAX_ATTEMPTS,
+        signal,
+        onRetry: () => {
+          stats.retried++;
+        },
+      });
       stats.accepted++;
       for (const id of ids) named.add(id);
     } catch (err) {
       stats.failed++;
       const line = describe(err);
-      if (!reported.has(line)) { reported.add(line); log(`[simulator] submission failed: ${line}`); }
+      if (!reported.has(line)) {
+        reported.add(line);
+        log(`[simulator] submission failed: ${line}`);
+      }
     }
   }
 
   function launchMatch(): void {
-    if (inFlight.size >= MAX_IN_FLIGHT) { stats.skipped += opts.seasonIds.length; return; }
+    if (inFlight.size >= MAX_IN_FLIGHT) {
+      stats.skipped += opts.seasonIds.length;
+      return;
+    }
     const ids = pickPlayers(opts.players);
     for (const seasonId of opts.seasonIds) {
       const p = submit(seasonId, ids).finally(() => inFlight.delete(p));
@@ -145,16 +177,30 @@ export function startSimulator(opts: SimulatorOptions) {
     for (; carry >= 1; carry--) launchMatch();
   }, 100);
   const summaryEveryMs = opts.summaryEveryMs ?? 10_000;
-  const summary = summaryEveryMs > 0 ? setInterval(() => {
-    const recent = stats.accepted - lastAccepted;
-    lastAccepted = stats.accepted;
-    const skipped = stats.skipped > 0 ? `, ${stats.skipped} skipped (server too slow)` : '';
-    log(`[simulator] last ${summaryEveryMs / 1000} s: ${recent} submissions accepted (${(recent * 1000 / summaryEveryMs).toFixed(1)}/s); `
-      + `total ${stats.accepted} accepted, ${stats.failed} failed, ${stats.retried} retries${skipped}; ${named.size} players seen`);
-  }, summaryEveryMs) : undefined;
+  const summary =
+    summaryEveryMs > 0
+      ? setInterval(() => {
+          const recent = stats.accepted - lastAccepted;
+          lastAccepted = stats.accepted;
+          const skipped = stats.skipped > 0 ? `, ${stats.skipped} skipped (server too slow)` : '';
+          log(
+            `[simulator] last ${summaryEveryMs / 1000} s: ${recent} submissions accepted (${((recent * 1000) / summaryEveryMs).toFixed(1)}/s); ` +
+              `total ${stats.accepted} accepted, ${stats.failed} failed, ${stats.retried} retries${skipped}; ${named.size} players seen`,
+          );
+        }, summaryEveryMs)
+      : undefined;
 
-  const ready = loadSeasons().then((m) => { maxPoints = m; });
-  signal.addEventListener('abort', () => { clearInterval(ticker); clearInterval(summary); }, { once: true });
+  const ready = loadSeasons().then((m) => {
+    maxPoints = m;
+  });
+  signal.addEventListener(
+    'abort',
+    () => {
+      clearInterval(ticker);
+      clearInterval(summary);
+    },
+    { once: true },
+  );
   return {
     /** Resolves once the seasons are known and submitting has begun; rejects if they cannot be read. */
     ready,
@@ -168,26 +214,39 @@ export function startSimulator(opts: SimulatorOptions) {
   };
 }
 
-const USAGE = 'usage: npm run simulate -- --key <API key, scope submit> --season <id> [--season <id>...]\n'
-  + '         [--url http://localhost:4000/graphql] [--rate <matches/s, 20>] [--players <5000>]';
+const USAGE =
+  'usage: npm run simulate -- --key <API key, scope submit> --season <id> [--season <id>...]\n' +
+  '         [--url http://localhost:4000/graphql] [--rate <matches/s, 20>] [--players <5000>]';
 
 /** The command line: runs until Ctrl-C; exit code 2 on bad usage, 1 when the seasons cannot be read. */
 async function main(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: {
-      url: { type: 'string', default: 'http://localhost:4000/graphql' }, key: { type: 'string' }, rate: { type: 'string', default: '20' },
-      season: { type: 'string', multiple: true }, players: { type: 'string', default: '5000' },
-    } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        url: { type: 'string', default: 'http://localhost:4000/graphql' },
+        key: { type: 'string' },
+        rate: { type: 'string', default: '20' },
+        season: { type: 'string', multiple: true },
+        players: { type: 'string', default: '5000' },
+      },
+    }));
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  const [seasonIds, ratePerSec, players] = [(values.season ?? []).map(Number), Number(values.rate), Number(values.players)];
-  const problems = [!values.key && '--key is required',
+  const [seasonIds, ratePerSec, players] = [
+    (values.season ?? []).map(Number),
+    Number(values.rate),
+    Number(values.players),
+  ];
+  const problems = [
+    !values.key && '--key is required',
     (seasonIds.length === 0 || !seasonIds.every((n) => Number.isInteger(n) && n > 0)) && '--season <id> is required',
     !(ratePerSec > 0) && '--rate must be a positive number',
-    !(Number.isInteger(players) && players >= 2) && '--players must be an integer >= 2'].filter(Boolean);
+    !(Number.isInteger(players) && players >= 2) && '--players must be an integer >= 2',
+  ].filter(Boolean);
   if (problems.length > 0) {
     console.error(`${problems.join('\n')}\n${USAGE}`);
     return 2;
@@ -200,8 +259,13 @@ async function main(argv: string[]): Promise<number> {
     await sim.stop();
     return 1;
   }
-  console.log(`[simulator] ${ratePerSec} matches/s of ${players} players to season(s) ${seasonIds.join(', ')} at ${values.url}; Ctrl-C stops`);
-  await new Promise((resolve) => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve); });
+  console.log(
+    `[simulator] ${ratePerSec} matches/s of ${players} players to season(s) ${seasonIds.join(', ')} at ${values.url}; Ctrl-C stops`,
+  );
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   await sim.stop();
   const s = sim.stats();
   console.log(`[simulator] stopped: ${s.accepted} accepted, ${s.failed} failed, ${s.retried} retries`);

@@ -93,7 +93,10 @@ export function createApi(deps: ApiDeps) {
   };
   const versions = createBoardVersions();
   const topCache = createTopCache({
-    source: topSource, versions, onError, onFetch: () => metrics.liveRedisReads.inc({ source: 'top_cache' }),
+    source: topSource,
+    versions,
+    onError,
+    onFetch: () => metrics.liveRedisReads.inc({ source: 'top_cache' }),
     maxBoards: config.serving.topCacheMaxBoards,
   });
   const rankWatcher = createRankWatcher({
@@ -104,8 +107,12 @@ export function createApi(deps: ApiDeps) {
     onDrift: (n) => metrics.rankDrift.inc(n),
   });
   // A subscribed connection can run no other command: pub/sub gets two of its own.
-  const [publisher, subscriber] = [deps.redis.duplicate({ lazyConnect: true }), deps.redis.duplicate({ lazyConnect: true })];
-  for (const c of [publisher, subscriber]) c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis pub/sub connection error'));
+  const [publisher, subscriber] = [
+    deps.redis.duplicate({ lazyConnect: true }),
+    deps.redis.duplicate({ lazyConnect: true }),
+  ];
+  for (const c of [publisher, subscriber])
+    c.on('error', (err: Error) => log.warn({ err: err.message }, 'redis pub/sub connection error'));
   const livePubSub = createLivePubSub(publisher, subscriber);
   const live = createLiveUpdates({ tops: topCache, ranks: rankWatcher, usable: livePubSub.usable });
   const players = bounded(createPlayersRepo(deps.db), deadline);
@@ -117,8 +124,13 @@ export function createApi(deps: ApiDeps) {
     maxAgeMs: config.serving.responseCacheMaxAgeMs,
   });
   // Concurrent submissions share one matchId claim statement and one produce request.
-  const submissions = createSubmissionBatcher({ queue: producer, claims: bounded(createMatchClaims(deps.sql), deadline) });
-  const authenticator = createAuthenticator(bounded(createApiKeysRepo(deps.db), deadline), { cacheTtlMs: config.apiKeyCacheMs });
+  const submissions = createSubmissionBatcher({
+    queue: producer,
+    claims: bounded(createMatchClaims(deps.sql), deadline),
+  });
+  const authenticator = createAuthenticator(bounded(createApiKeysRepo(deps.db), deadline), {
+    cacheTtlMs: config.apiKeyCacheMs,
+  });
   const limiters = {
     read: createRateLimiter(config.rateLimits.reads),
     submit: createRateLimiter(config.rateLimits.submits),
@@ -149,19 +161,22 @@ export function createApi(deps: ApiDeps) {
     },
     submit: async (input) => {
       try {
-        const result = await submitMatchResult({
-          seasonById,
-          queue: submissions,
-          names: {
-            upsert: async (n) => livePubSub.publishNames(await players.upsert(n)),
+        const result = await submitMatchResult(
+          {
+            seasonById,
+            queue: submissions,
+            names: {
+              upsert: async (n) => livePubSub.publishNames(await players.upsert(n)),
+            },
+            now,
+            skewMs: config.submitSkewMs,
+            sendTimeoutMs: config.submitTimeoutMs,
+            onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
+            blocked: bounded(deps.playerAdmin.blocked, deadline),
+            onBlockedCheckFailed: (err) => log.warn({ err }, 'blocked players not checked; the consumer checks again'),
           },
-          now,
-          skewMs: config.submitSkewMs,
-          sendTimeoutMs: config.submitTimeoutMs,
-          onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
-          blocked: bounded(deps.playerAdmin.blocked, deadline),
-          onBlockedCheckFailed: (err) => log.warn({ err }, 'blocked players not checked; the consumer checks again'),
-        }, input);
+          input,
+        );
         metrics.submissions.inc({ outcome: 'accepted' });
         return result;
       } catch (err) {
@@ -191,8 +206,11 @@ export function createApi(deps: ApiDeps) {
     routes: deps.routes,
     page: createPageHandler(),
     limits: {
-      ...config.ws, ...config.http, maxCost: config.serving.maxCost,
-      graphiql: config.graphiql.enabled, graphiqlLoadsPerMinute: config.graphiql.loadsPerMinute,
+      ...config.ws,
+      ...config.http,
+      maxCost: config.serving.maxCost,
+      graphiql: config.graphiql.enabled,
+      graphiqlLoadsPerMinute: config.graphiql.loadsPerMinute,
       corsOrigins: config.corsOrigins,
     },
     jit: config.serving.jit,
@@ -202,13 +220,19 @@ export function createApi(deps: ApiDeps) {
       maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds,
       onExecuted: (seconds) => metrics.graphqlDuration.observe({ operation_type: 'query' }, seconds),
     },
-    plugins: [{
-      onExecute: ({ args }) => {
-        const started = performance.now();
-        const type = operationTypeOf(args.document, args.operationName) ?? 'unknown';
-        return { onExecuteDone: () => { metrics.graphqlDuration.observe({ operation_type: type }, (performance.now() - started) / 1000); } };
+    plugins: [
+      {
+        onExecute: ({ args }) => {
+          const started = performance.now();
+          const type = operationTypeOf(args.document, args.operationName) ?? 'unknown';
+          return {
+            onExecuteDone: () => {
+              metrics.graphqlDuration.observe({ operation_type: type }, (performance.now() - started) / 1000);
+            },
+          };
+        },
       },
-    }],
+    ],
   });
 
   let timers: NodeJS.Timeout[] = [];

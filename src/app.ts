@@ -21,14 +21,24 @@ import { rebuildSeason } from './service/rebuild-season.js';
 import { createSeasonCache } from './service/season-cache.js';
 import { requireSeason } from './service/seasons.js';
 import {
-  beforeDeadline, listenFailure, messageOf, openStartupListener, probeKafka, StartupError, waitForDependencies, whereOf,
+  beforeDeadline,
+  listenFailure,
+  messageOf,
+  openStartupListener,
+  probeKafka,
+  StartupError,
+  waitForDependencies,
+  whereOf,
   type Dependency,
 } from './startup.js';
 
 export type Role = 'api' | 'ingest';
 
 /** What /ready reports: ready when every check is 'ok'. */
-export interface Readiness { ok: boolean; checks: Record<string, string> }
+export interface Readiness {
+  ok: boolean;
+  checks: Record<string, string>;
+}
 
 /** How an API worker reaches the cluster primary (src/cluster.ts). */
 export interface ClusterLink {
@@ -57,47 +67,64 @@ export function buildApp(config: Config, opts: BuildOptions) {
   const redisLog = logger.child({}, { level: 'error' });
   const redis = createRedis(config.redisUrl, redisLog);
   let redisError: string | undefined;
-  redis.on('error', (err: Error) => { redisError = err.message; });
+  redis.on('error', (err: Error) => {
+    redisError = err.message;
+  });
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   const seasonsRepo = createSeasonsRepo(pg.db);
   const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
   const store = createResultsStore(pg.sql);
   const boards = createBoardWriter(redis, config.windowTtlSeconds);
 
-  const rebuild = async (seasonId: number, onProgress?: (members: number) => void) => rebuildSeason({
-    source: createStandingsReader(pg.sql),
-    target: createBoardRebuilder(redis, config.windowTtlSeconds),
-    expireAt: (season, window, period) => boardExpireAt(season, window, period, config.windowTtlSeconds),
-    now: Date.now,
-    onProgress,
-  }, await requireSeason(seasonsRepo, seasonId));
+  const rebuild = async (seasonId: number, onProgress?: (members: number) => void) =>
+    rebuildSeason(
+      {
+        source: createStandingsReader(pg.sql),
+        target: createBoardRebuilder(redis, config.windowTtlSeconds),
+        expireAt: (season, window, period) => boardExpireAt(season, window, period, config.windowTtlSeconds),
+        now: Date.now,
+        onProgress,
+      },
+      await requireSeason(seasonsRepo, seasonId),
+    );
   const reconcile = createReconcile({ config, logger, metrics, sql: pg.sql, seasonStore: seasonsRepo });
   const playerAdmin = createPlayerAdmin({
-    sql: pg.sql, redis, seasonById: (id) => seasons.get(id), windowTtlSeconds: config.windowTtlSeconds,
-    blockedPlayersCacheMs: config.blockedPlayersCacheMs, logger,
+    sql: pg.sql,
+    redis,
+    seasonById: (id) => seasons.get(id),
+    windowTtlSeconds: config.windowTtlSeconds,
+    blockedPlayersCacheMs: config.blockedPlayersCacheMs,
+    logger,
   });
-  const lifecycle = createSeasonLifecycle({ config, logger, pg, redis, kafka, invalidate: (id) => seasons.invalidate(id) });
+  const lifecycle = createSeasonLifecycle({
+    config,
+    logger,
+    pg,
+    redis,
+    kafka,
+    invalidate: (id) => seasons.invalidate(id),
+  });
 
   const ingest = opts.roles.includes('ingest')
     ? createIngestConsumer({
-      kafka,
-      topic: config.kafka.topic,
-      dlqTopic: config.kafka.dlqTopic,
-      groupId: config.kafka.groupId,
-      partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
-      sessionTimeoutMs: config.kafka.sessionTimeoutMs,
-      seasonById: (id) => seasons.get(id),
-      // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
-      blockedIn: (seasonId) => playerAdmin.blocked.blockedIn(seasonId),
-      apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
-      logger,
-      onApplied: (r) => {
-        metrics.resultsIngested.inc(r.inserted);
-        metrics.recordUpdates.inc(r.changed);
-        metrics.consumerLagMs.set(r.lagMs);
-      },
-      onPoison: (code) => metrics.poisonMessages.inc({ code }),
-    })
+        kafka,
+        topic: config.kafka.topic,
+        dlqTopic: config.kafka.dlqTopic,
+        groupId: config.kafka.groupId,
+        partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
+        sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+        seasonById: (id) => seasons.get(id),
+        // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
+        blockedIn: (seasonId) => playerAdmin.blocked.blockedIn(seasonId),
+        apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
+        logger,
+        onApplied: (r) => {
+          metrics.resultsIngested.inc(r.inserted);
+          metrics.recordUpdates.inc(r.changed);
+          metrics.consumerLagMs.set(r.lagMs);
+        },
+        onPoison: (code) => metrics.poisonMessages.inc({ code }),
+      })
     : undefined;
 
   async function readiness(): Promise<Readiness> {
@@ -105,21 +132,27 @@ export function buildApp(config: Config, opts: BuildOptions) {
     // Each probe answers within 2 s: a readiness check must not hang on the outage it reports.
     const probe = async (name: string, fn: () => Promise<unknown>) => {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timed out after 2 s')), 2_000); });
-      try { await Promise.race([fn(), timeout]); checks[name] = 'ok'; } catch (err) { checks[name] = (err as Error).message; }
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out after 2 s')), 2_000);
+      });
+      try {
+        await Promise.race([fn(), timeout]);
+        checks[name] = 'ok';
+      } catch (err) {
+        checks[name] = (err as Error).message;
+      }
       clearTimeout(timer);
     };
-    await Promise.all([
-      probe('postgres', () => pg.sql`select 1`),
-      probe('redis', () => redis.ping()),
-    ]);
+    await Promise.all([probe('postgres', () => pg.sql`select 1`), probe('redis', () => redis.ping())]);
     if (ingest) {
       const r = ingest.readiness();
       checks.ingest = r.ok ? 'ok' : r.reason!;
     }
     if (opts.cluster) {
       // The ingest consumer runs in the primary: part of this API's readiness, as in one process.
-      const primary = await opts.cluster.readiness().catch((err: unknown) => ({ ok: false, checks: { primary: messageOf(err) } }));
+      const primary = await opts.cluster
+        .readiness()
+        .catch((err: unknown) => ({ ok: false, checks: { primary: messageOf(err) } }));
       for (const [name, check] of Object.entries(primary.checks)) checks[name] ??= check;
     }
     return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
@@ -127,31 +160,52 @@ export function buildApp(config: Config, opts: BuildOptions) {
 
   const api = opts.roles.includes('api')
     ? createApi({
-      config, logger, metrics, db: pg.db, redis, kafka, seasonStore: seasonsRepo, seasons, rebuild,
-      sql: pg.sql, closeSeason: lifecycle.close,
-      reconcile: reconcile.runAndRecord,
-      playerAdmin,
-      routes: {
-        '/ready': async () => {
-          const r = await readiness();
-          // In an API worker, also which process answered: a client can tell the workers apart.
-          const body = opts.cluster ? { ...r, pid: process.pid } : r;
-          return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
+        config,
+        logger,
+        metrics,
+        db: pg.db,
+        redis,
+        kafka,
+        seasonStore: seasonsRepo,
+        seasons,
+        rebuild,
+        sql: pg.sql,
+        closeSeason: lifecycle.close,
+        reconcile: reconcile.runAndRecord,
+        playerAdmin,
+        routes: {
+          '/ready': async () => {
+            const r = await readiness();
+            // In an API worker, also which process answered: a client can tell the workers apart.
+            const body = opts.cluster ? { ...r, pid: process.pid } : r;
+            return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
+          },
+          '/metrics': async () => {
+            if (opts.cluster)
+              return { status: 200, contentType: metrics.registry.contentType, body: await opts.cluster.metrics() };
+            api?.collectGauges();
+            return { status: 200, contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+          },
         },
-        '/metrics': async () => {
-          if (opts.cluster) return { status: 200, contentType: metrics.registry.contentType, body: await opts.cluster.metrics() };
-          api?.collectGauges();
-          return { status: 200, contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
-        },
-      },
-    })
+      })
     : undefined;
 
   const dependencies: Dependency[] = [
     { name: 'postgres', where: whereOf(config.databaseUrl, 'DATABASE_URL'), probe: () => pg.sql`select 1` },
     // ioredis answers an unreachable server with "max retries per request"; its connection error says why.
-    { name: 'redis', where: whereOf(config.redisUrl, 'REDIS_URL'), probe: () => redis.ping().catch((err: unknown) => { throw new Error(redisError ?? messageOf(err)); }) },
-    { name: 'kafka', where: `${config.kafka.brokers.join(',')} (KAFKA_BROKERS)`, probe: () => probeKafka(config.kafka.brokers, config.kafka.clientId) },
+    {
+      name: 'redis',
+      where: whereOf(config.redisUrl, 'REDIS_URL'),
+      probe: () =>
+        redis.ping().catch((err: unknown) => {
+          throw new Error(redisError ?? messageOf(err));
+        }),
+    },
+    {
+      name: 'kafka',
+      where: `${config.kafka.brokers.join(',')} (KAFKA_BROKERS)`,
+      probe: () => probeKafka(config.kafka.brokers, config.kafka.clientId),
+    },
   ];
   /** While start() runs: what /ready reports, how stop() cuts it short, the listener holding the port. */
   type Starting = { status: Record<string, string>; abort: AbortController; listener?: { close(): Promise<void> } };
@@ -178,7 +232,20 @@ export function buildApp(config: Config, opts: BuildOptions) {
   }
 
   return {
-    logger, metrics, pg, redis, kafka, seasonsRepo, seasons, ingest, api, rebuild, readiness, reconcile, lifecycle, playerAdmin,
+    logger,
+    metrics,
+    pg,
+    redis,
+    kafka,
+    seasonsRepo,
+    seasons,
+    ingest,
+    api,
+    rebuild,
+    readiness,
+    reconcile,
+    lifecycle,
+    playerAdmin,
     /**
      * Listens (API role), waits for PostgreSQL, Redis and Kafka, prepares them, starts the roles.
      * Rejects with a StartupError (a one-line message) when the port is taken or
@@ -192,18 +259,28 @@ export function buildApp(config: Config, opts: BuildOptions) {
       // PORT=0 (tests) binds any free port, a different one for the API: nothing to hold then.
       if (api && config.port !== 0) {
         run.listener = await openStartupListener({
-          port: config.port, host: config.host,
+          port: config.port,
+          host: config.host,
           readiness: () => ({ ok: false, checks: { ...run.status, startup: 'in progress' } }),
         });
       }
       await waitForDependencies(dependencies, {
-        deadline, timeoutMs, signal: run.abort.signal, status: run.status,
+        deadline,
+        timeoutMs,
+        signal: run.abort.signal,
+        status: run.status,
         report: hooks.onWaiting ?? ((line) => logger.warn(line)),
       });
       redisLog.level = logger.level;
       type Step = readonly [doing: string, step: () => Promise<unknown>];
       const steps: Step[] = [
-        ['checking the Redis eviction policy', () => assertNoBoardEviction(redis).catch((err: unknown) => { throw new StartupError(messageOf(err)); })],
+        [
+          'checking the Redis eviction policy',
+          () =>
+            assertNoBoardEviction(redis).catch((err: unknown) => {
+              throw new StartupError(messageOf(err));
+            }),
+        ],
         ['migrating PostgreSQL', () => migrateDatabase(config.databaseUrl)],
         ['creating the Kafka topics', createTopics],
         ...(ingest ? [['joining the ingest consumer group', () => ingest.start()] as Step] : []),

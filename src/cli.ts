@@ -81,9 +81,18 @@ function positiveInt(name: string, raw: string | undefined, max = 2 ** 31 - 1): 
 }
 
 /** Runs `job` with a progress bar on stderr towards the season's live board members. */
-async function withProgress<T>(app: App, label: string, seasonId: number, job: (tick: (n: number) => void) => Promise<T>, done: (r: T) => number): Promise<T> {
+async function withProgress<T>(
+  app: App,
+  label: string,
+  seasonId: number,
+  job: (tick: (n: number) => void) => Promise<T>,
+  done: (r: T) => number,
+): Promise<T> {
   const bar = createProgressBar({
-    label, total: await app.reconcile.liveMembers(seasonId), write: (s) => process.stderr.write(s), now: Date.now,
+    label,
+    total: await app.reconcile.liveMembers(seasonId),
+    write: (s) => process.stderr.write(s),
+    now: Date.now,
   });
   try {
     const result = await job((n) => bar.update(n));
@@ -120,7 +129,12 @@ const iso = (d: Date | null) => (d ? `${d.toISOString().slice(0, 19)}Z` : '-');
 /** Left-aligned columns, two spaces apart. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const commands: Record<string, Command> = {
@@ -171,44 +185,68 @@ const commands: Record<string, Command> = {
       const seasonId = positiveInt('season', values.season);
       const reason = values.reason?.trim();
       if (!reason) throw new UsageError('--reason is required: it goes to the audit log');
-      const r = await withApp(ctx.config(), (app) => app.lifecycle.close(seasonId, { actor: `cli:${osUser()}`, reason }));
-      ctx.out(r.finalized
-        ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
-        : `season ${seasonId} was already closed and final; ${r.keysRemoved} leftover Redis keys removed`);
+      const r = await withApp(ctx.config(), (app) =>
+        app.lifecycle.close(seasonId, { actor: `cli:${osUser()}`, reason }),
+      );
+      ctx.out(
+        r.finalized
+          ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
+          : `season ${seasonId} was already closed and final; ${r.keysRemoved} leftover Redis keys removed`,
+      );
     },
   },
-  'rebuild': {
+  rebuild: {
     args: '--season <id>',
     summary: "rebuild a season's Redis boards from PostgreSQL (progress on stderr, report on stdout)",
     async run(argv, ctx) {
       const seasonId = positiveInt('season', parse(argv, { season: { type: 'string' } }).values.season);
       const report = await withApp(ctx.config(), (app) =>
-        withProgress(app, 'rebuild', seasonId, (tick) => app.rebuild(seasonId, tick), (r) => r.members),
+        withProgress(
+          app,
+          'rebuild',
+          seasonId,
+          (tick) => app.rebuild(seasonId, tick),
+          (r) => r.members,
+        ),
       ).catch((err: unknown) => {
         if (!isDomainError(err) || err.code !== 'REBUILD_IN_PROGRESS') throw err;
         // The marker of a crashed rebuild lives MARKER_TTL_MS (src/redis/board-rebuilder.ts).
-        throw new Error(`season ${seasonId} is already being rebuilt (REBUILD_IN_PROGRESS): one rebuild per season at a time. `
-          + 'Wait for it to finish; the lock of a crashed rebuild expires within 60 s.');
+        throw new Error(
+          `season ${seasonId} is already being rebuilt (REBUILD_IN_PROGRESS): one rebuild per season at a time. ` +
+            'Wait for it to finish; the lock of a crashed rebuild expires within 60 s.',
+        );
       });
       for (const line of rebuildReportLines(report)) ctx.out(line);
     },
   },
-  'reconcile': {
+  reconcile: {
     args: '--season <id> [--repair] [--page-size <n>]',
     summary: "compare a season's Redis boards with PostgreSQL; --repair writes PostgreSQL's values over the drift",
     async run(argv, ctx) {
-      const { values } = parse(argv, { season: { type: 'string' }, repair: { type: 'boolean' }, 'page-size': { type: 'string' } });
+      const { values } = parse(argv, {
+        season: { type: 'string' },
+        repair: { type: 'boolean' },
+        'page-size': { type: 'string' },
+      });
       const seasonId = positiveInt('season', values.season);
-      const pageSize = values['page-size'] === undefined ? undefined : positiveInt('page-size', values['page-size'], 100_000);
-      const report = await withApp(ctx.config(), (app) => withProgress(app, 'reconcile', seasonId,
-        (tick) => app.reconcile.run(seasonId, { repair: values.repair ?? false, pageSize, onProgress: tick }),
-        (r) => r.total.pgCount));
+      const pageSize =
+        values['page-size'] === undefined ? undefined : positiveInt('page-size', values['page-size'], 100_000);
+      const report = await withApp(ctx.config(), (app) =>
+        withProgress(
+          app,
+          'reconcile',
+          seasonId,
+          (tick) => app.reconcile.run(seasonId, { repair: values.repair ?? false, pageSize, onProgress: tick }),
+          (r) => r.total.pgCount,
+        ),
+      );
       for (const line of reconcileReportLines(report)) ctx.out(line);
     },
   },
   'players remove': {
     args: '--season <id> --player <id> [--match <uuid>] --reason <text> [--block]',
-    summary: "remove a player's results from a season (all, or one match) and recompute every board; --block refuses their later results",
+    summary:
+      "remove a player's results from a season (all, or one match) and recompute every board; --block refuses their later results",
     async run(argv, ctx) {
       const { values } = parse(argv, { ...playerOptions, match: { type: 'string' }, block: { type: 'boolean' } });
       const input = { ...playerArgs(values), matchId: values.match ?? null, block: values.block ?? false };
@@ -233,20 +271,34 @@ const commands: Record<string, Command> = {
       ctx.out(blockReportLine(await withApp(ctx.config(), (app) => app.playerAdmin.unblock(input))));
     },
   },
-  'export': {
+  export: {
     args: '--season <id> [--window SEASON|DAY|WEEK] [--period <yyyy-mm-dd|YYYY-Www>] [--format csv|ndjson] [--out <file>]',
     summary: "write a closed season's final standings (every board, or one window or period) to stdout or --out",
     async run(argv, ctx) {
-      const opts = { season: { type: 'string' }, window: { type: 'string' }, period: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } } as const;
+      const opts = {
+        season: { type: 'string' },
+        window: { type: 'string' },
+        period: { type: 'string' },
+        format: { type: 'string' },
+        out: { type: 'string' },
+      } as const;
       const { values } = parse(argv, opts);
       const seasonId = positiveInt('season', values.season);
       const format = values.format ?? 'csv';
-      if (format !== 'csv' && format !== 'ndjson') throw new UsageError(`--format must be csv or ndjson, got "${format}"`);
+      if (format !== 'csv' && format !== 'ndjson')
+        throw new UsageError(`--format must be csv or ndjson, got "${format}"`);
       const input = { seasonId, filter: parseExportFilter(values.window, values.period), format } as const;
       const sink = openExportSink(values.out);
-      const { rows } = await withApp(ctx.config(), (app) => exportFinalStandings(
-        { seasonById: (id) => app.seasonsRepo.get(id), source: createFinalStandingsExport(app.pg.sql) }, input, (c) => sink.write(c),
-      )).catch(async (err: unknown) => { await sink.abort(); throw err; });
+      const { rows } = await withApp(ctx.config(), (app) =>
+        exportFinalStandings(
+          { seasonById: (id) => app.seasonsRepo.get(id), source: createFinalStandingsExport(app.pg.sql) },
+          input,
+          (c) => sink.write(c),
+        ),
+      ).catch(async (err: unknown) => {
+        await sink.abort();
+        throw err;
+      });
       await sink.commit();
       // stdout may be the data itself: the summary goes there only when the data went to a file.
       if (values.out) ctx.out(`exported ${rows} rows of season ${seasonId} to ${values.out}`);
@@ -266,7 +318,9 @@ function resolve(argv: string[]): { command: Command; rest: string[] } {
     const command = commands[argv.slice(0, words).join(' ')];
     if (command) return { command, rest: argv.slice(words) };
   }
-  const group = Object.keys(commands).filter((n) => n.startsWith(`${argv[0]} `)).map((n) => n.split(' ')[1]);
+  const group = Object.keys(commands)
+    .filter((n) => n.startsWith(`${argv[0]} `))
+    .map((n) => n.split(' ')[1]);
   if (group.length > 0) throw new UsageError(`"${argv[0]}" needs one of: ${group.join(', ')}`);
   throw new UsageError(argv.length === 0 ? 'no command given' : `unknown command "${argv[0]}"`);
 }

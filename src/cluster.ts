@@ -32,14 +32,20 @@ const isMessage = (m: unknown): m is Message => typeof m === 'object' && m !== n
  * Questions and answers over one IPC channel: `ask` the other side; `answers` serve its
  * questions. `send` reports a closed channel to its callback (it would otherwise crash the process).
  */
-function createChannel(send: (m: Message, done: (err: Error | null) => void) => void, answers: Record<string, () => Promise<unknown>>) {
+function createChannel(
+  send: (m: Message, done: (err: Error | null) => void) => void,
+  answers: Record<string, () => Promise<unknown>>,
+) {
   let nextId = 0;
   const pending = new Map<number, (err: Error | null, value?: unknown) => void>();
   return {
     ask<T>(what: string, timeoutMs: number): Promise<T> {
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => settle(new Error(`no answer to "${what}" within ${timeoutMs / 1000} s`)), timeoutMs);
+        const timer = setTimeout(
+          () => settle(new Error(`no answer to "${what}" within ${timeoutMs / 1000} s`)),
+          timeoutMs,
+        );
         function settle(err: Error | null, value?: unknown) {
           clearTimeout(timer);
           pending.delete(id);
@@ -47,7 +53,9 @@ function createChannel(send: (m: Message, done: (err: Error | null) => void) => 
           else resolve(value as T);
         }
         pending.set(id, settle);
-        send({ ladder: 'ask', id, what }, (err) => { if (err) settle(err); });
+        send({ ladder: 'ask', id, what }, (err) => {
+          if (err) settle(err);
+        });
       });
     },
     /** Feeds one message received on the channel; not ours: ignored. */
@@ -88,10 +96,14 @@ export function startApiWorkers(opts: {
 
   /** Every registry of the cluster, aggregated: counters and histograms add up; see metrics.ts for gauges. */
   async function clusterMetrics(): Promise<string> {
-    const theirs = await Promise.all([...channels.values()].map((c) => c.ask<object[]>('registry', 3_000).catch((err: unknown) => {
-      log.warn({ err: messageOf(err) }, 'an API worker left out of /metrics');
-      return [];
-    })));
+    const theirs = await Promise.all(
+      [...channels.values()].map((c) =>
+        c.ask<object[]>('registry', 3_000).catch((err: unknown) => {
+          log.warn({ err: messageOf(err) }, 'an API worker left out of /metrics');
+          return [];
+        }),
+      ),
+    );
     return AggregatorRegistry.aggregate([await opts.metrics.registry.getMetricsAsJSON(), ...theirs]).metrics();
   }
 
@@ -125,7 +137,9 @@ export function startApiWorkers(opts: {
     }
     quickExits = Date.now() - forkedAt.get(worker.id)! < QUICK_EXIT_MS ? quickExits + 1 : 0;
     if (quickExits >= QUICK_EXITS_TO_GIVE_UP) {
-      opts.fail(`API workers keep exiting within ${QUICK_EXIT_MS / 1000} s of starting (last: pid ${pid}, ${how}); giving up`);
+      opts.fail(
+        `API workers keep exiting within ${QUICK_EXIT_MS / 1000} s of starting (last: pid ${pid}, ${how}); giving up`,
+      );
       return;
     }
     const restartInMs = 500 * 2 ** quickExits; // 0.5 s, then 1 s, 2 s while they keep dying young
@@ -150,16 +164,24 @@ export function startApiWorkers(opts: {
       stopping = true;
       for (const t of timers) clearTimeout(t);
       const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
-      const exited = Promise.all(workers.map((w) => new Promise((resolve) => {
-        if (w.isDead()) resolve(undefined);
-        else w.once('exit', resolve);
-      })));
+      const exited = Promise.all(
+        workers.map(
+          (w) =>
+            new Promise((resolve) => {
+              if (w.isDead()) resolve(undefined);
+              else w.once('exit', resolve);
+            }),
+        ),
+      );
       // process.kill, not worker.kill(): that would cut the IPC channel before the worker drains.
       for (const w of workers) w.process.kill('SIGTERM');
       const late = await Promise.race([exited.then(() => false), sleep(timeoutMs, true, { ref: false })]);
       if (late) {
         const stuck = workers.filter((w) => !w.isDead());
-        log.warn({ pids: stuck.map((w) => w.process.pid) }, `API workers did not stop within ${timeoutMs / 1000} s; killing them`);
+        log.warn(
+          { pids: stuck.map((w) => w.process.pid) },
+          `API workers did not stop within ${timeoutMs / 1000} s; killing them`,
+        );
         for (const w of stuck) w.process.kill('SIGKILL');
         await exited;
       }
@@ -172,7 +194,9 @@ export function startApiWorkers(opts: {
  * primary's requests for this worker's registry with `registry()`.
  */
 export function connectToPrimary(registry: () => Promise<object[]>) {
-  const send = (m: Message, done: (err: Error | null) => void) => { process.send!(m, undefined, {}, done); };
+  const send = (m: Message, done: (err: Error | null) => void) => {
+    process.send!(m, undefined, {}, done);
+  };
   const channel = createChannel(send, { registry });
   process.on('message', (m: unknown) => channel.receive(m));
   const link: ClusterLink = {

@@ -14,7 +14,11 @@ const schema = z.object({
   KAFKA_GROUP_ID: z.string().min(1).default('ladder-ingest'),
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
   KAFKA_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).default(3),
-  WINDOW_TTL_SECONDS: z.coerce.number().int().min(0).default(2 * 24 * 3600),
+  WINDOW_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(2 * 24 * 3600),
   SUBMIT_SKEW_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   SUBMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   RATE_LIMIT_READS_PER_SEC: z.coerce.number().positive().default(50),
@@ -22,19 +26,39 @@ const schema = z.object({
   RATE_LIMIT_SUBMITS_PER_SEC: z.coerce.number().positive().default(2_000),
   RATE_LIMIT_SUBMITS_BURST: z.coerce.number().min(1).default(4_000),
   TOP_CACHE_MAX_BOARDS: z.coerce.number().int().min(1).default(200),
-  RESPONSE_CACHE_MAX_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+  RESPONSE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
   RESPONSE_CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   HTTP_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(3_600).default(1),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(10_000),
-  GRAPHQL_JIT: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  GRAPHQL_JIT: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   RANK_SHIFT_PUSH_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(5_000),
   HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
-  GRAPHIQL: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  GRAPHIQL: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   GRAPHIQL_LOADS_PER_MINUTE: z.coerce.number().positive().default(6),
-  CORS_ORIGINS: z.string().default('*').transform((v) => (v.trim() === '*' ? '*' as const : v.split(',').map((o) => o.trim()).filter(Boolean))),
+  CORS_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((v) =>
+      v.trim() === '*'
+        ? ('*' as const)
+        : v
+            .split(',')
+            .map((o) => o.trim())
+            .filter(Boolean),
+    ),
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -43,13 +67,24 @@ const schema = z.object({
   SEASON_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   SEASON_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
   SEASON_CLOSE_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
-  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(0),
-  RECONCILE_AUTO_REPAIR: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  RECONCILE_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(0),
+  RECONCILE_AUTO_REPAIR: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   API_WORKERS: z.coerce.number().int().min(1).max(256).default(availableParallelism()),
   STARTUP_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
-  LADDER_ROLES: z.string().default('api,ingest').transform((s) => s.split(',').map((r) => r.trim()))
+  LADDER_ROLES: z
+    .string()
+    .default('api,ingest')
+    .transform((s) => s.split(',').map((r) => r.trim()))
     .pipe(z.array(z.enum(['api', 'ingest'])).min(1)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -107,7 +142,11 @@ export interface Config {
    * HTTP limits: how long a client may take to send a whole request and its headers; open
    * connections (HTTP and WebSocket) per client address and process (0: no cap).
    */
-  readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly connectionsPerAddress: number };
+  readonly http: {
+    readonly requestTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly connectionsPerAddress: number;
+  };
   /** Origins browsers may call the API from: '*' (any, without credentials) or a list (echoed, with credentials). */
   readonly corsOrigins: '*' | readonly string[];
   /** GraphiQL at /graphql for browsers, and the full loads an address may make per minute (burst 5). */
@@ -193,7 +232,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     }),
     corsOrigins: e.CORS_ORIGINS === '*' ? '*' : Object.freeze(e.CORS_ORIGINS),
     graphiql: Object.freeze({ enabled: e.GRAPHIQL, loadsPerMinute: e.GRAPHIQL_LOADS_PER_MINUTE }),
-    ws: Object.freeze({ socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS, subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET }),
+    ws: Object.freeze({
+      socketsPerAddress: e.WS_SOCKETS_PER_ADDRESS,
+      subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET,
+    }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
     blockedPlayersCacheMs: e.BLOCKED_PLAYERS_CACHE_MS,
     seasons: Object.freeze({

@@ -31,10 +31,13 @@ function exitOnSignal(logger: Logger, stop: () => Promise<void>, forceAfterMs: n
       state.stopping = true;
       logger.info({ signal: reason }, 'shutting down');
       setTimeout(() => process.exit(1), forceAfterMs).unref();
-      stop().then(() => process.exit(0), (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
+      stop().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     },
   };
   process.on('SIGTERM', () => state.stopNow('SIGTERM'));
@@ -47,7 +50,9 @@ const logger = createLogger(config.logLevel);
 // Checked before the service's modules load (most of the start-up time, seconds on a busy
 // machine): a busy port is reported within a second or two, and before any worker is forked.
 if (cluster.isPrimary && config.roles.includes('api')) {
-  await assertPortFree(config.port, config.host).catch((err: unknown) => exitCannotStart(logger, startFailure(logger, err)));
+  await assertPortFree(config.port, config.host).catch((err: unknown) =>
+    exitCannotStart(logger, startFailure(logger, err)),
+  );
 }
 const { buildApp } = await import('./app.js');
 
@@ -65,13 +70,21 @@ async function runPrimary(): Promise<void> {
   const { startApiWorkers } = await import('./cluster.js');
   const app = buildApp(config, { roles: config.roles.filter((r) => r !== 'api'), logger });
   const workers = startApiWorkers({
-    count: config.apiWorkers, logger, metrics: app.metrics, readiness: () => app.readiness(), fail: (line) => void fail(line),
+    count: config.apiWorkers,
+    logger,
+    metrics: app.metrics,
+    readiness: () => app.readiness(),
+    fail: (line) => void fail(line),
   });
   // Workers first (no request reaches a stopping ingest), then this process's own roles.
-  const shutdown = exitOnSignal(logger, async () => {
-    await workers.stop(30_000);
-    await app.stop();
-  }, 60_000);
+  const shutdown = exitOnSignal(
+    logger,
+    async () => {
+      await workers.stop(30_000);
+      await app.stop();
+    },
+    60_000,
+  );
   async function fail(line: string): Promise<void> {
     if (shutdown.stopping) return;
     shutdown.stopping = true;

@@ -27,7 +27,11 @@ function load(dir: string): Map<string, File> {
     const type = TYPES[name.slice(name.lastIndexOf('.'))];
     if (!type) continue; // source maps, folders
     const body = readFileSync(dir + name);
-    files.set(name.split('\\').join('/'), { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+    files.set(name.split('\\').join('/'), {
+      body,
+      type,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    });
   }
   return files;
 }
@@ -41,12 +45,19 @@ export function createPageHandler(dir = defaultDir) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const path = (req.url ?? '/').split('?')[0]!;
-    const name = path === '/' || path === '/boards' ? 'index.html' : path.startsWith('/assets/') ? path.slice('/assets/'.length) : undefined;
+    const name =
+      path === '/' || path === '/boards'
+        ? 'index.html'
+        : path.startsWith('/assets/')
+          ? path.slice('/assets/'.length)
+          : undefined;
     if (name === undefined) return false;
     try {
       files ??= load(dir);
     } catch {
-      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' }).end('The board page is not built: run `npm run build` (or `npm run build:web`).\n');
+      res
+        .writeHead(503, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('The board page is not built: run `npm run build` (or `npm run build:web`).\n');
       return true;
     }
     const file = files.get(name);
@@ -55,9 +66,17 @@ export function createPageHandler(dir = defaultDir) {
       return true;
     }
     // Revalidated on every load (the same URLs get new builds), 304 while unchanged.
-    const headers = { 'content-type': file.type, 'cache-control': 'no-cache', etag: file.etag, 'x-content-type-options': 'nosniff' };
+    const headers = {
+      'content-type': file.type,
+      'cache-control': 'no-cache',
+      etag: file.etag,
+      'x-content-type-options': 'nosniff',
+    };
     if (req.headers['if-none-match'] === file.etag) res.writeHead(304, headers).end();
-    else res.writeHead(200, { ...headers, 'content-length': file.body.length }).end(req.method === 'HEAD' ? undefined : file.body);
+    else
+      res
+        .writeHead(200, { ...headers, 'content-length': file.body.length })
+        .end(req.method === 'HEAD' ? undefined : file.body);
     return true;
   };
 }

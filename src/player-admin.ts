@@ -7,7 +7,10 @@ import { createPlayerResultsStore } from './postgres/player-results-store.js';
 import { createBoardResetter } from './redis/board-resetter.js';
 import { blockPlayer, createBlockedPlayersCache, unblockPlayer, type BlockInput } from './service/blocked-players.js';
 import {
-  removePlayerResults, settlePlayerRemoval, type RemovalInput, type SettleTicket,
+  removePlayerResults,
+  settlePlayerRemoval,
+  type RemovalInput,
+  type SettleTicket,
 } from './service/remove-player-results.js';
 
 /**
@@ -38,7 +41,8 @@ export function createPlayerAdmin(deps: {
   async function settle(ticket: SettleTicket) {
     const r = await settlePlayerRemoval(removalDeps, ticket);
     const fields = { seasonId: ticket.season.id, playerId: ticket.playerId, ...r };
-    if (r.removedResults > 0 || r.boardChanges > 0) log.warn(fields, 'removal settle pass corrected a race with ingest');
+    if (r.removedResults > 0 || r.boardChanges > 0)
+      log.warn(fields, 'removal settle pass corrected a race with ingest');
     else log.info(fields, 'removal settled');
     return r;
   }
@@ -52,7 +56,9 @@ export function createPlayerAdmin(deps: {
       const { report, settle: ticket } = await removePlayerResults(removalDeps, input);
       const timer = setTimeout(() => {
         timers.delete(timer);
-        settle(ticket).catch((err: unknown) => log.error({ err, seasonId: report.seasonId }, 'removal settle pass failed'));
+        settle(ticket).catch((err: unknown) =>
+          log.error({ err, seasonId: report.seasonId }, 'removal settle pass failed'),
+        );
       }, settleMs);
       timers.add(timer);
       return report;

@@ -17,24 +17,37 @@ import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from './
 import { listSeasons, requireSeason, type SeasonStore } from './service/seasons.js';
 
 /** Reconcile's operations: run one (CLI, mutation), the schedule, progress totals. */
-export function createReconcile(deps: { config: Config; logger: Logger; metrics: Metrics; sql: Sql; seasonStore: SeasonStore }) {
+export function createReconcile(deps: {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  sql: Sql;
+  seasonStore: SeasonStore;
+}) {
   const { config, logger, metrics } = deps;
   const ttl = config.windowTtlSeconds;
 
   /** Reconciles one season. Its Redis connection is its own: the inspector WATCHes keys. */
-  async function run(seasonId: number, options: ReconcileOptions & { onProgress?: (compared: number) => void } = {}): Promise<ReconcileReport> {
+  async function run(
+    seasonId: number,
+    options: ReconcileOptions & { onProgress?: (compared: number) => void } = {},
+  ): Promise<ReconcileReport> {
     const season = await requireSeason(deps.seasonStore, seasonId);
     const conn = createRedis(config.redisUrl, logger);
     try {
-      return await reconcileSeason({
-        standings: createStandingsPages(deps.sql),
-        boards: createBoardInspector(conn, ttl),
-        codecOf,
-        isFinalized: async (id) => (await deps.seasonStore.get(id))?.finalizedAt != null,
-        expireAt: (s, w, p) => boardExpireAt(s, w, p, ttl),
-        now: Date.now,
-        onProgress: options.onProgress,
-      }, season, options);
+      return await reconcileSeason(
+        {
+          standings: createStandingsPages(deps.sql),
+          boards: createBoardInspector(conn, ttl),
+          codecOf,
+          isFinalized: async (id) => (await deps.seasonStore.get(id))?.finalizedAt != null,
+          expireAt: (s, w, p) => boardExpireAt(s, w, p, ttl),
+          now: Date.now,
+          onProgress: options.onProgress,
+        },
+        season,
+        options,
+      );
     } finally {
       conn.disconnect();
     }
@@ -42,7 +55,8 @@ export function createReconcile(deps: { config: Config; logger: Logger; metrics:
 
   /** Exposes a reconcile's findings in /metrics (a season's latest report wins). */
   function record(report: ReconcileReport): void {
-    for (const kind of DRIFT_KINDS) metrics.reconcileDrift.set({ season: String(report.seasonId), kind }, report.total[kind]);
+    for (const kind of DRIFT_KINDS)
+      metrics.reconcileDrift.set({ season: String(report.seasonId), kind }, report.total[kind]);
     metrics.reconcileRepaired.inc(report.total.repaired);
     metrics.reconcileLastRun.set(Date.now() / 1000);
   }
@@ -59,7 +73,10 @@ export function createReconcile(deps: { config: Config; logger: Logger; metrics:
         record(r);
         const { missing, extra, different, repaired } = r.total;
         const level = missing + extra + different > 0 ? 'warn' : 'info';
-        logger[level]({ seasonId: r.seasonId, missing, extra, different, repaired, durationMs: r.durationMs }, 'reconcile finished');
+        logger[level](
+          { seasonId: r.seasonId, missing, extra, different, repaired, durationMs: r.durationMs },
+          'reconcile finished',
+        );
       }
     },
     onError: (err, seasonId) => logger.error({ err, seasonId }, 'scheduled reconcile failed'),

@@ -40,7 +40,8 @@ export function createSeasonLifecycle(deps: {
   /** Runs the close procedure; a no-op for a season already final. */
   async function close(seasonId: number, by: CloseRequest, signal?: AbortSignal): Promise<CloseReport> {
     const report = await closeSeason(closeDeps, seasonId, by, signal);
-    if (report.finalized || report.keysRemoved > 0) log.info({ ...report, actor: by.actor, reason: by.reason }, 'season closed');
+    if (report.finalized || report.keysRemoved > 0)
+      log.info({ ...report, actor: by.actor, reason: by.reason }, 'season closed');
     return report;
   }
 

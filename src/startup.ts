@@ -10,7 +10,10 @@ import { Kafka, logLevel } from 'kafkajs';
 export class StartupError extends Error {
   override name = 'StartupError';
   /** @param unavailable the dependencies (postgres, redis, kafka) that never answered, if that is why */
-  constructor(message: string, readonly unavailable: readonly string[] = []) {
+  constructor(
+    message: string,
+    readonly unavailable: readonly string[] = [],
+  ) {
     super(message);
   }
 }
@@ -28,11 +31,19 @@ export interface Dependency {
 /** A listen error as the one line an operator needs: which address, and which setting changes it. */
 export function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): Error {
   switch (err.code) {
-    case 'EADDRINUSE': return new StartupError(`port ${port} on ${host} is already in use: set PORT to another port`);
-    case 'EACCES': return new StartupError(`port ${port} on ${host} needs privileges this process lacks: set PORT to a port above 1023`);
+    case 'EADDRINUSE':
+      return new StartupError(`port ${port} on ${host} is already in use: set PORT to another port`);
+    case 'EACCES':
+      return new StartupError(
+        `port ${port} on ${host} needs privileges this process lacks: set PORT to a port above 1023`,
+      );
     case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND': return new StartupError(`${host} is not an address of this machine: set HOST (0.0.0.0 listens on every interface)`);
-    default: return err;
+    case 'ENOTFOUND':
+      return new StartupError(
+        `${host} is not an address of this machine: set HOST (0.0.0.0 listens on every interface)`,
+      );
+    default:
+      return err;
   }
 }
 
@@ -58,11 +69,14 @@ export async function openStartupListener(opts: {
       res.writeHead(200).end();
       return;
     }
-    const body = path === '/ready'
-      ? opts.readiness()
-      : { errors: [{ message: 'ladder is starting; retry shortly', extensions: { code: 'UNAVAILABLE' } }] };
+    const body =
+      path === '/ready'
+        ? opts.readiness()
+        : { errors: [{ message: 'ladder is starting; retry shortly', extensions: { code: 'UNAVAILABLE' } }] };
     // connection: close, so no keep-alive client stays on this listener past the hand-over.
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' }).end(JSON.stringify(body));
+    res
+      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' })
+      .end(JSON.stringify(body));
   });
   server.on('upgrade', (_req, socket) => {
     socket.end('HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -91,16 +105,19 @@ export async function assertPortFree(port: number, host: string): Promise<void> 
  * `status` (name → 'ok' or the last failure) kept current for /ready. Rejects with a
  * StartupError naming what is still missing at `deadline`, or when `signal` aborts.
  */
-export async function waitForDependencies(deps: readonly Dependency[], opts: {
-  deadline: number;
-  /** STARTUP_TIMEOUT_MS, for the message. */
-  timeoutMs: number;
-  signal: AbortSignal;
-  status: Record<string, string>;
-  report(line: string): void;
-  retryMs?: number;
-  attemptTimeoutMs?: number;
-}): Promise<void> {
+export async function waitForDependencies(
+  deps: readonly Dependency[],
+  opts: {
+    deadline: number;
+    /** STARTUP_TIMEOUT_MS, for the message. */
+    timeoutMs: number;
+    signal: AbortSignal;
+    status: Record<string, string>;
+    report(line: string): void;
+    retryMs?: number;
+    attemptTimeoutMs?: number;
+  },
+): Promise<void> {
   const retryMs = opts.retryMs ?? 2_000;
   const attemptTimeoutMs = opts.attemptTimeoutMs ?? 5_000;
   // Ends every probe loop at the deadline or when the process stops.
@@ -110,9 +127,12 @@ export async function waitForDependencies(deps: readonly Dependency[], opts: {
   async function waitFor(dep: Dependency): Promise<void> {
     while (!done.aborted) {
       try {
-        await Promise.race([dep.probe(), sleep(attemptTimeoutMs, undefined, { ref: false }).then(() => {
-          throw new Error(`no answer within ${attemptTimeoutMs / 1000} s`);
-        })]);
+        await Promise.race([
+          dep.probe(),
+          sleep(attemptTimeoutMs, undefined, { ref: false }).then(() => {
+            throw new Error(`no answer within ${attemptTimeoutMs / 1000} s`);
+          }),
+        ]);
         opts.status[dep.name] = 'ok';
         return;
       } catch (err) {
@@ -120,7 +140,9 @@ export async function waitForDependencies(deps: readonly Dependency[], opts: {
       }
       if (done.aborted) return;
       const left = Math.max(0, Math.round((opts.deadline - Date.now()) / 1000));
-      opts.report(`waiting for ${dep.name} at ${dep.where}: ${opts.status[dep.name]}; next try in ${retryMs / 1000} s, giving up in ${left} s`);
+      opts.report(
+        `waiting for ${dep.name} at ${dep.where}: ${opts.status[dep.name]}; next try in ${retryMs / 1000} s, giving up in ${left} s`,
+      );
       await sleep(retryMs, undefined, { signal: done }).catch(() => {});
     }
   }
@@ -130,18 +152,34 @@ export async function waitForDependencies(deps: readonly Dependency[], opts: {
   if (opts.signal.aborted) throw new StartupError('start-up cancelled: the process is stopping');
   const missing = deps.filter((d) => opts.status[d.name] !== 'ok');
   if (missing.length > 0) {
-    throw new StartupError(missing
-      .map((d) => `${d.name} at ${d.where} was not available within ${opts.timeoutMs / 1000} s (STARTUP_TIMEOUT_MS): ${opts.status[d.name]}`)
-      .join('; '), missing.map((d) => d.name));
+    throw new StartupError(
+      missing
+        .map(
+          (d) =>
+            `${d.name} at ${d.where} was not available within ${opts.timeoutMs / 1000} s (STARTUP_TIMEOUT_MS): ${opts.status[d.name]}`,
+        )
+        .join('; '),
+      missing.map((d) => d.name),
+    );
   }
 }
 
 /** `work`, unless `deadline` passes first: then a StartupError saying what start-up was doing. */
-export async function beforeDeadline<T>(work: Promise<T>, deadline: number, timeoutMs: number, doing: () => string): Promise<T> {
+export async function beforeDeadline<T>(
+  work: Promise<T>,
+  deadline: number,
+  timeoutMs: number,
+  doing: () => string,
+): Promise<T> {
   const timer = new AbortController();
-  const late = sleep(Math.max(0, deadline - Date.now()), undefined, { signal: timer.signal, ref: false }).then(() => {
-    throw new StartupError(`start-up did not finish within ${timeoutMs / 1000} s (STARTUP_TIMEOUT_MS): stuck ${doing()}`);
-  }, () => undefined as never);
+  const late = sleep(Math.max(0, deadline - Date.now()), undefined, { signal: timer.signal, ref: false }).then(
+    () => {
+      throw new StartupError(
+        `start-up did not finish within ${timeoutMs / 1000} s (STARTUP_TIMEOUT_MS): stuck ${doing()}`,
+      );
+    },
+    () => undefined as never,
+  );
   try {
     return await Promise.race([work, late]);
   } finally {
@@ -155,7 +193,11 @@ export async function beforeDeadline<T>(work: Promise<T>, deadline: number, time
  */
 export async function probeKafka(brokers: readonly string[], clientId: string): Promise<void> {
   const admin = new Kafka({
-    brokers: [...brokers], clientId, logLevel: logLevel.NOTHING, retry: { retries: 0 }, connectionTimeout: 3_000,
+    brokers: [...brokers],
+    clientId,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+    connectionTimeout: 3_000,
   }).admin();
   try {
     await admin.connect();

@@ -27,25 +27,41 @@ it('npm start is plain node on dist/ with source maps', () => {
 
 it('the built service starts two API workers, migrates, loads its Lua scripts, answers GraphQL and serves the board page', async () => {
   const port = await freePort();
-  ladder = spawnEntry('dist/main.js', testEnv({ API_WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }), ['--enable-source-maps']);
+  ladder = spawnEntry(
+    'dist/main.js',
+    testEnv({ API_WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
+    ['--enable-source-maps'],
+  );
   const e = ladder;
-  await until('/ready from two workers', 60_000, async () => {
-    const pids = new Set<number>();
-    for (let i = 0; i < 4; i++) {
-      const res = await request(port, '/ready');
-      if (res.status === 200) pids.add((JSON.parse(res.body) as { pid: number }).pid);
-    }
-    return pids.size === 2 ? pids : undefined;
-  }, e);
+  await until(
+    '/ready from two workers',
+    60_000,
+    async () => {
+      const pids = new Set<number>();
+      for (let i = 0; i < 4; i++) {
+        const res = await request(port, '/ready');
+        if (res.status === 200) pids.add((JSON.parse(res.body) as { pid: number }).pid);
+      }
+      return pids.size === 2 ? pids : undefined;
+    },
+    e,
+  );
   for (let i = 0; i < 2; i++) {
-    const res = await request(port, '/graphql', { method: 'POST', body: JSON.stringify({ query: '{ seasons { id } }' }) });
+    const res = await request(port, '/graphql', {
+      method: 'POST',
+      body: JSON.stringify({ query: '{ seasons { id } }' }),
+    });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body).errors).toBeUndefined();
   }
   const page = await request(port, '/');
   expect(page.status).toBe(200);
   expect(page.body).toContain('/assets/web/page.js');
-  for (const asset of ['/assets/web/page.js', '/assets/src/client/ladder-client.js', '/assets/vendor/graphql-ws/client.js']) {
+  for (const asset of [
+    '/assets/web/page.js',
+    '/assets/src/client/ladder-client.js',
+    '/assets/vendor/graphql-ws/client.js',
+  ]) {
     expect((await request(port, asset)).status, asset).toBe(200);
   }
   e.child.kill('SIGTERM');
@@ -53,7 +69,11 @@ it('the built service starts two API workers, migrates, loads its Lua scripts, a
 });
 
 it('a stack trace of the built code names the TypeScript source', async () => {
-  const failed = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e',
-    "const { parseConfig } = await import('./dist/config.js'); parseConfig({ PORT: 'x' });"]).catch((err: { stderr: string }) => err);
+  const failed = await run(process.execPath, [
+    '--enable-source-maps',
+    '--input-type=module',
+    '-e',
+    "const { parseConfig } = await import('./dist/config.js'); parseConfig({ PORT: 'x' });",
+  ]).catch((err: { stderr: string }) => err);
   expect((failed as { stderr: string }).stderr).toMatch(/at parseConfig \(.*src\/config\.ts:\d+:\d+\)/);
 });

@@ -35,22 +35,38 @@ const isAlive = (pid: number) => {
 
 it('serves from two workers, aggregates /metrics, replaces a dead worker, and stops cleanly on SIGTERM', async () => {
   const port = await freePort();
-  ladder = spawnEntry('src/main.ts', testEnv({
-    API_WORKERS: '2', LADDER_ROLES: 'api,ingest', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info',
-  }));
+  ladder = spawnEntry(
+    'src/main.ts',
+    testEnv({
+      API_WORKERS: '2',
+      LADDER_ROLES: 'api,ingest',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    }),
+  );
   const e = ladder;
 
   // Each new connection goes to the next worker: two workers, each ready, each its own pid.
-  const workers = await until('/ready from two workers', 60_000, async () => {
-    const pids = new Set<number>();
-    for (let i = 0; i < 4; i++) {
-      const res = await request(port, '/ready');
-      if (res.status === 200) pids.add((JSON.parse(res.body) as { pid: number }).pid);
-    }
-    return pids.size === 2 ? [...pids] : undefined;
-  }, e);
+  const workers = await until(
+    '/ready from two workers',
+    60_000,
+    async () => {
+      const pids = new Set<number>();
+      for (let i = 0; i < 4; i++) {
+        const res = await request(port, '/ready');
+        if (res.status === 200) pids.add((JSON.parse(res.body) as { pid: number }).pid);
+      }
+      return pids.size === 2 ? [...pids] : undefined;
+    },
+    e,
+  );
   expect(workers).not.toContain(e.child.pid);
-  expect(JSON.parse((await request(port, '/ready')).body).checks).toEqual({ postgres: 'ok', redis: 'ok', ingest: 'ok' });
+  expect(JSON.parse((await request(port, '/ready')).body).checks).toEqual({
+    postgres: 'ok',
+    redis: 'ok',
+    ingest: 'ok',
+  });
 
   // Two kept-alive connections, one per worker: 7 queries through one, 3 through the other.
   const conn = new Map<number, http.Agent>();
@@ -80,11 +96,20 @@ it('serves from two workers, aggregates /metrics, replaces a dead worker, and st
 
   // A worker that dies is logged and replaced.
   process.kill(workers[0]!, 'SIGKILL');
-  const replaced = await until('a new worker', 60_000, async () => {
-    const pid = await pidOf(port);
-    return !workers.includes(pid) ? pid : undefined;
-  }, e);
-  expect(e.logs().find((l) => l.msg === 'API worker exited unexpectedly; starting another')).toMatchObject({ level: 50, pid: workers[0], signal: 'SIGKILL' });
+  const replaced = await until(
+    'a new worker',
+    60_000,
+    async () => {
+      const pid = await pidOf(port);
+      return !workers.includes(pid) ? pid : undefined;
+    },
+    e,
+  );
+  expect(e.logs().find((l) => l.msg === 'API worker exited unexpectedly; starting another')).toMatchObject({
+    level: 50,
+    pid: workers[0],
+    signal: 'SIGKILL',
+  });
   expect(sample((await request(port, '/metrics')).body, 'ladder_api_worker_restarts_total')).toBe(1);
 
   // SIGTERM: the workers drain and exit, then the primary; exit 0, nothing left behind.

@@ -44,7 +44,12 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   const entry = demo;
 
   // Starting includes migrations and creating the Kafka topics.
-  const printedUrl = await until('the demo printed its URL', 45_000, async () => /GraphiQL:\s+(http:\/\/localhost:\d+\/graphql)/.exec(entry.stdout)?.[1], entry);
+  const printedUrl = await until(
+    'the demo printed its URL',
+    45_000,
+    async () => /GraphiQL:\s+(http:\/\/localhost:\d+\/graphql)/.exec(entry.stdout)?.[1],
+    entry,
+  );
   expect(printedUrl).toBe(`http://localhost:${port}/graphql`);
   // The board page's URL comes first, before anything else in the banner.
   const banner = entry.stdout.slice(entry.stdout.indexOf('────'));
@@ -66,9 +71,11 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   // 127.0.0.1: the server listens on IPv4, and "localhost" may resolve to ::1 first.
   const gql = async (query: string) => {
     const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
     });
-    const body = await res.json() as { data?: any; errors?: unknown[] };
+    const body = (await res.json()) as { data?: any; errors?: unknown[] };
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data;
   };
@@ -79,16 +86,24 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   expect(sum).toMatchObject({ scoring: 'SUM', rankStyle: 'COMPETITION' });
   expect(entry.stdout).toContain(`leaderboard(seasonId: ${best.id})`);
 
-  type Board = { size: number; top: Array<{ rank: number; points: number; player: { displayName: string | null } | null }> };
-  const board = await until('ranked players with display names', 15_000, async () => {
-    const data = await gql(`{
+  type Board = {
+    size: number;
+    top: Array<{ rank: number; points: number; player: { displayName: string | null } | null }>;
+  };
+  const board = await until(
+    'ranked players with display names',
+    15_000,
+    async () => {
+      const data = await gql(`{
       best: leaderboard(seasonId: ${best.id}) { size top(limit: 10) { rank points player { displayName } } }
       sum: leaderboard(seasonId: ${sum.id}) { size }
     }`);
-    const b = data.best as Board;
-    const named = b.top.length > 0 && b.top.every((e) => e.player?.displayName);
-    return b.size > 0 && data.sum.size > 0 && named ? b : undefined;
-  }, entry);
+      const b = data.best as Board;
+      const named = b.top.length > 0 && b.top.every((e) => e.player?.displayName);
+      return b.size > 0 && data.sum.size > 0 && named ? b : undefined;
+    },
+    entry,
+  );
   expect(board.top.map((e) => e.rank)).toEqual(board.top.map((_, i) => i + 1));
   expect(board.top[0]!.player!.displayName).toMatch(/^[A-Z][a-z]+[A-Z][a-z]+\d+$/);
 

@@ -18,16 +18,26 @@ writeFileSync(join(built, 'web', 'page.js.map'), '{}');
 /** A server with the page handler for `dir`; what it does not handle answers 418. */
 async function serve(dir: string) {
   const page = createPageHandler(dir);
-  const server = createServer((req, res) => { if (!page(req, res)) res.writeHead(418).end(); });
+  const server = createServer((req, res) => {
+    if (!page(req, res)) res.writeHead(418).end();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { server, port: (server.address() as AddressInfo).port, get: (path: string, init?: RequestInit) => fetch(base + path, init) };
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    get: (path: string, init?: RequestInit) => fetch(base + path, init),
+  };
 }
 
 describe('the board page handler', () => {
   let s: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => { s = await serve(`${built}/`); });
-  afterAll(() => { s.server.close(); });
+  beforeAll(async () => {
+    s = await serve(`${built}/`);
+  });
+  afterAll(() => {
+    s.server.close();
+  });
 
   it.each([
     ['/', 200, 'text/html; charset=utf-8'],

@@ -40,13 +40,31 @@ describe('RECONCILE_INTERVAL_SECONDS', () => {
   it('reconciles active seasons on schedule, only while no other instance holds the lock, repairs with RECONCILE_AUTO_REPAIR and shows the result in /metrics', async () => {
     const season = await createSeason(s, { name: 'scheduled reconcile' });
     const results = generateResults(season, { results: 500, players: 200, seed: 91 });
-    const accepted: AcceptedResult[] = results.map((m, i) => ({ ...m, endedAt: new Date(m.endedAt), partition: 0, offset: String(i) }));
-    await applyResults({ store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, s.config.windowTtlSeconds), seasonOf: () => season, now: Date.now }, accepted);
+    const accepted: AcceptedResult[] = results.map((m, i) => ({
+      ...m,
+      endedAt: new Date(m.endedAt),
+      partition: 0,
+      offset: String(i),
+    }));
+    await applyResults(
+      {
+        store: createResultsStore(s.pg.sql),
+        boards: createBoardWriter(s.redis, s.config.windowTtlSeconds),
+        seasonOf: () => season,
+        now: Date.now,
+      },
+      accepted,
+    );
     const key = boardKey(season.id, 'SEASON', '');
     const [victim] = await s.redis.zrange(key, 0, 0);
     await s.redis.zrem(key, victim!);
 
-    const config = testConfig({ DATABASE_URL, REDIS_URL: redisServer.url, RECONCILE_INTERVAL_SECONDS: '1', RECONCILE_AUTO_REPAIR: 'true' });
+    const config = testConfig({
+      DATABASE_URL,
+      REDIS_URL: redisServer.url,
+      RECONCILE_INTERVAL_SECONDS: '1',
+      RECONCILE_AUTO_REPAIR: 'true',
+    });
     let app: App | undefined;
     const lastRun = async () => (await app!.metrics.reconcileLastRun.get()).values[0]?.value ?? 0;
     try {

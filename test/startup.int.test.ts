@@ -8,7 +8,9 @@ import { testEnv } from './support/env.js';
 import { freePort, occupyPort, request, spawnEntry, STACK_LINE, until, type Entry } from './support/process.js';
 
 const started: Entry[] = [];
-afterAll(() => { for (const e of started) e.kill(); });
+afterAll(() => {
+  for (const e of started) e.kill();
+});
 
 /** `script` with the test services, its own topic and group, one process unless `env` says otherwise. */
 function run(script: string, env: Record<string, string> = {}): Entry {
@@ -32,7 +34,9 @@ describe('a port already in use', () => {
       const e = run('src/main.ts', { PORT: String(busy.port) });
       const { code, ms } = await e.exited;
       expect(code, e.stderr).toBe(1);
-      expect(e.stderr).toBe(`ladder could not start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`);
+      expect(e.stderr).toBe(
+        `ladder could not start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`,
+      );
       expectNoStack(e);
       // Checked before the service's modules load and before any dependency is waited for.
       expect(ms).toBeLessThan(20_000);
@@ -48,7 +52,9 @@ describe('a port already in use', () => {
       const e = run('src/main.ts', { PORT: String(busy.port), API_WORKERS: '2' });
       const { code } = await e.exited;
       expect(code, e.stderr).toBe(1);
-      expect(e.stderr).toBe(`ladder could not start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`);
+      expect(e.stderr).toBe(
+        `ladder could not start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`,
+      );
       expect(e.stdout).not.toContain('API workers forked');
       expectNoStack(e);
     } finally {
@@ -60,12 +66,19 @@ describe('a port already in use', () => {
     const port = await freePort();
     const e = run('src/main.ts', { PORT: String(port), API_WORKERS: '2' });
     // The port is free when the primary checks it and taken before the workers (still loading) listen.
-    await until('the primary to fork its workers', 60_000, async () => e.stdout.includes('API workers forked') || undefined, e);
+    await until(
+      'the primary to fork its workers',
+      60_000,
+      async () => e.stdout.includes('API workers forked') || undefined,
+      e,
+    );
     const busy = await occupyPort(port);
     try {
       const { code } = await e.exited;
       expect(code, e.stderr).toBe(1);
-      expect(e.stderr).toBe(`ladder could not start: port ${port} on 127.0.0.1 is already in use: set PORT to another port\n`);
+      expect(e.stderr).toBe(
+        `ladder could not start: port ${port} on 127.0.0.1 is already in use: set PORT to another port\n`,
+      );
       expect(e.stdout).not.toContain('starting another');
       expectNoStack(e);
     } finally {
@@ -79,7 +92,9 @@ describe('a port already in use', () => {
       const e = run('scripts/demo.ts', { PORT: String(busy.port), LOG_LEVEL: 'error', DEMO_DURATION_S: '5' });
       const { code, ms } = await e.exited;
       expect(code, e.stdout + e.stderr).toBe(1);
-      expect(e.stderr).toBe(`[demo] failed to start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`);
+      expect(e.stderr).toBe(
+        `[demo] failed to start: port ${busy.port} on 127.0.0.1 is already in use: set PORT to another port\n`,
+      );
       expect(e.stdout).not.toMatch(/ladder demo is running|\[demo\] simulator: /);
       expect(e.stdout).toContain('[demo] stopped');
       expectNoStack(e);
@@ -92,45 +107,72 @@ describe('a port already in use', () => {
 
 describe('a dependency unreachable at start-up', () => {
   const cases: Array<{ name: string; env: Record<string, string>; where: string; why: string }> = [
-    { name: 'kafka', env: { KAFKA_BROKERS: '127.0.0.1:1' }, where: '127.0.0.1:1 (KAFKA_BROKERS)', why: 'Connection error: connect ECONNREFUSED 127.0.0.1:1' },
-    { name: 'postgres', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ladder_test' }, where: '127.0.0.1:1/ladder_test (DATABASE_URL)', why: 'connect ECONNREFUSED 127.0.0.1:1' },
-    { name: 'redis', env: { REDIS_URL: 'redis://127.0.0.1:1/1' }, where: '127.0.0.1:1/1 (REDIS_URL)', why: 'connect ECONNREFUSED 127.0.0.1:1' },
+    {
+      name: 'kafka',
+      env: { KAFKA_BROKERS: '127.0.0.1:1' },
+      where: '127.0.0.1:1 (KAFKA_BROKERS)',
+      why: 'Connection error: connect ECONNREFUSED 127.0.0.1:1',
+    },
+    {
+      name: 'postgres',
+      env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/ladder_test' },
+      where: '127.0.0.1:1/ladder_test (DATABASE_URL)',
+      why: 'connect ECONNREFUSED 127.0.0.1:1',
+    },
+    {
+      name: 'redis',
+      env: { REDIS_URL: 'redis://127.0.0.1:1/1' },
+      where: '127.0.0.1:1/1 (REDIS_URL)',
+      why: 'connect ECONNREFUSED 127.0.0.1:1',
+    },
   ];
 
-  it.each(cases)('$name: /health up and /ready false while waiting, one line per attempt, exit 1 at STARTUP_TIMEOUT_MS', async (c) => {
-    const port = await freePort();
-    const e = run('src/main.ts', { ...c.env, PORT: String(port), STARTUP_TIMEOUT_MS: '3000' });
+  it.each(cases)(
+    '$name: /health up and /ready false while waiting, one line per attempt, exit 1 at STARTUP_TIMEOUT_MS',
+    async (c) => {
+      const port = await freePort();
+      const e = run('src/main.ts', { ...c.env, PORT: String(port), STARTUP_TIMEOUT_MS: '3000' });
 
-    // While it waits the port answers: alive, not ready, and GraphQL is refused rather than left hanging.
-    await until('/health', 45_000, async () => (await request(port, '/health')).status === 200 || undefined, e);
-    const ready = await request(port, '/ready');
-    expect(ready.status).toBe(503);
-    expect(JSON.parse(ready.body)).toMatchObject({ ok: false, checks: { [c.name]: expect.any(String), startup: 'in progress' } });
-    const gql = await request(port, '/graphql', { method: 'POST', body: JSON.stringify({ query: '{ seasons { id } }' }) });
-    expect(gql.status).toBe(503);
-    expect(gql.headers['retry-after']).toBe('1');
-    expect(JSON.parse(gql.body).errors[0].extensions.code).toBe('UNAVAILABLE');
+      // While it waits the port answers: alive, not ready, and GraphQL is refused rather than left hanging.
+      await until('/health', 45_000, async () => (await request(port, '/health')).status === 200 || undefined, e);
+      const ready = await request(port, '/ready');
+      expect(ready.status).toBe(503);
+      expect(JSON.parse(ready.body)).toMatchObject({
+        ok: false,
+        checks: { [c.name]: expect.any(String), startup: 'in progress' },
+      });
+      const gql = await request(port, '/graphql', {
+        method: 'POST',
+        body: JSON.stringify({ query: '{ seasons { id } }' }),
+      });
+      expect(gql.status).toBe(503);
+      expect(gql.headers['retry-after']).toBe('1');
+      expect(JSON.parse(gql.body).errors[0].extensions.code).toBe('UNAVAILABLE');
 
-    const { code, ms } = await e.exited;
-    expect(code, e.stdout + e.stderr).toBe(1);
-    const line = `${c.name} at ${c.where} was not available within 3 s (STARTUP_TIMEOUT_MS): ${c.why}`;
-    expect(e.stderr).toBe(`ladder could not start: ${line}\n`);
-    expectNoStack(e);
-    // It waited out the deadline (3 s from the start of start-up), and no longer.
-    const logs = e.logs();
-    const waiting = logs.filter((l) => String(l.msg).startsWith(`waiting for ${c.name} at ${c.where}: ${c.why}; next try in 2 s`));
-    expect(waiting.length).toBeGreaterThanOrEqual(1);
-    expect(waiting.length).toBeLessThanOrEqual(3);
-    expect(waiting.every((l) => l.level === 40)).toBe(true);
-    const fatal = logs.find((l) => l.level === 60)!;
-    expect(fatal.msg).toBe(`could not start: ${line}`);
-    expect(fatal.time - waiting[0]!.time).toBeGreaterThanOrEqual(2_000);
-    expect(fatal.time - waiting[0]!.time).toBeLessThan(4_500);
-    expect(ms).toBeLessThan(60_000);
-    // Nothing else complains meanwhile: no error-level lines, no per-reconnect chatter.
-    expect(logs.filter((l) => l.level >= 50 && l !== fatal)).toEqual([]);
-    expect(logs.filter((l) => l.level === 40 && !waiting.includes(l))).toEqual([]);
-  }, 90_000);
+      const { code, ms } = await e.exited;
+      expect(code, e.stdout + e.stderr).toBe(1);
+      const line = `${c.name} at ${c.where} was not available within 3 s (STARTUP_TIMEOUT_MS): ${c.why}`;
+      expect(e.stderr).toBe(`ladder could not start: ${line}\n`);
+      expectNoStack(e);
+      // It waited out the deadline (3 s from the start of start-up), and no longer.
+      const logs = e.logs();
+      const waiting = logs.filter((l) =>
+        String(l.msg).startsWith(`waiting for ${c.name} at ${c.where}: ${c.why}; next try in 2 s`),
+      );
+      expect(waiting.length).toBeGreaterThanOrEqual(1);
+      expect(waiting.length).toBeLessThanOrEqual(3);
+      expect(waiting.every((l) => l.level === 40)).toBe(true);
+      const fatal = logs.find((l) => l.level === 60)!;
+      expect(fatal.msg).toBe(`could not start: ${line}`);
+      expect(fatal.time - waiting[0]!.time).toBeGreaterThanOrEqual(2_000);
+      expect(fatal.time - waiting[0]!.time).toBeLessThan(4_500);
+      expect(ms).toBeLessThan(60_000);
+      // Nothing else complains meanwhile: no error-level lines, no per-reconnect chatter.
+      expect(logs.filter((l) => l.level >= 50 && l !== fatal)).toEqual([]);
+      expect(logs.filter((l) => l.level === 40 && !waiting.includes(l))).toEqual([]);
+    },
+    90_000,
+  );
 });
 
 describe('bad configuration', () => {

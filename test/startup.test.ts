@@ -1,12 +1,21 @@
 // The start-up helpers on their own: the dependency wait, the deadline, listen errors.
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { beforeDeadline, listenFailure, openStartupListener, StartupError, waitForDependencies, type Dependency } from '../src/startup.js';
+import {
+  beforeDeadline,
+  listenFailure,
+  openStartupListener,
+  StartupError,
+  waitForDependencies,
+  type Dependency,
+} from '../src/startup.js';
 
 /** A dependency that fails `failures` times, then answers. */
 function flaky(name: string, failures: number): Dependency & { attempts: number } {
   const dep = {
-    name, where: `${name}.local (${name.toUpperCase()}_URL)`, attempts: 0,
+    name,
+    where: `${name}.local (${name.toUpperCase()}_URL)`,
+    attempts: 0,
     probe: async () => {
       dep.attempts++;
       if (dep.attempts <= failures) throw new Error(`${name} refused`);
@@ -16,8 +25,12 @@ function flaky(name: string, failures: number): Dependency & { attempts: number 
 }
 
 const waitOptions = (timeoutMs: number, lines: string[], signal = new AbortController().signal) => ({
-  deadline: Date.now() + timeoutMs, timeoutMs, signal, status: {} as Record<string, string>,
-  report: (line: string) => lines.push(line), retryMs: 50,
+  deadline: Date.now() + timeoutMs,
+  timeoutMs,
+  signal,
+  status: {} as Record<string, string>,
+  report: (line: string) => lines.push(line),
+  retryMs: 50,
 });
 
 describe('waitForDependencies', () => {
@@ -28,17 +41,24 @@ describe('waitForDependencies', () => {
     await waitForDependencies(deps, opts);
     expect(deps.map((d) => d.attempts)).toEqual([1, 3]);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^waiting for kafka at kafka\.local \(KAFKA_URL\): kafka refused; next try in 0\.05 s, giving up in \d+ s$/);
+    expect(lines[0]).toMatch(
+      /^waiting for kafka at kafka\.local \(KAFKA_URL\): kafka refused; next try in 0\.05 s, giving up in \d+ s$/,
+    );
     expect(opts.status).toEqual({ postgres: 'ok', kafka: 'ok' });
   });
 
   it('gives up at the deadline with one StartupError naming what is missing, where, and why', async () => {
     const lines: string[] = [];
     const t0 = Date.now();
-    const err = await waitForDependencies([flaky('redis', Infinity), flaky('postgres', 0)], waitOptions(300, lines)).catch((e: unknown) => e);
+    const err = await waitForDependencies(
+      [flaky('redis', Infinity), flaky('postgres', 0)],
+      waitOptions(300, lines),
+    ).catch((e: unknown) => e);
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect(err).toBeInstanceOf(StartupError);
-    expect((err as StartupError).message).toBe('redis at redis.local (REDIS_URL) was not available within 0.3 s (STARTUP_TIMEOUT_MS): redis refused');
+    expect((err as StartupError).message).toBe(
+      'redis at redis.local (REDIS_URL) was not available within 0.3 s (STARTUP_TIMEOUT_MS): redis refused',
+    );
     expect((err as StartupError).unavailable).toEqual(['redis']);
     expect(lines.length).toBeGreaterThan(1);
   });
@@ -46,7 +66,9 @@ describe('waitForDependencies', () => {
   it('does not wait out a probe that hangs past the deadline', async () => {
     const hung: Dependency = { name: 'kafka', where: 'k (KAFKA_BROKERS)', probe: () => new Promise(() => {}) };
     const t0 = Date.now();
-    const err = await waitForDependencies([hung], { ...waitOptions(200, []), attemptTimeoutMs: 60_000 }).catch((e: unknown) => e);
+    const err = await waitForDependencies([hung], { ...waitOptions(200, []), attemptTimeoutMs: 60_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect((err as Error).message).toContain('kafka at k (KAFKA_BROKERS) was not available within 0.2 s');
   });
@@ -54,7 +76,9 @@ describe('waitForDependencies', () => {
   it('stops waiting when the process stops', async () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 100);
-    const err = await waitForDependencies([flaky('redis', Infinity)], waitOptions(60_000, [], abort.signal)).catch((e: unknown) => e);
+    const err = await waitForDependencies([flaky('redis', Infinity)], waitOptions(60_000, [], abort.signal)).catch(
+      (e: unknown) => e,
+    );
     expect((err as Error).message).toBe('start-up cancelled: the process is stopping');
   });
 });
@@ -62,8 +86,15 @@ describe('waitForDependencies', () => {
 describe('beforeDeadline', () => {
   it('passes a result through, and says what start-up was stuck doing when the deadline comes first', async () => {
     expect(await beforeDeadline(Promise.resolve(7), Date.now() + 1_000, 1_000, () => 'x')).toBe(7);
-    const late = beforeDeadline(new Promise(() => {}), Date.now() + 50, 60_000, () => 'joining the ingest consumer group');
-    await expect(late).rejects.toThrow('start-up did not finish within 60 s (STARTUP_TIMEOUT_MS): stuck joining the ingest consumer group');
+    const late = beforeDeadline(
+      new Promise(() => {}),
+      Date.now() + 50,
+      60_000,
+      () => 'joining the ingest consumer group',
+    );
+    await expect(late).rejects.toThrow(
+      'start-up did not finish within 60 s (STARTUP_TIMEOUT_MS): stuck joining the ingest consumer group',
+    );
   });
 });
 
@@ -73,8 +104,9 @@ describe('listening', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const { port } = other.address() as net.AddressInfo;
     try {
-      await expect(openStartupListener({ port, host: '127.0.0.1', readiness: () => ({ ok: false, checks: {} }) }))
-        .rejects.toThrow(`port ${port} on 127.0.0.1 is already in use: set PORT to another port`);
+      await expect(
+        openStartupListener({ port, host: '127.0.0.1', readiness: () => ({ ok: false, checks: {} }) }),
+      ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use: set PORT to another port`);
     } finally {
       other.close();
     }
@@ -82,8 +114,12 @@ describe('listening', () => {
 
   it('maps the other listen errors to the setting that fixes them', () => {
     const err = (code: string) => Object.assign(new Error(code), { code });
-    expect(listenFailure(err('EACCES'), '0.0.0.0', 80).message).toBe('port 80 on 0.0.0.0 needs privileges this process lacks: set PORT to a port above 1023');
-    expect(listenFailure(err('EADDRNOTAVAIL'), '10.9.9.9', 4000).message).toBe('10.9.9.9 is not an address of this machine: set HOST (0.0.0.0 listens on every interface)');
+    expect(listenFailure(err('EACCES'), '0.0.0.0', 80).message).toBe(
+      'port 80 on 0.0.0.0 needs privileges this process lacks: set PORT to a port above 1023',
+    );
+    expect(listenFailure(err('EADDRNOTAVAIL'), '10.9.9.9', 4000).message).toBe(
+      '10.9.9.9 is not an address of this machine: set HOST (0.0.0.0 listens on every interface)',
+    );
     const other = err('EMFILE');
     expect(listenFailure(other, 'h', 1)).toBe(other);
   });

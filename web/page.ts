@@ -9,7 +9,7 @@ const client = createLadderClient({ url: new URL('/graphql', location.href).href
 const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 const params = new URLSearchParams(location.search);
 const state = {
-  seasonId: Number(params.get('season')) || undefined as number | undefined,
+  seasonId: Number(params.get('season')) || (undefined as number | undefined),
   window: (params.get('window') ?? 'SEASON') as Window,
   player: params.get('player') ?? '',
   friends: (params.get('friends') ?? '').split(',').filter(Boolean),
@@ -50,7 +50,12 @@ function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
   if (move.cls === 'new') tr.className = 'new';
   else if (move.cls) tr.className = 'changed';
   if (e.playerId === state.player) tr.classList.add('me');
-  for (const [cls, text] of [['rank', `#${e.rank}`], [`move ${move.cls}`, move.text], ['name', e.player?.displayName ?? e.playerId], ['points', String(e.points)]]) {
+  for (const [cls, text] of [
+    ['rank', `#${e.rank}`],
+    [`move ${move.cls}`, move.text],
+    ['name', e.player?.displayName ?? e.playerId],
+    ['points', String(e.points)],
+  ]) {
     const td = document.createElement('td');
     td.className = cls!;
     td.textContent = text!;
@@ -71,7 +76,7 @@ function showTop(entries: Entry[]): void {
   const moves = new Map<string, { text: string; cls: string }>();
   const rows = entries.map((e) => {
     const move = movement(e.rank, before?.get(e.playerId), before !== undefined);
-    const shown = move.text ? move : lastMoves.get(e.playerId) ?? move;
+    const shown = move.text ? move : (lastMoves.get(e.playerId) ?? move);
     moves.set(e.playerId, shown);
     const tr = row(e, shown);
     if (!move.text) tr.classList.remove('new', 'changed'); // highlighted only when it happens
@@ -84,9 +89,12 @@ function showTop(entries: Entry[]): void {
   // twice a second however often the top changes.
   sizeTimer ??= setTimeout(() => {
     sizeTimer = undefined;
-    void client.top({ seasonId: state.seasonId!, window: state.window, limit: 1 }).then((b) => {
-      $('#size').textContent = b ? `of ${b.size} players` : '';
-    }, () => {});
+    void client.top({ seasonId: state.seasonId!, window: state.window, limit: 1 }).then(
+      (b) => {
+        $('#size').textContent = b ? `of ${b.size} players` : '';
+      },
+      () => {},
+    );
   }, 500);
 }
 
@@ -134,10 +142,16 @@ function follow(): void {
   lastMoves = new Map();
   clearTimeout(sizeTimer);
   sizeTimer = undefined;
-  stops.push(client.topChanged({ seasonId: state.seasonId, window: state.window, limit: 100 }, (top) => {
-    status('live', true);
-    showTop(top);
-  }, failed));
+  stops.push(
+    client.topChanged(
+      { seasonId: state.seasonId, window: state.window, limit: 100 },
+      (top) => {
+        status('live', true);
+        showTop(top);
+      },
+      failed,
+    ),
+  );
   followPlayer();
   // Days and weeks have no per-player subscription, friends none at all: they are read again
   // every 2 s, and once now.
@@ -157,7 +171,13 @@ function followPlayer(): void {
   playerRank = undefined;
   if (state.player && state.seasonId) {
     // rankChanged follows the SEASON board; for a day or a week it is the cue to look again.
-    stopPlayer = client.rankChanged({ seasonId: state.seasonId, playerId: state.player }, () => { void showPlayer().catch(failed); }, failed);
+    stopPlayer = client.rankChanged(
+      { seasonId: state.seasonId, playerId: state.player },
+      () => {
+        void showPlayer().catch(failed);
+      },
+      failed,
+    );
   }
   void showPlayer().catch(failed);
 }
@@ -165,7 +185,9 @@ function followPlayer(): void {
 async function start(): Promise<void> {
   const seasons = await client.seasons({ status: 'ACTIVE' });
   const select = $<HTMLSelectElement>('#season');
-  select.replaceChildren(...seasons.map((s) => new Option(`${s.name} (${s.scoring.toLowerCase()}, #${s.id})`, String(s.id))));
+  select.replaceChildren(
+    ...seasons.map((s) => new Option(`${s.name} (${s.scoring.toLowerCase()}, #${s.id})`, String(s.id))),
+  );
   if (seasons.length === 0) {
     status('no active season');
     return;
@@ -176,7 +198,10 @@ async function start(): Promise<void> {
   $<HTMLInputElement>('#player').value = state.player;
   $<HTMLTextAreaElement>('#friends').value = state.friends.join(', ');
 
-  select.addEventListener('change', () => { state.seasonId = Number(select.value); follow(); });
+  select.addEventListener('change', () => {
+    state.seasonId = Number(select.value);
+    follow();
+  });
   $<HTMLSelectElement>('#window').addEventListener('change', (ev) => {
     state.window = (ev.target as HTMLSelectElement).value as Window;
     follow();
@@ -188,7 +213,10 @@ async function start(): Promise<void> {
   });
   $('#friends-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
-    state.friends = $<HTMLTextAreaElement>('#friends').value.split(/[\s,;]+/).filter(Boolean).slice(0, 200);
+    state.friends = $<HTMLTextAreaElement>('#friends')
+      .value.split(/[\s,;]+/)
+      .filter(Boolean)
+      .slice(0, 200);
     saveState();
     void showFriends().catch(failed);
   });

@@ -16,8 +16,10 @@ export function formatProgress(done: number, total: number, elapsedMs: number, w
   const filled = Math.round(fraction * width);
   const rate = elapsedMs > 0 ? done / (elapsedMs / 1000) : 0;
   const eta = rate > 0 ? formatDuration(Math.max(0, total - done) / rate) : '?';
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count(done)}/${count(total)}`
-    + `  ${Math.floor(fraction * 100)}%  ${count(rate)}/s  ETA ${eta}`;
+  return (
+    `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count(done)}/${count(total)}` +
+    `  ${Math.floor(fraction * 100)}%  ${count(rate)}/s  ETA ${eta}`
+  );
 }
 
 /**
@@ -25,7 +27,11 @@ export function formatProgress(done: number, total: number, elapsedMs: number, w
  * (a 10M-member job reports thousands of pages; the terminal needs a few frames a second).
  */
 export function createProgressBar(opts: {
-  label: string; total: number; write(s: string): void; now(): number; intervalMs?: number;
+  label: string;
+  total: number;
+  write(s: string): void;
+  now(): number;
+  intervalMs?: number;
 }) {
   const started = opts.now();
   const interval = opts.intervalMs ?? 200;

@@ -18,7 +18,10 @@ const RETRYABLE = new Set(['UNAVAILABLE', 'RATE_LIMITED', 'NETWORK']);
 
 /** An error of the API (its `extensions.code`), or NETWORK when no answer came. */
 export class LadderError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
     this.name = 'LadderError';
   }
@@ -51,11 +54,16 @@ export interface CallOptions {
 }
 
 /** Waits `ms`, or less when `signal` aborts; leaves no listener behind either way. */
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
-  const timer = setTimeout(done, ms);
-  signal?.addEventListener('abort', done);
-});
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done);
+  });
 
 /**
  * What graphql-ws hands a subscription's error sink as a LadderError: the server's refusal (an
@@ -63,10 +71,15 @@ const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) 
  * socket that closed for good (NETWORK).
  */
 function subscriptionError(err: unknown): LadderError {
-  const first = Array.isArray(err) ? err[0] as { message?: string; extensions?: { code?: unknown } } | undefined : undefined;
+  const first = Array.isArray(err)
+    ? (err[0] as { message?: string; extensions?: { code?: unknown } } | undefined)
+    : undefined;
   if (first) return new LadderError(String(first.message), String(first.extensions?.code ?? 'UNKNOWN'));
-  const reason = (err as { reason?: string; message?: string } | undefined);
-  return new LadderError(`subscription socket closed${reason?.reason || reason?.message ? `: ${reason.reason || reason.message}` : ''}`, 'NETWORK');
+  const reason = err as { reason?: string; message?: string } | undefined;
+  return new LadderError(
+    `subscription socket closed${reason?.reason || reason?.message ? `: ${reason.reason || reason.message}` : ''}`,
+    'NETWORK',
+  );
 }
 
 /** A client of one ladder API: typed queries, the mutation and subscriptions (see the file's head). */
@@ -79,7 +92,9 @@ export function createLadderClient(options: LadderClientOptions) {
     let res: Response;
     try {
       res = await fetch(options.url, {
-        method: 'POST', headers, body: JSON.stringify({ query: doc.toString(), variables }),
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: doc.toString(), variables }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
       });
     } catch (err) {
@@ -88,10 +103,11 @@ export function createLadderClient(options: LadderClientOptions) {
       throw new LadderError(`network error (${reason}) at ${options.url}`, 'NETWORK');
     }
     type Body = { data?: R; errors?: Array<{ message: string; extensions?: { code?: string } }> };
-    const body = await res.json().catch(() => ({})) as Body;
+    const body = (await res.json().catch(() => ({}))) as Body;
     const error = body.errors?.[0];
     if (error) throw new LadderError(error.message, error.extensions?.code ?? 'UNKNOWN');
-    if (!res.ok || !body.data) throw new LadderError(`HTTP ${res.status} without data`, res.status >= 500 ? 'UNAVAILABLE' : 'BAD_RESPONSE');
+    if (!res.ok || !body.data)
+      throw new LadderError(`HTTP ${res.status} without data`, res.status >= 500 ? 'UNAVAILABLE' : 'BAD_RESPONSE');
     return body.data;
   }
 
@@ -113,7 +129,12 @@ export function createLadderClient(options: LadderClientOptions) {
 
   let ws: Client | undefined;
   /** One subscription on the shared socket (opened on first use, reconnecting); returns its stop. */
-  function subscribe<R, V>(doc: TypedDocumentString<R, V>, variables: V, onData: (data: R) => void, onError?: (err: LadderError) => void): () => void {
+  function subscribe<R, V>(
+    doc: TypedDocumentString<R, V>,
+    variables: V,
+    onData: (data: R) => void,
+    onError?: (err: LadderError) => void,
+  ): () => void {
     ws ??= createClient({
       url: options.url.replace(/^http/, 'ws'),
       webSocketImpl: options.webSocketImpl,
@@ -121,38 +142,58 @@ export function createLadderClient(options: LadderClientOptions) {
       retryAttempts: Number.POSITIVE_INFINITY,
       shouldRetry: () => true,
     });
-    return ws.subscribe<R>({ query: doc.toString(), variables: variables as Record<string, unknown> }, {
-      next: (r) => {
-        if (r.errors?.[0]) onError?.(new LadderError(r.errors[0].message, String(r.errors[0].extensions?.code ?? 'UNKNOWN')));
-        else if (r.data) onData(r.data);
+    return ws.subscribe<R>(
+      { query: doc.toString(), variables: variables as Record<string, unknown> },
+      {
+        next: (r) => {
+          if (r.errors?.[0])
+            onError?.(new LadderError(r.errors[0].message, String(r.errors[0].extensions?.code ?? 'UNKNOWN')));
+          else if (r.data) onData(r.data);
+        },
+        error: (err) => onError?.(subscriptionError(err)),
+        complete: () => {},
       },
-      error: (err) => onError?.(subscriptionError(err)),
-      complete: () => {},
-    });
+    );
   }
 
   return {
     /** Submits one finished match; retried with the same input (matchId) while retryable. */
     submitMatchResult: async (input: MatchResultInput, call?: CallOptions) =>
       (await request(ops.SubmitMatchResultDocument, { input }, call)).submitMatchResult,
-    seasons: async (variables: ops.SeasonsQueryVariables = {}, call?: CallOptions) => (await request(ops.SeasonsDocument, variables, call)).seasons,
+    seasons: async (variables: ops.SeasonsQueryVariables = {}, call?: CallOptions) =>
+      (await request(ops.SeasonsDocument, variables, call)).seasons,
     season: async (id: number, call?: CallOptions) => (await request(ops.SeasonDocument, { id }, call)).season,
     /** null: unknown season. */
-    top: async (variables: ops.TopQueryVariables, call?: CallOptions) => (await request(ops.TopDocument, variables, call)).leaderboard,
-    entry: async (variables: ops.EntryQueryVariables, call?: CallOptions) => (await request(ops.EntryDocument, variables, call)).leaderboard,
-    around: async (variables: ops.AroundQueryVariables, call?: CallOptions) => (await request(ops.AroundDocument, variables, call)).leaderboard,
-    friends: async (variables: ops.FriendsQueryVariables, call?: CallOptions) => (await request(ops.FriendsDocument, variables, call)).leaderboard,
+    top: async (variables: ops.TopQueryVariables, call?: CallOptions) =>
+      (await request(ops.TopDocument, variables, call)).leaderboard,
+    entry: async (variables: ops.EntryQueryVariables, call?: CallOptions) =>
+      (await request(ops.EntryDocument, variables, call)).leaderboard,
+    around: async (variables: ops.AroundQueryVariables, call?: CallOptions) =>
+      (await request(ops.AroundDocument, variables, call)).leaderboard,
+    friends: async (variables: ops.FriendsQueryVariables, call?: CallOptions) =>
+      (await request(ops.FriendsDocument, variables, call)).leaderboard,
     /** The top now, then whenever it changes; returns the function that stops it. */
-    topChanged: (variables: ops.TopChangedSubscriptionVariables, onData: (top: Entry[]) => void, onError?: (err: LadderError) => void) =>
-      subscribe(ops.TopChangedDocument, variables, (d) => onData(d.topChanged), onError),
+    topChanged: (
+      variables: ops.TopChangedSubscriptionVariables,
+      onData: (top: Entry[]) => void,
+      onError?: (err: LadderError) => void,
+    ) => subscribe(ops.TopChangedDocument, variables, (d) => onData(d.topChanged), onError),
     /** The player's SEASON entry now (when ranked), then whenever their rank moves. */
-    rankChanged: (variables: ops.RankChangedSubscriptionVariables, onData: (entry: Entry) => void, onError?: (err: LadderError) => void) =>
-      subscribe(ops.RankChangedDocument, variables, (d) => onData(d.rankChanged), onError),
+    rankChanged: (
+      variables: ops.RankChangedSubscriptionVariables,
+      onData: (entry: Entry) => void,
+      onError?: (err: LadderError) => void,
+    ) => subscribe(ops.RankChangedDocument, variables, (d) => onData(d.rankChanged), onError),
     /** Every improvement on the season's board (of one player when playerId is given). */
-    recordUpdated: (variables: ops.RecordUpdatedSubscriptionVariables, onData: (update: ops.RecordUpdatedSubscription['recordUpdated']) => void, onError?: (err: LadderError) => void) =>
-      subscribe(ops.RecordUpdatedDocument, variables, (d) => onData(d.recordUpdated), onError),
+    recordUpdated: (
+      variables: ops.RecordUpdatedSubscriptionVariables,
+      onData: (update: ops.RecordUpdatedSubscription['recordUpdated']) => void,
+      onError?: (err: LadderError) => void,
+    ) => subscribe(ops.RecordUpdatedDocument, variables, (d) => onData(d.recordUpdated), onError),
     /** Closes the subscriptions' socket. */
-    close: async (): Promise<void> => { await ws?.dispose(); },
+    close: async (): Promise<void> => {
+      await ws?.dispose();
+    },
   };
 }
 

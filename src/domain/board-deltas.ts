@@ -57,11 +57,13 @@ const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
  * that lock rows in one global order cannot deadlock (40P01, docs/design.md#storage).
  */
 export function sortBoardRefs<T extends BoardRef>(refs: T[]): T[] {
-  return refs.sort((a, b) =>
-    a.seasonId - b.seasonId
-    || windowOrder[a.window] - windowOrder[b.window]
-    || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0)
-    || compareIds(a.playerId, b.playerId));
+  return refs.sort(
+    (a, b) =>
+      a.seasonId - b.seasonId ||
+      windowOrder[a.window] - windowOrder[b.window] ||
+      (a.period < b.period ? -1 : a.period > b.period ? 1 : 0) ||
+      compareIds(a.playerId, b.playerId),
+  );
 }
 
 /** Compares canonical positive decimal ids numerically (as PostgreSQL's bigint order does). */
@@ -73,10 +75,7 @@ export function compareIds(a: string, b: string): number {
  * Folds newly accepted results into one delta per player per board, with the same standing rule
  * PostgreSQL then applies between the delta and the stored row (applyResult is associative).
  */
-export function foldIntoBoards(
-  results: readonly AcceptedResult[],
-  seasonOf: (id: number) => Season,
-): BoardStanding[] {
+export function foldIntoBoards(results: readonly AcceptedResult[], seasonOf: (id: number) => Season): BoardStanding[] {
   const deltas = new Map<string, BoardStanding>();
   for (const r of results) {
     const season = seasonOf(r.seasonId);
@@ -89,7 +88,14 @@ export function foldIntoBoards(
         current.points = next.points;
         current.achievedAt = next.achievedAt;
       } else {
-        deltas.set(key, { seasonId: ref.seasonId, window: ref.window, period: ref.period, playerId: ref.playerId, points: next.points, achievedAt: next.achievedAt });
+        deltas.set(key, {
+          seasonId: ref.seasonId,
+          window: ref.window,
+          period: ref.period,
+          playerId: ref.playerId,
+          points: next.points,
+          achievedAt: next.achievedAt,
+        });
       }
     }
   }

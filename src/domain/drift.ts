@@ -28,7 +28,13 @@ export interface DriftTally {
 /** A tally with every count zero. */
 export function emptyTally(): DriftTally {
   return {
-    pgCount: 0, redisCount: 0, missing: 0, extra: 0, different: 0, repaired: 0, unencodable: 0,
+    pgCount: 0,
+    redisCount: 0,
+    missing: 0,
+    extra: 0,
+    different: 0,
+    repaired: 0,
+    unencodable: 0,
     samples: { missing: [], extra: [], different: [] },
   };
 }

@@ -88,5 +88,9 @@ export function rebuildInProgress(seasonId: number, detail = 'is already running
 }
 
 export function playerBlocked(seasonId: number, playerIds: readonly string[]): DomainError {
-  return new DomainError('PLAYER_BLOCKED', `player ${playerIds.join(', ')} is blocked in season ${seasonId}`, 'playerId');
+  return new DomainError(
+    'PLAYER_BLOCKED',
+    `player ${playerIds.join(', ')} is blocked in season ${seasonId}`,
+    'playerId',
+  );
 }

@@ -6,7 +6,12 @@ import type { RankStyle } from './season.js';
  * one before shares its rank; otherwise every player above it has strictly more points, so its
  * rank is its position + 1.
  */
-export function pageRanks(style: RankStyle, firstPosition: number, firstRank: number, points: readonly number[]): number[] {
+export function pageRanks(
+  style: RankStyle,
+  firstPosition: number,
+  firstRank: number,
+  points: readonly number[],
+): number[] {
   const ranks: number[] = [];
   for (let i = 0; i < points.length; i++) {
     if (style === 'ORDINAL') ranks.push(firstPosition + i + 1);

@@ -17,9 +17,7 @@ export interface PlayerResult {
  * matches (the settle pass of a blocking removal: everything that arrived after the first pass).
  */
 export type ResultSelection =
-  | { kind: 'all' }
-  | { kind: 'only'; matchIds: readonly string[] }
-  | { kind: 'allBut'; matchIds: readonly string[] };
+  { kind: 'all' } | { kind: 'only'; matchIds: readonly string[] } | { kind: 'allBut'; matchIds: readonly string[] };
 
 /** A board the removal touched, with the player's standing on it afterwards (null: no row left). */
 export interface BoardOutcome extends BoardRef {
@@ -92,7 +90,10 @@ const refKey = (b: BoardRef) => `${b.window}|${b.period}`;
  * very rule ingest applies, so a removal leaves exactly what ingesting the kept results would.
  */
 export function planRemoval(
-  season: Season, playerId: string, results: readonly PlayerResult[], selection: ResultSelection,
+  season: Season,
+  playerId: string,
+  results: readonly PlayerResult[],
+  selection: ResultSelection,
 ): RemovalPlan {
   const isRemoved = selects(selection);
   const removed = results.filter(isRemoved);

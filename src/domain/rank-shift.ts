@@ -18,7 +18,14 @@ export function compareEntries(scoreA: number, memberA: string, scoreB: number, 
 }
 
 /** Does member `m` at `score` count against a player at (`score`x, `x`) for their rank? */
-export function countsAbove(style: RankStyle, step: number, m: string, score: number | null, x: string, scoreX: number): boolean {
+export function countsAbove(
+  style: RankStyle,
+  step: number,
+  m: string,
+  score: number | null,
+  x: string,
+  scoreX: number,
+): boolean {
   if (score === null) return false;
   if (style === 'COMPETITION') return Math.floor(score / step) > Math.floor(scoreX / step);
   return compareEntries(score, m, scoreX, x) < 0;
@@ -29,7 +36,13 @@ export function countsAbove(style: RankStyle, step: number, m: string, score: nu
  * +1 overtaken, -1 no longer behind m, 0 unchanged.
  */
 export function rankShift(
-  style: RankStyle, step: number, m: string, old: number | null, score: number | null, x: string, scoreX: number,
+  style: RankStyle,
+  step: number,
+  m: string,
+  old: number | null,
+  score: number | null,
+  x: string,
+  scoreX: number,
 ): -1 | 0 | 1 {
   const before = countsAbove(style, step, m, old, x, scoreX);
   const after = countsAbove(style, step, m, score, x, scoreX);

@@ -61,10 +61,7 @@ export function rankStandings(
   const unitMs = timeUnitSeconds * 1000;
   const better = (a: number, b: number): number => (order === 'DESC' ? b - a : a - b);
   const keyed = standings.map((s) => ({ s, t: unitIndex(s.achievedAt, startMs, unitMs) }));
-  keyed.sort(
-    (a, b) =>
-      better(a.s.points, b.s.points) || a.t - b.t || compareBytes(b.s.playerId, a.s.playerId),
-  );
+  keyed.sort((a, b) => better(a.s.points, b.s.points) || a.t - b.t || compareBytes(b.s.playerId, a.s.playerId));
   let rank = 0;
   return keyed.map(({ s }, i) => {
     // COMPETITION: 1 + players with strictly better points; the list is sorted, so that is the

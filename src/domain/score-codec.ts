@@ -45,11 +45,15 @@ const SAFE_ELAPSED = 2 ** 52;
 function assertSplit(season: CodecSeason): void {
   const { pointsBits, timeBits, timeUnitSeconds } = season.split;
   const ok =
-    Number.isInteger(pointsBits) && pointsBits >= 1 &&
-    Number.isInteger(timeBits) && timeBits >= 1 &&
+    Number.isInteger(pointsBits) &&
+    pointsBits >= 1 &&
+    Number.isInteger(timeBits) &&
+    timeBits >= 1 &&
     pointsBits + timeBits <= 53 &&
-    Number.isInteger(timeUnitSeconds) && timeUnitSeconds >= 1 &&
-    season.startsAt instanceof Date && !Number.isNaN(season.startsAt.getTime());
+    Number.isInteger(timeUnitSeconds) &&
+    timeUnitSeconds >= 1 &&
+    season.startsAt instanceof Date &&
+    !Number.isNaN(season.startsAt.getTime());
   // Seasons are validated at creation; reaching this means a corrupted row, not bad user input.
   if (!ok) throw new RangeError(`invalid codec season: ${JSON.stringify(season)}`);
 }
@@ -114,7 +118,13 @@ export function createCodec(season: CodecSeason): Codec {
       // value is an integer below 2^53. Anything unusual (errors included) takes the BigInt path.
       const ms = achievedAt instanceof Date ? achievedAt.getTime() : Number.NaN;
       const elapsed = ms - startMsNum;
-      if (Number.isInteger(points) && points >= 0 && points <= maxPointsNum && elapsed >= 0 && elapsed <= SAFE_ELAPSED) {
+      if (
+        Number.isInteger(points) &&
+        points >= 0 &&
+        points <= maxPointsNum &&
+        elapsed >= 0 &&
+        elapsed <= SAFE_ELAPSED
+      ) {
         let t = Math.floor(elapsed / unitMsNum);
         // A correctly rounded quotient can land on the next integer, never below the true floor.
         if (t * unitMsNum > elapsed) t -= 1;

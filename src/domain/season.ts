@@ -75,7 +75,6 @@ export function splitWithDefaults(scoring: ScoringMode, chosen: PartialSplit = {
   };
 }
 
-
 function isIntIn(n: number, min: number, max: number): boolean {
   return Number.isInteger(n) && n >= min && n <= max;
 }
@@ -131,7 +130,10 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
 
   const maxPoints = 2 ** split.pointsBits - 1;
   if (input.maxPointsPerMatch > maxPoints) {
-    throw pointsOutOfRange('maxPointsPerMatch', `maxPointsPerMatch ${input.maxPointsPerMatch} does not fit in ${split.pointsBits} point bits (max ${maxPoints})`);
+    throw pointsOutOfRange(
+      'maxPointsPerMatch',
+      `maxPointsPerMatch ${input.maxPointsPerMatch} does not fit in ${split.pointsBits} point bits (max ${maxPoints})`,
+    );
   }
   // BigInt: a float ceil(a / b) can land one unit off for dates far apart, exactly at the limit.
   const unitMs = BigInt(split.timeUnitSeconds) * 1000n;
@@ -139,7 +141,10 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
   const durationUnits = (durationMs + unitMs - 1n) / unitMs;
   const maxTime = 2 ** split.timeBits - 1;
   if (durationUnits > BigInt(maxTime)) {
-    throw timeOutOfRange('endsAt', `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`);
+    throw timeOutOfRange(
+      'endsAt',
+      `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`,
+    );
   }
   return { ...split };
 }

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { compareIds } from './board-deltas.js';
-import { badInput, pointsOutOfRange, seasonClosed, seasonNotFound, seasonNotStarted, timeOutOfRange } from './errors.js';
+import {
+  badInput,
+  pointsOutOfRange,
+  seasonClosed,
+  seasonNotFound,
+  seasonNotStarted,
+  timeOutOfRange,
+} from './errors.js';
 import { MAX_GRAPHQL_INT, seasonStatusAt, type Season } from './season.js';
 
 /** One player's result of one match: the Kafka message on `match-results`, keyed by playerId. */
@@ -32,11 +39,11 @@ const INT64_MAX = 9_223_372_036_854_775_807n;
 const PLAYER_ID = /^[1-9][0-9]{0,18}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-
 /** The canonical decimal string of a player id (a positive int64), or BAD_USER_INPUT 'playerId'. */
 export function parsePlayerId(s: string): string {
   // BigInt, not Number: ids above 2^53 would silently round to a neighbour's id.
-  if (typeof s !== 'string' || !PLAYER_ID.test(s)) throw badInput('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
+  if (typeof s !== 'string' || !PLAYER_ID.test(s))
+    throw badInput('playerId', `playerId must be a decimal integer in 1..${INT64_MAX}`);
   // Up to 18 digits is below 2^63 and, without a leading zero, already canonical: no BigInt (the
   // ingest hot path parses one per message).
   if (s.length <= 18) return s;
@@ -82,13 +89,29 @@ function canonicalMessage(json: unknown): MatchResultMessage | undefined {
   // Six keys, and the six below all present: no unknown key (strictObject).
   if (keys !== 6) return undefined;
   const { v, matchId, seasonId, endedAt, playerId, points } = o;
-  if (v !== 1 || typeof matchId !== 'string' || typeof playerId !== 'string' || !Number.isSafeInteger(points)
-    || !Number.isSafeInteger(seasonId) || (seasonId as number) < 1 || (seasonId as number) > MAX_GRAPHQL_INT
-    || typeof endedAt !== 'string' || !CANONICAL_ISO.test(endedAt)) return undefined;
+  if (
+    v !== 1 ||
+    typeof matchId !== 'string' ||
+    typeof playerId !== 'string' ||
+    !Number.isSafeInteger(points) ||
+    !Number.isSafeInteger(seasonId) ||
+    (seasonId as number) < 1 ||
+    (seasonId as number) > MAX_GRAPHQL_INT ||
+    typeof endedAt !== 'string' ||
+    !CANONICAL_ISO.test(endedAt)
+  )
+    return undefined;
   const ms = Date.parse(endedAt);
   // The round trip refuses dates that do not exist (2026-02-30) as the schema does.
   if (Number.isNaN(ms) || new Date(ms).toISOString() !== endedAt) return undefined;
-  return { v: 1, matchId: parseMatchId(matchId), seasonId: seasonId as number, endedAt, playerId: parsePlayerId(playerId), points: points as number };
+  return {
+    v: 1,
+    matchId: parseMatchId(matchId),
+    seasonId: seasonId as number,
+    endedAt,
+    playerId: parsePlayerId(playerId),
+    points: points as number,
+  };
 }
 
 /** Validates a decoded Kafka message; throws BAD_USER_INPUT (reason, field) for anything else. */
@@ -141,7 +164,7 @@ export function checkResultAgainstSeason(
 // Hangul fillers, which render as nothing. Any of them lets one name pass for another.
 const HIDDEN = /[\p{Cc}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]|(?![\u200C\u200D])\p{Cf}/u;
 // ZWNJ/ZWJ only join two non-ASCII characters ("A\u200Dnn" would look like "Ann").
-const LOOSE_JOINER = /(?:^|[\x00-\x7F])[\u200C\u200D]|[\u200C\u200D](?:$|[\x00-\x7F])/u;
+const LOOSE_JOINER = /(?:^|\p{ASCII})[\u200C\u200D]|[\u200C\u200D](?:$|\p{ASCII})/u;
 
 /**
  * A display name as stored: NFC (one spelling per look for composed letters). Refused
@@ -150,7 +173,8 @@ const LOOSE_JOINER = /(?:^|[\x00-\x7F])[\u200C\u200D]|[\u200C\u200D](?:$|[\x00-\
  */
 export function normalizeDisplayName(name: string, where = 'displayName'): string {
   const nfc = name.normalize('NFC');
-  if ([...nfc].length > MAX_DISPLAY_NAME_LENGTH) throw badInput('displayName', `${where} exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
+  if ([...nfc].length > MAX_DISPLAY_NAME_LENGTH)
+    throw badInput('displayName', `${where} exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
   if (HIDDEN.test(nfc) || LOOSE_JOINER.test(nfc)) {
     throw badInput('displayName', `${where} contains control, invisible or bidirectional formatting characters`);
   }
@@ -206,7 +230,6 @@ export function validateSubmission(
  */
 export function claimText(messages: readonly MatchResultMessage[]): string {
   const first = messages[0]!;
-  const players = messages.map((m) => [m.playerId, m.points] as const)
-    .sort(([a], [b]) => compareIds(a, b));
+  const players = messages.map((m) => [m.playerId, m.points] as const).sort(([a], [b]) => compareIds(a, b));
   return `${first.seasonId}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
 }

@@ -97,9 +97,13 @@ export function periodEnd(window: Window, period: string, seasonEnd: Date): Date
  * overlaps the season and starts no later than one period after `now` (a result's endedAt is
  * never far in the future). Any other period's board is empty for good.
  */
-export function periodInReach(window: 'DAY' | 'WEEK', period: string, season: { startsAt: Date; endsAt: Date }, now: Date): boolean {
+export function periodInReach(
+  window: 'DAY' | 'WEEK',
+  period: string,
+  season: { startsAt: Date; endsAt: Date },
+  now: Date,
+): boolean {
   const start = periodStart(window, period, season.startsAt).getTime();
   const end = periodEnd(window, period, season.endsAt).getTime();
   return end > season.startsAt.getTime() && start < season.endsAt.getTime() && start <= now.getTime() + (end - start);
 }
-

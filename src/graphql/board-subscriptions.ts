@@ -1,5 +1,12 @@
 import {
-  createSourceEventStream, execute, GraphQLError, parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema,
+  createSourceEventStream,
+  execute,
+  GraphQLError,
+  parse,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from './context.js';
@@ -12,7 +19,11 @@ type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
 export interface PreparedSubscription {
   document: DocumentNode;
   /** Executes the selection for one event (the subscription field resolves to the event). */
-  run(event: unknown, context: Context, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult>;
+  run(
+    event: unknown,
+    context: Context,
+    variables: Record<string, unknown> | undefined,
+  ): ExecutionResult | Promise<ExecutionResult>;
 }
 
 /** Maps each value of an async iterator; return() and throw() reach the source. */
@@ -23,9 +34,17 @@ function mapStream<T, U>(source: AsyncIterableIterator<T>, f: (value: T) => U | 
       const r = await source.next();
       return r.done ? ended() : { value: await f(r.value), done: false };
     },
-    return: async () => { await source.return?.(); return ended(); },
-    throw: async (err?: unknown) => { await source.throw?.(err); return ended(); },
-    [Symbol.asyncIterator]() { return this; },
+    return: async () => {
+      await source.return?.();
+      return ended();
+    },
+    throw: async (err?: unknown) => {
+      await source.throw?.(err);
+      return ended();
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
   };
 }
 
@@ -43,10 +62,13 @@ export function createBoardSubscriptions(deps: { schema: GraphQLSchema; jit: boo
   function compile(document: DocumentNode, operationName: string | undefined): PreparedSubscription['run'] | undefined {
     const { schema } = deps;
     if (!deps.jit) {
-      return (rootValue, contextValue, variableValues) => execute({ schema, document, operationName, rootValue, contextValue, variableValues });
+      return (rootValue, contextValue, variableValues) =>
+        execute({ schema, document, operationName, rootValue, contextValue, variableValues });
     }
     const compiled = compileQuery(schema, document, operationName);
-    return isCompiledQuery(compiled) ? (event, context, variables) => compiled.query(event, context, variables) : undefined;
+    return isCompiledQuery(compiled)
+      ? (event, context, variables) => compiled.query(event, context, variables)
+      : undefined;
   }
 
   return {
@@ -54,14 +76,21 @@ export function createBoardSubscriptions(deps: { schema: GraphQLSchema; jit: boo
      * The prepared subscription, or false when the envelop must run it. `validate` is the
      * envelop's (its limits included), asked once per query text.
      */
-    prepare(query: string, operationName: string | undefined, validate: (document: DocumentNode) => readonly GraphQLError[]): PreparedSubscription | false {
+    prepare(
+      query: string,
+      operationName: string | undefined,
+      validate: (document: DocumentNode) => readonly GraphQLError[],
+    ): PreparedSubscription | false {
       const key = `${query}\n${operationName ?? ''}`;
       let p = prepared.get(key);
       if (p !== undefined) return p;
       p = false;
       try {
         const document = parse(query);
-        const run = validate(document).length === 0 && readsOnlyBoards(deps.schema, document, 'subscription') ? compile(document, operationName) : undefined;
+        const run =
+          validate(document).length === 0 && readsOnlyBoards(deps.schema, document, 'subscription')
+            ? compile(document, operationName)
+            : undefined;
         if (run) p = { document, run };
       } catch {
         p = false;
@@ -72,13 +101,19 @@ export function createBoardSubscriptions(deps: { schema: GraphQLSchema; jit: boo
     },
 
     /** Starts a prepared subscription; `fallback` runs it through the envelop when its start fails. */
-    async subscribe(p: PreparedSubscription, args: ExecutionArgs, fallback: () => Promise<Result> | Result): Promise<Result> {
+    async subscribe(
+      p: PreparedSubscription,
+      args: ExecutionArgs,
+      fallback: () => Promise<Result> | Result,
+    ): Promise<Result> {
       const context = args.contextValue as Context;
       const source = await createSourceEventStream({ ...args, document: p.document });
       if (!(Symbol.asyncIterator in source)) return fallback();
       return mapStream(source as AsyncIterableIterator<unknown>, async (event) => {
         const result = await p.run(event, context, args.variableValues ?? undefined);
-        return result.errors?.length ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) } : result;
+        return result.errors?.length
+          ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) }
+          : result;
       });
     },
   };

@@ -23,12 +23,19 @@ export function createCors(origins: '*' | readonly string[]) {
     preflight(req: IncomingMessage, res: ServerResponse): boolean {
       if (req.method !== 'OPTIONS') return false;
       const headers = headersFor(req.headers.origin);
-      res.writeHead(204, headers ? {
-        ...headers,
-        'access-control-allow-methods': 'GET, POST, OPTIONS',
-        'access-control-allow-headers': 'content-type, authorization, accept, if-none-match',
-        'access-control-max-age': '600',
-      } : {}).end();
+      res
+        .writeHead(
+          204,
+          headers
+            ? {
+                ...headers,
+                'access-control-allow-methods': 'GET, POST, OPTIONS',
+                'access-control-allow-headers': 'content-type, authorization, accept, if-none-match',
+                'access-control-max-age': '600',
+              }
+            : {},
+        )
+        .end();
       return true;
     },
   };

@@ -11,7 +11,7 @@ export const PlayerRef = builder.objectRef<{ id: string; displayName: string | n
 export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
   description: "A player's place on a board.",
   fields: (t) => ({
-    rank: t.exposeInt('rank', { description: '1-based, in the season\'s rank style' }),
+    rank: t.exposeInt('rank', { description: "1-based, in the season's rank style" }),
     playerId: t.exposeID('playerId'),
     points: t.exposeInt('points'),
     achievedAt: t.expose('achievedAt', {

@@ -8,7 +8,9 @@ export function codeOf(error: unknown): string {
   if (isDomainError(original)) return original.code;
   if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
     const code = error.extensions?.code;
-    return typeof code === 'string' && code !== 'GRAPHQL_VALIDATION_FAILED' && code !== 'GRAPHQL_PARSE_FAILED' ? code : 'BAD_USER_INPUT';
+    return typeof code === 'string' && code !== 'GRAPHQL_VALIDATION_FAILED' && code !== 'GRAPHQL_PARSE_FAILED'
+      ? code
+      : 'BAD_USER_INPUT';
   }
   return 'INTERNAL_SERVER_ERROR';
 }
@@ -54,4 +56,3 @@ export function codeLabel(code: string, seen: Set<string>, max = 32): string {
   seen.add(code);
   return code;
 }
-

@@ -11,7 +11,8 @@ export function maskError(error: unknown, message: string): Error {
   if (isDomainError(original)) {
     const base = error instanceof GraphQLError ? error : undefined;
     return new GraphQLError(original.message, {
-      nodes: base?.nodes, path: base?.path,
+      nodes: base?.nodes,
+      path: base?.path,
       extensions: { code: original.code, ...(original.field ? { field: original.field } : {}) },
     });
   }
@@ -25,11 +26,18 @@ export function maskError(error: unknown, message: string): Error {
 function withDefaultCode(error: GraphQLError): GraphQLError {
   // A resolver's error (originalError set) is maskError's business, which runs after this.
   if (error.originalError && !(error.originalError instanceof GraphQLError)) return error;
-  if (error.extensions?.code && error.extensions.code !== 'GRAPHQL_VALIDATION_FAILED' && error.extensions.code !== 'GRAPHQL_PARSE_FAILED') {
+  if (
+    error.extensions?.code &&
+    error.extensions.code !== 'GRAPHQL_VALIDATION_FAILED' &&
+    error.extensions.code !== 'GRAPHQL_PARSE_FAILED'
+  ) {
     return error;
   }
   return new GraphQLError(error.message, {
-    nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
     extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
   });
 }
@@ -37,14 +45,19 @@ function withDefaultCode(error: GraphQLError): GraphQLError {
 /** Gives parse, validation and variable-coercion errors the BAD_USER_INPUT code. */
 export function useErrorCodes(): Plugin {
   return {
-    onValidate: () => ({ result, setResult }) => {
-      if (result.length > 0) setResult(result.map((e) => (e instanceof GraphQLError ? withDefaultCode(e) : e)));
-    },
+    onValidate:
+      () =>
+      ({ result, setResult }) => {
+        if (result.length > 0) setResult(result.map((e) => (e instanceof GraphQLError ? withDefaultCode(e) : e)));
+      },
     onExecute: () => ({
       onExecuteDone: ({ result, setResult }) => {
         // Variable coercion fails before any resolver runs: a single result with errors.
         if (Symbol.asyncIterator in result || !result.errors?.length) return;
-        setResult({ ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? withDefaultCode(e) : e)) });
+        setResult({
+          ...result,
+          errors: result.errors.map((e) => (e instanceof GraphQLError ? withDefaultCode(e) : e)),
+        });
       },
     }),
   };

@@ -11,7 +11,12 @@ export function wantsGraphiQL(req: IncomingMessage, endpoint: string): boolean {
   return (path === endpoint || path === `${endpoint}/`) && (req.headers.accept ?? '').includes('text/html');
 }
 
-interface Encoded { identity: Buffer; gzip: Buffer; br: Buffer; etag: string }
+interface Encoded {
+  identity: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+  etag: string;
+}
 
 /**
  * GraphiQL with its assets bundled (no internet needed): about 9 MB of HTML and script, so it is
@@ -27,28 +32,43 @@ export function createGraphiQLPage(opts: { title: string; defaultQuery: string; 
       // About 1 s of CPU together (off the event loop), on the first load only: 9 MB become 2.4 MB
       // (gzip) and 1.9 MB (brotli). Higher qualities cost seconds for a few percent.
       promisify(gzip)(identity, { level: 6 }),
-      promisify(brotliCompress)(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+      promisify(brotliCompress)(identity, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+      }),
     ]);
-    return { identity, gzip: gz, br, etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"` };
+    return {
+      identity,
+      gzip: gz,
+      br,
+      etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`,
+    };
   };
 
   return {
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       const page = await (encoded ??= encode());
       const headers: Record<string, string | number> = {
-        'content-type': 'text/html; charset=utf-8', etag: page.etag, 'cache-control': 'public, max-age=3600', vary: 'Accept-Encoding',
+        'content-type': 'text/html; charset=utf-8',
+        etag: page.etag,
+        'cache-control': 'public, max-age=3600',
+        vary: 'Accept-Encoding',
       };
       if (req.headers['if-none-match'] === page.etag) {
         res.writeHead(304, headers).end();
         return;
       }
       if (!opts.take(req.socket.remoteAddress ?? 'unknown')) {
-        res.writeHead(429, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' }).end('too many GraphiQL loads from this address; slow down\n');
+        res
+          .writeHead(429, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' })
+          .end('too many GraphiQL loads from this address; slow down\n');
         return;
       }
       const accepted = String(req.headers['accept-encoding'] ?? '');
-      const [encoding, body] = /\bbr\b/.test(accepted) ? ['br', page.br] as const
-        : /\bgzip\b/.test(accepted) ? ['gzip', page.gzip] as const : [undefined, page.identity] as const;
+      const [encoding, body] = /\bbr\b/.test(accepted)
+        ? (['br', page.br] as const)
+        : /\bgzip\b/.test(accepted)
+          ? (['gzip', page.gzip] as const)
+          : ([undefined, page.identity] as const);
       if (encoding) headers['content-encoding'] = encoding;
       headers['content-length'] = body.length;
       res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);

@@ -33,7 +33,10 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
     season: t.field({ type: SeasonRef, resolve: (b) => b.season }),
     window: t.expose('window', { type: WindowEnum }),
     periodStart: t.expose('periodStart', { type: 'DateTime' }),
-    size: t.int({ description: 'players ranked on this board', resolve: (b, _args, ctx) => ctx.services.boards.size(b, ctx.reads) }),
+    size: t.int({
+      description: 'players ranked on this board',
+      resolve: (b, _args, ctx) => ctx.services.boards.size(b, ctx.reads),
+    }),
     top: t.field({
       type: [EntryRef],
       description: `Best first; limit 1..${LIMITS.topLimit}.`,
@@ -68,27 +71,38 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
   }),
 });
 
+builder.objectField(SeasonRef, 'leaderboard', (t) =>
+  t.field({
+    type: LeaderboardRef,
+    args: {
+      window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
+      at: t.arg({
+        type: 'DateTime',
+        required: false,
+        description: 'picks the day or week (of the season, at most one period after now); default now',
+      }),
+    },
+    resolve: (season, args, ctx) => requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()),
+  }),
+);
 
-builder.objectField(SeasonRef, 'leaderboard', (t) => t.field({
-  type: LeaderboardRef,
-  args: {
-    window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week (of the season, at most one period after now); default now' }),
-  },
-  resolve: (season, args, ctx) => requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()),
-}));
-
-builder.queryField('leaderboard', (t) => t.field({
-  type: LeaderboardRef,
-  nullable: true,
-  description: 'null: unknown season.',
-  args: {
-    seasonId: t.arg.int({ required: true }),
-    window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-    at: t.arg({ type: 'DateTime', required: false, description: 'picks the day or week (of the season, at most one period after now); default now' }),
-  },
-  resolve: async (_root, args, ctx) => {
-    const season = await ctx.services.season(args.seasonId);
-    return season ? requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()) : null;
-  },
-}));
+builder.queryField('leaderboard', (t) =>
+  t.field({
+    type: LeaderboardRef,
+    nullable: true,
+    description: 'null: unknown season.',
+    args: {
+      seasonId: t.arg.int({ required: true }),
+      window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
+      at: t.arg({
+        type: 'DateTime',
+        required: false,
+        description: 'picks the day or week (of the season, at most one period after now); default now',
+      }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const season = await ctx.services.season(args.seasonId);
+      return season ? requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()) : null;
+    },
+  }),
+);

@@ -1,7 +1,19 @@
 import {
-  getNamedType, getNullableType, GraphQLError, isInterfaceType, isListType, isObjectType, Kind, valueFromASTUntyped,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode,
-  type SelectionSetNode, type ValueNode,
+  getNamedType,
+  getNullableType,
+  GraphQLError,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LIMITS } from '../domain/board.js';
@@ -35,21 +47,30 @@ const LIST_SIZES: Record<string, (arg: Arg) => number> = {
  * bounded by the schema).
  */
 export function operationCost(
-  schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variableValues?: Record<string, unknown> | null,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variableValues?: Record<string, unknown> | null,
 ): number {
   return measure(schema, document, operationName, variableValues).cost;
 }
 
-const usesVariable = (node: ValueNode): boolean => node.kind === Kind.VARIABLE
-  || (node.kind === Kind.LIST && node.values.some(usesVariable))
-  || (node.kind === Kind.OBJECT && node.fields.some((f) => usesVariable(f.value)));
+const usesVariable = (node: ValueNode): boolean =>
+  node.kind === Kind.VARIABLE ||
+  (node.kind === Kind.LIST && node.values.some(usesVariable)) ||
+  (node.kind === Kind.OBJECT && node.fields.some((f) => usesVariable(f.value)));
 
 /** operationCost, and whether a variable's value went into it. */
 function measure(
-  schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variableValues?: Record<string, unknown> | null,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variableValues?: Record<string, unknown> | null,
 ): { cost: number; variable: boolean } {
   let variable = false;
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
   if (!operation) return { cost: 0, variable };
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -69,11 +90,16 @@ function measure(
         const fragment = fragments.get(sel.name.value);
         // A fragment spread twice on one path is a cycle (refused by validation); count it once.
         if (!fragment || seen.has(fragment.name.value)) continue;
-        cost += selectionCost(fragment.typeCondition.name.value, fragment.selectionSet, new Set(seen).add(fragment.name.value));
+        cost += selectionCost(
+          fragment.typeCondition.name.value,
+          fragment.selectionSet,
+          new Set(seen).add(fragment.name.value),
+        );
       } else {
         if (sel.name.value.startsWith('__')) continue;
         const type = schema.getType(typeName);
-        const field: GraphQLField<unknown, unknown> | undefined = isObjectType(type) || isInterfaceType(type) ? type.getFields()[sel.name.value] : undefined;
+        const field: GraphQLField<unknown, unknown> | undefined =
+          isObjectType(type) || isInterfaceType(type) ? type.getFields()[sel.name.value] : undefined;
         cost += 1;
         if (!field || !sel.selectionSet) continue;
         const arg: Arg = (name) => {
@@ -82,7 +108,9 @@ function measure(
           return node ? valueFromASTUntyped(node.value, variables) : undefined;
         };
         const listType = getNullableType(field.type);
-        const items = isListType(listType) ? (LIST_SIZES[`${typeName}.${field.name}`]?.(arg) ?? UNBOUNDED_LIST_SIZE) : 1;
+        const items = isListType(listType)
+          ? (LIST_SIZES[`${typeName}.${field.name}`]?.(arg) ?? UNBOUNDED_LIST_SIZE)
+          : 1;
         cost += items * selectionCost(getNamedType(field.type).name, sel.selectionSet, seen);
       }
     }
@@ -96,13 +124,23 @@ function measure(
 /** Refuses (BAD_USER_INPUT) an operation whose operationCost is over `maxCost`, before it runs. */
 export function listCostLimit(maxCost: number): Plugin {
   const refusal = (cost: number) => ({
-    errors: [new GraphQLError(`query cost ${cost} is over the limit of ${maxCost}: ask for fewer items (limit, radius, playerIds) or fewer aliases`, {
-      extensions: { code: 'BAD_USER_INPUT' },
-    })],
+    errors: [
+      new GraphQLError(
+        `query cost ${cost} is over the limit of ${maxCost}: ask for fewer items (limit, radius, playerIds) or fewer aliases`,
+        {
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ),
+    ],
   });
   // Documents come from yoga's parse cache: a cost that no variable changes is measured once.
   const fixed = new WeakMap<DocumentNode, Map<string, number>>();
-  const costOf = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Record<string, unknown> | null }) => {
+  const costOf = (args: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    operationName?: string | null;
+    variableValues?: Record<string, unknown> | null;
+  }) => {
     const known = fixed.get(args.document)?.get(args.operationName ?? '');
     if (known !== undefined) return known;
     const { cost, variable } = measure(args.schema, args.document, args.operationName, args.variableValues);

@@ -17,8 +17,16 @@ const MatchResultInput = builder.inputType('MatchResultInput', {
   fields: (t) => ({
     matchId: t.id({ required: true, description: 'a UUID; resubmitting the same matchId is safe' }),
     seasonId: t.int({ required: true }),
-    endedAt: t.field({ type: 'DateTime', required: true, description: 'when the match ended: picks its DAY and WEEK boards' }),
-    results: t.field({ type: [PlayerResultInput], required: true, description: `1..${MAX_RESULTS_PER_MATCH} results, one per player` }),
+    endedAt: t.field({
+      type: 'DateTime',
+      required: true,
+      description: 'when the match ended: picks its DAY and WEEK boards',
+    }),
+    results: t.field({
+      type: [PlayerResultInput],
+      required: true,
+      description: `1..${MAX_RESULTS_PER_MATCH} results, one per player`,
+    }),
   }),
 });
 
@@ -29,13 +37,16 @@ const SubmitPayload = builder.objectRef<{ matchId: string; accepted: number }>('
   }),
 });
 
-builder.mutationField('submitMatchResult', (t) => t.field({
-  type: SubmitPayload,
-  description: 'Scope: submit. Answers once Kafka acknowledged every result; UNAVAILABLE otherwise (retry with the same matchId).',
-  args: { input: t.arg({ type: MatchResultInput, required: true }) },
-  resolve: async (_root, { input }, ctx) => {
-    const principal = await requireScope(ctx, 'submit');
-    ctx.services.rateLimit('submit', `key:${principal.keyId}`);
-    return ctx.services.submit(input, principal);
-  },
-}));
+builder.mutationField('submitMatchResult', (t) =>
+  t.field({
+    type: SubmitPayload,
+    description:
+      'Scope: submit. Answers once Kafka acknowledged every result; UNAVAILABLE otherwise (retry with the same matchId).',
+    args: { input: t.arg({ type: MatchResultInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const principal = await requireScope(ctx, 'submit');
+      ctx.services.rateLimit('submit', `key:${principal.keyId}`);
+      return ctx.services.submit(input, principal);
+    },
+  }),
+);

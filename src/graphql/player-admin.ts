@@ -9,9 +9,16 @@ const RemovePlayerResultsInput = builder.inputType('RemovePlayerResultsInput', {
   fields: (t) => ({
     seasonId: t.int({ required: true }),
     playerId: t.id({ required: true }),
-    matchId: t.id({ required: false, description: 'only this match (a UUID); every result of the player in the season when omitted' }),
+    matchId: t.id({
+      required: false,
+      description: 'only this match (a UUID); every result of the player in the season when omitted',
+    }),
     reason: t.string({ required: true, description: 'why, for the audit log: 1..500 characters' }),
-    block: t.boolean({ required: false, defaultValue: false, description: "also refuse the player's later results in this season" }),
+    block: t.boolean({
+      required: false,
+      defaultValue: false,
+      description: "also refuse the player's later results in this season",
+    }),
   }),
 });
 
@@ -28,7 +35,10 @@ const PlayerBoardStandingRef = builder.objectRef<BoardOutcome>('PlayerBoardStand
   fields: (t) => ({
     window: t.expose('window', { type: WindowEnum }),
     period: t.exposeString('period', { description: "'' for SEASON, yyyy-mm-dd for DAY, YYYY-Www for WEEK" }),
-    removed: t.boolean({ description: 'no result of the player is left on this board', resolve: (b) => b.standing === null }),
+    removed: t.boolean({
+      description: 'no result of the player is left on this board',
+      resolve: (b) => b.standing === null,
+    }),
     points: t.int({ nullable: true, resolve: (b) => b.standing?.points ?? null }),
     achievedAt: t.field({ type: 'DateTime', nullable: true, resolve: (b) => b.standing?.achievedAt ?? null }),
   }),
@@ -63,7 +73,8 @@ const PlayerBlockReportRef = builder.objectRef<BlockReport>('PlayerBlockReport')
 builder.mutationFields((t) => ({
   removePlayerResults: t.field({
     type: PlayerRemovalReportRef,
-    description: "Scope: admin. Removes a player's results from a season (all, or one match), recomputes their standings and every board; audited.",
+    description:
+      "Scope: admin. Removes a player's results from a season (all, or one match), recomputes their standings and every board; audited.",
     args: { input: t.arg({ type: RemovePlayerResultsInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const principal = await requireScope(ctx, 'admin');
@@ -72,7 +83,8 @@ builder.mutationFields((t) => ({
   }),
   blockPlayer: t.field({
     type: PlayerBlockReportRef,
-    description: "Scope: admin. Refuses the player's later results in the season (API: PLAYER_BLOCKED; in-flight ones go to the DLQ); audited.",
+    description:
+      "Scope: admin. Refuses the player's later results in the season (API: PLAYER_BLOCKED; in-flight ones go to the DLQ); audited.",
     args: { input: t.arg({ type: PlayerBlockInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       const principal = await requireScope(ctx, 'admin');

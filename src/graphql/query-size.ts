@@ -15,7 +15,9 @@ export function queryLengthLimit(): Plugin {
     onParse: ({ params }) => {
       const length = params.source.toString().length;
       if (length > MAX_QUERY_LENGTH) {
-        throw new GraphQLError(`the query is ${length} characters long; at most ${MAX_QUERY_LENGTH}`, { extensions: { code: 'BAD_USER_INPUT' } });
+        throw new GraphQLError(`the query is ${length} characters long; at most ${MAX_QUERY_LENGTH}`, {
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
       }
     },
   };

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  BREAK, execute, GraphQLError, parse, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type ExecutionResult, type GraphQLSchema,
+  BREAK,
+  execute,
+  GraphQLError,
+  parse,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -15,29 +24,54 @@ import type { RequestReads, ResponseCache } from './response-cache.js';
  * the snapshot subscriptions one execution can serve to every client (shared-subscriptions.ts).
  */
 const BOARD_STATE_FIELDS = new Set([
-  'Query.leaderboard', 'Subscription.topChanged', 'Subscription.rankChanged',
-  'Leaderboard.size', 'Leaderboard.top', 'Leaderboard.entry', 'Leaderboard.around', 'Leaderboard.friends',
-  'Leaderboard.window', 'Leaderboard.periodStart',
-  'Entry.rank', 'Entry.playerId', 'Entry.points', 'Entry.achievedAt', 'Entry.player',
-  'Player.id', 'Player.displayName',
+  'Query.leaderboard',
+  'Subscription.topChanged',
+  'Subscription.rankChanged',
+  'Leaderboard.size',
+  'Leaderboard.top',
+  'Leaderboard.entry',
+  'Leaderboard.around',
+  'Leaderboard.friends',
+  'Leaderboard.window',
+  'Leaderboard.periodStart',
+  'Entry.rank',
+  'Entry.playerId',
+  'Entry.points',
+  'Entry.achievedAt',
+  'Entry.player',
+  'Player.id',
+  'Player.displayName',
 ]);
 
 /** Is every operation of the document of this type, and every field it selects a board-state field? */
-export function readsOnlyBoards(schema: GraphQLSchema, document: DocumentNode, operation: 'query' | 'subscription' = 'query'): boolean {
+export function readsOnlyBoards(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: 'query' | 'subscription' = 'query',
+): boolean {
   let ok = true;
   const typeInfo = new TypeInfo(schema);
-  visit(document, visitWithTypeInfo(typeInfo, {
-    OperationDefinition(node) {
-      if (node.operation !== operation) { ok = false; return BREAK; }
-      return undefined;
-    },
-    Field(node) {
-      if (node.name.value === '__typename') return undefined;
-      const parent = typeInfo.getParentType();
-      if (!parent || !BOARD_STATE_FIELDS.has(`${parent.name}.${node.name.value}`)) { ok = false; return BREAK; }
-      return undefined;
-    },
-  }));
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      OperationDefinition(node) {
+        if (node.operation !== operation) {
+          ok = false;
+          return BREAK;
+        }
+        return undefined;
+      },
+      Field(node) {
+        if (node.name.value === '__typename') return undefined;
+        const parent = typeInfo.getParentType();
+        if (!parent || !BOARD_STATE_FIELDS.has(`${parent.name}.${node.name.value}`)) {
+          ok = false;
+          return BREAK;
+        }
+        return undefined;
+      },
+    }),
+  );
   return ok;
 }
 
@@ -54,7 +88,10 @@ function boundedMap<V>(max: number) {
   return {
     get(key: string): V | undefined {
       const v = map.get(key);
-      if (v !== undefined) { map.delete(key); map.set(key, v); }
+      if (v !== undefined) {
+        map.delete(key);
+        map.set(key, v);
+      }
       return v;
     },
     set(key: string, value: V): void {
@@ -76,7 +113,8 @@ interface Prepared {
 
 const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const problem = (message: string, code: string) => Buffer.from(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
+const problem = (message: string, code: string) =>
+  Buffer.from(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
 
 /**
  * GraphQL reads over HTTP before yoga's own request handling, which costs more than executing a
@@ -120,7 +158,8 @@ export function createReadPath(deps: {
     try {
       const document = parse(params.query);
       const { validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
-      if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document)) p = compile(schema, document, params.operationName);
+      if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document))
+        p = compile(schema, document, params.operationName);
     } catch {
       p = false;
     }
@@ -131,17 +170,26 @@ export function createReadPath(deps: {
   function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Prepared | false {
     if (!deps.jit) {
       return {
-        run: (contextValue, variableValues) => execute({ schema, document, operationName, contextValue, variableValues }),
+        run: (contextValue, variableValues) =>
+          execute({ schema, document, operationName, contextValue, variableValues }),
         stringify: (result) => JSON.stringify(result),
       };
     }
     const compiled = compileQuery(schema, document, operationName);
     if (!isCompiledQuery(compiled)) return false;
-    return { run: (context, variables) => compiled.query(undefined, context, variables), stringify: (result) => compiled.stringify(result) };
+    return {
+      run: (context, variables) => compiled.query(undefined, context, variables),
+      stringify: (result) => compiled.stringify(result),
+    };
   }
 
   /** Hands the request to yoga with the body already read. */
-  async function forward(req: IncomingMessage, res: ServerResponse, body: string | undefined, params?: Params): Promise<void> {
+  async function forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string | undefined,
+    params?: Params,
+  ): Promise<void> {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     // A persisted query's text was resolved here; yoga gets the plain request.
@@ -153,12 +201,18 @@ export function createReadPath(deps: {
         if (params.variables) search.set('variables', JSON.stringify(params.variables));
         url = `/graphql?${search}`;
       } else {
-        body = JSON.stringify({ query: params.query, operationName: params.operationName, variables: params.variables });
+        body = JSON.stringify({
+          query: params.query,
+          operationName: params.operationName,
+          variables: params.variables,
+        });
       }
     }
     const response = await deps.yoga.fetch(`http://localhost${url}`, { method: req.method, headers, body }, { req });
     const out: Record<string, string> = {};
-    response.headers.forEach((v, k) => { out[k] = v; });
+    response.headers.forEach((v, k) => {
+      out[k] = v;
+    });
     res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
   }
 
@@ -181,7 +235,12 @@ export function createReadPath(deps: {
   }
 
   /** Runs a prepared read; undefined when yoga must answer instead (errors, rate limit). */
-  async function run(req: IncomingMessage, op: Prepared, params: Params, reads: RequestReads): Promise<Buffer | undefined> {
+  async function run(
+    req: IncomingMessage,
+    op: Prepared,
+    params: Params,
+    reads: RequestReads,
+  ): Promise<Buffer | undefined> {
     const started = performance.now();
     const result = await op.run(deps.context(req, reads), params.variables);
     deps.onExecuted?.((performance.now() - started) / 1000);
@@ -198,8 +257,10 @@ export function createReadPath(deps: {
       try {
         return {
           params: {
-            query: query ?? undefined, operationName: search.get('operationName') ?? undefined,
-            variables: variables ? JSON.parse(variables) : undefined, extensions: extensions ? JSON.parse(extensions) : undefined,
+            query: query ?? undefined,
+            operationName: search.get('operationName') ?? undefined,
+            variables: variables ? JSON.parse(variables) : undefined,
+            extensions: extensions ? JSON.parse(extensions) : undefined,
           },
         };
       } catch {
@@ -219,8 +280,12 @@ export function createReadPath(deps: {
     /** Answers a request to the GraphQL endpoint whose body (bounded, see server.ts) was read. */
     async handle(req: IncomingMessage, res: ServerResponse, requestBody: string): Promise<void> {
       const accept = req.headers.accept ?? '';
-      if ((req.method !== 'GET' && req.method !== 'POST') || accept.includes('text/event-stream') || accept.includes('text/html')
-        || accept.includes('multipart/')) {
+      if (
+        (req.method !== 'GET' && req.method !== 'POST') ||
+        accept.includes('text/event-stream') ||
+        accept.includes('text/html') ||
+        accept.includes('multipart/')
+      ) {
         // Typed as node's void listener, but @whatwg-node returns the promise of the answer sent.
         // eslint-disable-next-line @typescript-eslint/await-thenable
         await deps.yoga.requestListener(req, res);
@@ -235,7 +300,10 @@ export function createReadPath(deps: {
       }
       const pq = params.extensions?.persistedQuery;
       if (pq) {
-        if (typeof pq.sha256Hash !== 'string') { await forward(req, res, body); return; }
+        if (typeof pq.sha256Hash !== 'string') {
+          await forward(req, res, body);
+          return;
+        }
         if (typeof params.query === 'string') {
           if (sha256(params.query) !== pq.sha256Hash) {
             send(req, res, problem('provided sha256Hash does not match the query', 'BAD_USER_INPUT'));
@@ -252,7 +320,8 @@ export function createReadPath(deps: {
         }
       }
       const query = params.query;
-      const op = typeof query === 'string' && req.headers.authorization === undefined && prepare(req, { ...params, query });
+      const op =
+        typeof query === 'string' && req.headers.authorization === undefined && prepare(req, { ...params, query });
       if (!op) {
         await forward(req, res, body, params);
         return;

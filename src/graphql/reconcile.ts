@@ -13,10 +13,16 @@ const DriftCountsRef = builder.interfaceRef<DriftTally>('DriftCounts').implement
     extra: t.exposeInt('extra', { description: 'in Redis, not in PostgreSQL' }),
     different: t.exposeInt('different', { description: 'in both, with another score' }),
     repaired: t.exposeInt('repaired', { description: 'entries written or removed by the repair (0 without repair)' }),
-    unencodable: t.exposeInt('unencodable', { description: 'standings no composite score can hold (never on a board)' }),
+    unencodable: t.exposeInt('unencodable', {
+      description: 'standings no composite score can hold (never on a board)',
+    }),
     missingSample: t.field({ type: ['ID'], resolve: (d) => d.samples.missing, description: 'some missing player ids' }),
     extraSample: t.field({ type: ['ID'], resolve: (d) => d.samples.extra, description: 'some extra player ids' }),
-    differentSample: t.field({ type: ['ID'], resolve: (d) => d.samples.different, description: 'some player ids with another score' }),
+    differentSample: t.field({
+      type: ['ID'],
+      resolve: (d) => d.samples.different,
+      description: 'some player ids with another score',
+    }),
   }),
 });
 
@@ -25,7 +31,9 @@ const BoardReconcileRef = builder.objectRef<BoardReconcile>('BoardReconcileRepor
   fields: (t) => ({
     window: t.expose('window', { type: WindowEnum }),
     period: t.exposeString('period', { description: "'' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK" }),
-    redisScanned: t.exposeBoolean('redisScanned', { description: 'false when the counts proved Redis holds no extra member' }),
+    redisScanned: t.exposeBoolean('redisScanned', {
+      description: 'false when the counts proved Redis holds no extra member',
+    }),
   }),
 });
 
@@ -37,7 +45,11 @@ const ReconcileReportRef = builder.objectRef<ReconcileReport>('ReconcileReport')
   fields: (t) => ({
     seasonId: t.exposeInt('seasonId'),
     repair: t.exposeBoolean('repair', { description: 'whether drift was repaired or only reported' }),
-    boards: t.field({ type: [BoardReconcileRef], resolve: (r) => r.boards, description: 'SEASON, then live DAY and WEEK boards' }),
+    boards: t.field({
+      type: [BoardReconcileRef],
+      resolve: (r) => r.boards,
+      description: 'SEASON, then live DAY and WEEK boards',
+    }),
     total: t.field({ type: ReconcileTotalRef, resolve: (r) => r.total }),
     durationMs: t.exposeInt('durationMs'),
   }),
@@ -46,7 +58,8 @@ const ReconcileReportRef = builder.objectRef<ReconcileReport>('ReconcileReport')
 builder.mutationFields((t) => ({
   reconcileLeaderboard: t.field({
     type: ReconcileReportRef,
-    description: "Scope: admin. Compares the season's live Redis boards with PostgreSQL; with repair, writes PostgreSQL's values over what differs.",
+    description:
+      "Scope: admin. Compares the season's live Redis boards with PostgreSQL; with repair, writes PostgreSQL's values over what differs.",
     args: {
       seasonId: t.arg.int({ required: true }),
       repair: t.arg.boolean({ required: false, defaultValue: false }),

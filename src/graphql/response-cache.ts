@@ -51,9 +51,9 @@ export function createResponseCache(opts: {
   const stats = { hits: 0, misses: 0, evictions: 0 };
 
   const isValid = (e: CachedResponse) =>
-    e.validUntil > now()
-    && (e.namesEpoch === undefined || e.namesEpoch === opts.namesEpoch())
-    && e.deps.every((d) => {
+    e.validUntil > now() &&
+    (e.namesEpoch === undefined || e.namesEpoch === opts.namesEpoch()) &&
+    e.deps.every((d) => {
       const current = opts.versions.of(d.board);
       return current === d.epoch && (d.depends === 'top' ? current.topSeen : current.seen) <= d.version;
     });
@@ -75,7 +75,9 @@ export function createResponseCache(opts: {
         saw(board, depends, version) {
           deps.push({ board, epoch: opts.versions.observe(board, version), depends, version });
         },
-        uncacheable() { this.cacheable = false; },
+        uncacheable() {
+          this.cacheable = false;
+        },
       };
     },
 
@@ -98,10 +100,17 @@ export function createResponseCache(opts: {
       if (!reads.cacheable || reads.deps.length === 0) return undefined;
       let validUntil = startedAt + opts.maxAgeMs;
       for (const d of reads.deps) {
-        if (d.board.window !== 'SEASON') validUntil = Math.min(validUntil, periodEnd(d.board.window, d.board.period, d.board.season.endsAt).getTime());
+        if (d.board.window !== 'SEASON')
+          validUntil = Math.min(validUntil, periodEnd(d.board.window, d.board.period, d.board.season.endsAt).getTime());
       }
       const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-      const entry: CachedResponse = { body, etag, deps: reads.deps, namesEpoch: reads.usesNames ? reads.namesEpoch : undefined, validUntil };
+      const entry: CachedResponse = {
+        body,
+        etag,
+        deps: reads.deps,
+        namesEpoch: reads.usesNames ? reads.namesEpoch : undefined,
+        validUntil,
+      };
       const old = entries.get(key);
       if (old) drop(key, old);
       entries.set(key, entry);

@@ -14,14 +14,28 @@ const daysIn = (year: number, month: number) => (month === 2 && isLeap(year) ? 2
  */
 export function parseDateTime(value: unknown): Date {
   const m = typeof value === 'string' ? ISO_WITH_ZONE.exec(value) : null;
-  const [year, month, day, hour, minute, second = 0, zoneHour = 0, zoneMinute = 0] = (m?.slice(1) ?? []).map((v) => (v === undefined ? undefined : Number(v)));
-  const valid = m && month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysIn(year!, month!)
-    && hour! <= 23 && minute! <= 59 && second! <= 59 && zoneHour! <= 23 && zoneMinute! <= 59;
+  const [year, month, day, hour, minute, second = 0, zoneHour = 0, zoneMinute = 0] = (m?.slice(1) ?? []).map((v) =>
+    v === undefined ? undefined : Number(v),
+  );
+  const valid =
+    m &&
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysIn(year!, month!) &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    zoneHour! <= 23 &&
+    zoneMinute! <= 59;
   const date = valid ? new Date(value as string) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
-    throw new GraphQLError('DateTime must be an existing instant as an ISO-8601 string with a time zone, e.g. 2026-11-30T12:00:00Z', {
-      extensions: { code: 'BAD_USER_INPUT' },
-    });
+    throw new GraphQLError(
+      'DateTime must be an existing instant as an ISO-8601 string with a time zone, e.g. 2026-11-30T12:00:00Z',
+      {
+        extensions: { code: 'BAD_USER_INPUT' },
+      },
+    );
   }
   return date;
 }
@@ -37,7 +51,10 @@ export const ScoringModeEnum = builder.enumType('ScoringMode', {
   values: { BEST: { description: "a player's best single match" }, SUM: { description: 'the total of their matches' } },
 });
 export const SortOrderEnum = builder.enumType('SortOrder', {
-  values: { DESC: { description: 'more points rank first' }, ASC: { description: 'fewer points rank first (time trials)' } },
+  values: {
+    DESC: { description: 'more points rank first' },
+    ASC: { description: 'fewer points rank first (time trials)' },
+  },
 });
 export const RankStyleEnum = builder.enumType('RankStyle', {
   values: {
@@ -46,6 +63,12 @@ export const RankStyleEnum = builder.enumType('RankStyle', {
   },
 });
 export const WindowEnum = builder.enumType('Window', {
-  values: { SEASON: { description: 'the whole season' }, DAY: { description: 'a UTC day' }, WEEK: { description: 'an ISO week (UTC)' } },
+  values: {
+    SEASON: { description: 'the whole season' },
+    DAY: { description: 'a UTC day' },
+    WEEK: { description: 'an ISO week (UTC)' },
+  },
 });
-export const SeasonStatusEnum = builder.enumType('SeasonStatus', { values: ['SCHEDULED', 'ACTIVE', 'CLOSED'] as const });
+export const SeasonStatusEnum = builder.enumType('SeasonStatus', {
+  values: ['SCHEDULED', 'ACTIVE', 'CLOSED'] as const,
+});

@@ -32,23 +32,40 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
     order: t.field({ type: SortOrderEnum, required: false, defaultValue: 'DESC' }),
     rankStyle: t.field({ type: RankStyleEnum, required: false, defaultValue: 'ORDINAL' }),
     maxPointsPerMatch: t.int({ required: true }),
-    pointsBits: t.int({ required: false, description: `Bits of the composite score for points (default: ${defaults('pointsBits')})` }),
-    timeBits: t.int({ required: false, description: `Bits for the time since season start (default: ${defaults('timeBits')})` }),
-    timeUnitSeconds: t.int({ required: false, description: `Tie-break clock resolution (default: ${defaults('timeUnitSeconds')})` }),
+    pointsBits: t.int({
+      required: false,
+      description: `Bits of the composite score for points (default: ${defaults('pointsBits')})`,
+    }),
+    timeBits: t.int({
+      required: false,
+      description: `Bits for the time since season start (default: ${defaults('timeBits')})`,
+    }),
+    timeUnitSeconds: t.int({
+      required: false,
+      description: `Tie-break clock resolution (default: ${defaults('timeUnitSeconds')})`,
+    }),
   }),
 });
 
-const RebuildReportRef = builder.objectRef<{
-  seasonId: number; boards: number; members: number; expiredBoardsSkipped: number; durationMs: number;
-}>('RebuildReport').implement({
-  fields: (t) => ({
-    seasonId: t.exposeInt('seasonId'),
-    boards: t.exposeInt('boards', { description: 'boards rebuilt (SEASON plus live DAY and WEEK boards)' }),
-    members: t.exposeInt('members', { description: 'board entries written' }),
-    expiredBoardsSkipped: t.exposeInt('expiredBoardsSkipped', { description: 'DAY/WEEK boards past their expiry, left in PostgreSQL only' }),
-    durationMs: t.exposeInt('durationMs'),
-  }),
-});
+const RebuildReportRef = builder
+  .objectRef<{
+    seasonId: number;
+    boards: number;
+    members: number;
+    expiredBoardsSkipped: number;
+    durationMs: number;
+  }>('RebuildReport')
+  .implement({
+    fields: (t) => ({
+      seasonId: t.exposeInt('seasonId'),
+      boards: t.exposeInt('boards', { description: 'boards rebuilt (SEASON plus live DAY and WEEK boards)' }),
+      members: t.exposeInt('members', { description: 'board entries written' }),
+      expiredBoardsSkipped: t.exposeInt('expiredBoardsSkipped', {
+        description: 'DAY/WEEK boards past their expiry, left in PostgreSQL only',
+      }),
+      durationMs: t.exposeInt('durationMs'),
+    }),
+  });
 
 builder.queryFields((t) => ({
   season: t.field({
@@ -82,14 +99,18 @@ builder.mutationFields((t) => ({
   }),
   closeSeason: t.field({
     type: SeasonRef,
-    description: 'Scope: admin. Ends the season now: results already in Kafka are applied, every final rank is '
-      + 'written to PostgreSQL (reads of the season come from there), and its Redis boards are removed. '
-      + 'Takes a few seconds (caches expire, ingest catches up); UNAVAILABLE if ingest lags too long '
-      + '(the season stays CLOSED and the scheduler finishes the close). Idempotent.',
+    description:
+      'Scope: admin. Ends the season now: results already in Kafka are applied, every final rank is ' +
+      'written to PostgreSQL (reads of the season come from there), and its Redis boards are removed. ' +
+      'Takes a few seconds (caches expire, ingest catches up); UNAVAILABLE if ingest lags too long ' +
+      '(the season stays CLOSED and the scheduler finishes the close). Idempotent.',
     args: { id: t.arg.int({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
       const principal = await requireScope(ctx, 'admin');
-      return ctx.services.closeSeason(id, { actor: principal.name, reason: `closeSeason mutation (API key ${principal.keyId})` });
+      return ctx.services.closeSeason(id, {
+        actor: principal.name,
+        reason: `closeSeason mutation (API key ${principal.keyId})`,
+      });
     },
   }),
   rebuildLeaderboard: t.field({

@@ -112,7 +112,6 @@ export function createGraphQLServer(deps: {
     };
   }
 
-
   const rateLimitReads: Plugin<Context> = {
     onExecute: ({ args }) => {
       // Queries only: mutations are limited per API key, subscriptions by the socket limits.
@@ -155,7 +154,9 @@ export function createGraphQLServer(deps: {
       // Queries run as compiled functions (graphql-jit): several times cheaper per request than
       // the interpreter on this schema (docs/benchmarks.md). Mutations and subscriptions are rare
       // and stay on graphql-js.
-      ...(deps.jit === false ? [] : [useGraphQlJit({}, { enableIf: (args) => operationTypeOf(args.document, args.operationName) === 'query' })]),
+      ...(deps.jit === false
+        ? []
+        : [useGraphQlJit({}, { enableIf: (args) => operationTypeOf(args.document, args.operationName) === 'query' })]),
       ...(deps.plugins ?? []),
     ],
   });
@@ -172,11 +173,13 @@ export function createGraphQLServer(deps: {
   });
 
   const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });
-  const graphiql = limits.graphiql ? createGraphiQLPage({
-    title: 'ladder',
-    defaultQuery: '{ seasons { id name status } }',
-    take: (address) => graphiqlLoads.take(address),
-  }) : undefined;
+  const graphiql = limits.graphiql
+    ? createGraphiQLPage({
+        title: 'ladder',
+        defaultQuery: '{ seasons { id name status } }',
+        take: (address) => graphiqlLoads.take(address),
+      })
+    : undefined;
 
   const cors = createCors(limits.corsOrigins);
 
@@ -185,8 +188,13 @@ export function createGraphQLServer(deps: {
     // Content-Length to check), before any route or yoga sees the request.
     const body = await readBody(req, limits.maxBodyBytes);
     if (body === undefined) {
-      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
-        .end(JSON.stringify({ errors: [{ message: `request body over ${limits.maxBodyBytes} bytes`, extensions: { code: 'BAD_USER_INPUT' } }] }));
+      res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' }).end(
+        JSON.stringify({
+          errors: [
+            { message: `request body over ${limits.maxBodyBytes} bytes`, extensions: { code: 'BAD_USER_INPUT' } },
+          ],
+        }),
+      );
       return;
     }
     // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
@@ -208,26 +216,30 @@ export function createGraphQLServer(deps: {
       await readPath.handle(req, res, body);
       return;
     }
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- typed void, a promise at run time (read-path.ts)
     await yoga.requestListener(req, res);
   }
 
-  const server: Server = createServer({
-    // Node's defaults hold a slow sender for 300 s (request) and 60 s (headers), checked every 30 s.
-    requestTimeout: limits.requestTimeoutMs,
-    headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
-    connectionsCheckingInterval: 1_000,
-  }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
-      if (req.destroyed) {
-        log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');
-        return;
-      }
-      log.error({ err, url: req.url }, 'request failed');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end();
-    });
-  });
+  const server: Server = createServer(
+    {
+      // Node's defaults hold a slow sender for 300 s (request) and 60 s (headers), checked every 30 s.
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      connectionsCheckingInterval: 1_000,
+    },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
+        if (req.destroyed) {
+          log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');
+          return;
+        }
+        log.error({ err, url: req.url }, 'request failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end();
+      });
+    },
+  );
 
   const connectionsByAddress = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
@@ -270,73 +282,89 @@ export function createGraphQLServer(deps: {
   }, 1_000);
   slowReaderCheck.unref();
 
-  type WsRoot = { execute?(args: ExecutionArgs): OperationResult; subscribe(args: ExecutionArgs): OperationResult; shareKey?: string };
+  type WsRoot = {
+    execute?(args: ExecutionArgs): OperationResult;
+    subscribe(args: ExecutionArgs): OperationResult;
+    shareKey?: string;
+  };
   const shared = createSharedSubscriptions();
   const boardSubscriptions = createBoardSubscriptions({ schema, jit: deps.jit !== false });
-  const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>({
-    execute: (args) => (args.rootValue as WsRoot).execute!(args),
-    subscribe: (args) => {
-      const root = args.rootValue as WsRoot;
-      return root.shareKey ? shared.subscribe(root.shareKey, () => root.subscribe(args) as never) : root.subscribe(args);
-    },
-    onSubscribe: async (ctx, _id, params) => {
-      const socket = ctx.extra.socket;
-      // Counted before the first await: a burst of subscribe messages must not all see the old count.
-      const count = (subscriptionsBySocket.get(socket) ?? 0) + 1;
-      if (count > limits.subscriptionsPerSocket) {
-        return [new GraphQLError(`at most ${limits.subscriptionsPerSocket} subscriptions per socket`, {
-          extensions: { code: 'RATE_LIMITED' },
-        })];
-      }
-      subscriptionsBySocket.set(socket, count);
-      const release = () => subscriptionsBySocket.set(socket, Math.max(0, (subscriptionsBySocket.get(socket) ?? 1) - 1));
-      try {
-        // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
-        const envelop = () => yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket, params });
-        // Board-state subscriptions: validated once per query text, run without a per-subscription envelop.
-        const board = boardSubscriptions.prepare(params.query, params.operationName ?? undefined, (document) => {
-          const { schema: s, validate } = envelop();
-          return validate(s, document);
-        });
-        if (board) {
-          const fallback = async (args: ExecutionArgs) => {
-            const { schema: s, subscribe, contextFactory } = envelop();
-            return subscribe({ ...args, schema: s, contextValue: await contextFactory() });
-          };
-          const root: WsRoot = {
-            shareKey: JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]),
-            subscribe: (args) => boardSubscriptions.subscribe(board, args, () => fallback(args)) as never,
-          };
-          return {
-            schema, document: board.document, operationName: params.operationName, variableValues: params.variables,
-            contextValue: contextFor(ctx.extra.request), rootValue: root,
-          };
+  const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>(
+    {
+      execute: (args) => (args.rootValue as WsRoot).execute!(args),
+      subscribe: (args) => {
+        const root = args.rootValue as WsRoot;
+        return root.shareKey
+          ? shared.subscribe(root.shareKey, () => root.subscribe(args) as never)
+          : root.subscribe(args);
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        const socket = ctx.extra.socket;
+        // Counted before the first await: a burst of subscribe messages must not all see the old count.
+        const count = (subscriptionsBySocket.get(socket) ?? 0) + 1;
+        if (count > limits.subscriptionsPerSocket) {
+          return [
+            new GraphQLError(`at most ${limits.subscriptionsPerSocket} subscriptions per socket`, {
+              extensions: { code: 'RATE_LIMITED' },
+            }),
+          ];
         }
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = envelop();
-        const args: ExecutionArgs = {
-          schema: s,
-          operationName: params.operationName,
-          document: parse(params.query),
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe } as WsRoot,
-        };
-        const errors = validate(args.schema, args.document);
-        if (errors.length > 0) release();
-        return errors.length > 0 ? errors : args;
-      } catch (err) {
-        release();
-        // A parse error (syntax, token limit) answers this operation; thrown, it would close the
-        // socket (4500) and end every other subscription on it.
-        if (err instanceof GraphQLError) return [maskAndCount(err, err.message) as GraphQLError];
-        throw err;
-      }
+        subscriptionsBySocket.set(socket, count);
+        const release = () =>
+          subscriptionsBySocket.set(socket, Math.max(0, (subscriptionsBySocket.get(socket) ?? 1) - 1));
+        try {
+          // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
+          const envelop = () => yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket, params });
+          // Board-state subscriptions: validated once per query text, run without a per-subscription envelop.
+          const board = boardSubscriptions.prepare(params.query, params.operationName ?? undefined, (document) => {
+            const { schema: s, validate } = envelop();
+            return validate(s, document);
+          });
+          if (board) {
+            const fallback = async (args: ExecutionArgs) => {
+              const { schema: s, subscribe, contextFactory } = envelop();
+              return subscribe({ ...args, schema: s, contextValue: await contextFactory() });
+            };
+            const root: WsRoot = {
+              shareKey: JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]),
+              subscribe: (args) => boardSubscriptions.subscribe(board, args, () => fallback(args)) as never,
+            };
+            return {
+              schema,
+              document: board.document,
+              operationName: params.operationName,
+              variableValues: params.variables,
+              contextValue: contextFor(ctx.extra.request),
+              rootValue: root,
+            };
+          }
+          const { schema: s, execute, subscribe, contextFactory, parse, validate } = envelop();
+          const args: ExecutionArgs = {
+            schema: s,
+            operationName: params.operationName,
+            document: parse(params.query),
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe } as WsRoot,
+          };
+          const errors = validate(args.schema, args.document);
+          if (errors.length > 0) release();
+          return errors.length > 0 ? errors : args;
+        } catch (err) {
+          release();
+          // A parse error (syntax, token limit) answers this operation; thrown, it would close the
+          // socket (4500) and end every other subscription on it.
+          if (err instanceof GraphQLError) return [maskAndCount(err, err.message) as GraphQLError];
+          throw err;
+        }
+      },
+      onComplete: (ctx) => {
+        const socket = ctx.extra.socket;
+        subscriptionsBySocket.set(socket, Math.max(0, (subscriptionsBySocket.get(socket) ?? 1) - 1));
+      },
     },
-    onComplete: (ctx) => {
-      const socket = ctx.extra.socket;
-      subscriptionsBySocket.set(socket, Math.max(0, (subscriptionsBySocket.get(socket) ?? 1) - 1));
-    },
-  }, wss);
+    wss,
+  );
 
   return {
     server,
@@ -366,7 +394,8 @@ export type GraphQLServer = ReturnType<typeof createGraphQLServer>;
  */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   const length = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return Promise.resolve('');
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))
+    return Promise.resolve('');
   if (Number(length ?? 0) > limit) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -56,15 +56,18 @@ export function createSharedSubscriptions() {
         void pump(key, s, result);
       }
       const entry = s;
-      const stream: AsyncIterableIterator<ExecutionResult> = pushStream<ExecutionResult>((push) => {
-        const deliver = (r: ExecutionResult) => (r === END ? void stream.return!() : push(r));
-        entry.subscribers.add(deliver);
-        if (entry.last) push(entry.last);
-        return () => {
-          entry.subscribers.delete(deliver);
-          if (entry.subscribers.size === 0) end(key, entry);
-        };
-      }, { latestOnly: true });
+      const stream: AsyncIterableIterator<ExecutionResult> = pushStream<ExecutionResult>(
+        (push) => {
+          const deliver = (r: ExecutionResult) => (r === END ? void stream.return!() : push(r));
+          entry.subscribers.add(deliver);
+          if (entry.last) push(entry.last);
+          return () => {
+            entry.subscribers.delete(deliver);
+            if (entry.subscribers.size === 0) end(key, entry);
+          };
+        },
+        { latestOnly: true },
+      );
       return stream;
     },
 

@@ -7,18 +7,24 @@ import { EntryRef } from './entry.js';
 import { leaderboardOf } from './leaderboard.js';
 import { WindowEnum } from './scalars.js';
 
-const RecordUpdateRef = builder.objectRef<{
-  seasonId: number; playerId: string; points: number; achievedAt: Date; rank: number;
-}>('RecordUpdate').implement({
-  description: "A player's score on the SEASON board rose.",
-  fields: (t) => ({
-    seasonId: t.exposeInt('seasonId'),
-    playerId: t.exposeID('playerId'),
-    points: t.exposeInt('points'),
-    achievedAt: t.expose('achievedAt', { type: 'DateTime' }),
-    rank: t.exposeInt('rank', { description: 'rank right after the update' }),
-  }),
-});
+const RecordUpdateRef = builder
+  .objectRef<{
+    seasonId: number;
+    playerId: string;
+    points: number;
+    achievedAt: Date;
+    rank: number;
+  }>('RecordUpdate')
+  .implement({
+    description: "A player's score on the SEASON board rose.",
+    fields: (t) => ({
+      seasonId: t.exposeInt('seasonId'),
+      playerId: t.exposeID('playerId'),
+      points: t.exposeInt('points'),
+      achievedAt: t.expose('achievedAt', { type: 'DateTime' }),
+      rank: t.exposeInt('rank', { description: 'rank right after the update' }),
+    }),
+  });
 
 async function seasonOrFail(ctx: Context, seasonId: number) {
   const season = await ctx.services.season(seasonId);
@@ -41,7 +47,11 @@ builder.subscriptionType({
         if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
           throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }
-        const board = leaderboardOf(await seasonOrFail(ctx, args.seasonId), args.window ?? 'SEASON', ctx.services.now());
+        const board = leaderboardOf(
+          await seasonOrFail(ctx, args.seasonId),
+          args.window ?? 'SEASON',
+          ctx.services.now(),
+        );
         return ctx.services.live.topChanges(board, limit);
       },
       resolve: (entries) => entries,
@@ -58,7 +68,8 @@ builder.subscriptionType({
     }),
     rankChanged: t.field({
       type: EntryRef,
-      description: "The player's entry now (when ranked), then whenever their rank moves (checked about once a second).",
+      description:
+        "The player's entry now (when ranked), then whenever their rank moves (checked about once a second).",
       args: { seasonId: t.arg.int({ required: true }), playerId: t.arg.id({ required: true }) },
       subscribe: async (_root, args, ctx) => {
         const playerId = parsePlayerId(args.playerId);

@@ -9,7 +9,10 @@ const KAFKAJS_LEVELS: Array<[RegExp, 'info' | 'warn' | 'debug']> = [
   // A consumer crash: the ingest consumer logs its CRASH event, with kafkajs' decision to restart.
   [/^Crash: /, 'debug'],
   // Retried: broker connections, a request answered with a retriable error, a send retried.
-  [/^(Connection error|Connection timeout|Failed to connect|Restarting the consumer|Response |Failed to send messages)/, 'warn'],
+  [
+    /^(Connection error|Connection timeout|Failed to connect|Restarting the consumer|Response |Failed to send messages)/,
+    'warn',
+  ],
 ];
 
 /** The pino level of a kafkajs log entry: error only for errors kafkajs does not retry on its own. */
@@ -28,10 +31,12 @@ export function createKafka(opts: { brokers: readonly string[]; clientId: string
     brokers: [...opts.brokers],
     logLevel: logLevel.WARN,
     retry: { initialRetryTime: 200, retries: 8 },
-    logCreator: () => ({ namespace, level, log: entry }: LogEntry) => {
-      const { message, stack: _stack, timestamp: _timestamp, logger: _logger, ...rest } = entry;
-      log[kafkaLogLevel(level, message, rest.error)]({ namespace, ...rest }, message);
-    },
+    logCreator:
+      () =>
+      ({ namespace, level, log: entry }: LogEntry) => {
+        const { message, stack: _stack, timestamp: _timestamp, logger: _logger, ...rest } = entry;
+        log[kafkaLogLevel(level, message, rest.error)]({ namespace, ...rest }, message);
+      },
   });
 }
 
@@ -50,7 +55,10 @@ export async function ensureTopics(admin: Admin, topic: string, dlqTopic: string
     // A just-created topic's metadata can lag on a fresh broker: kafkajs's wait for leaders retries
     // LEADER_NOT_AVAILABLE only and gives up on UNKNOWN_TOPIC_OR_PARTITION. Wait for it here.
     if ((err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
-    await waitForTopics(admin, missing.map((t) => t.topic));
+    await waitForTopics(
+      admin,
+      missing.map((t) => t.topic),
+    );
   }
 }
 
@@ -68,7 +76,8 @@ async function waitForTopics(admin: Admin, topics: string[]): Promise<void> {
 
 /** Connects an admin client just long enough to make sure the topic and its DLQ exist. */
 export async function ensureTopicsExist(
-  kafka: Kafka, topics: { topic: string; dlqTopic: string; partitions: number },
+  kafka: Kafka,
+  topics: { topic: string; dlqTopic: string; partitions: number },
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();

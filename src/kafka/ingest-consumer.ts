@@ -1,4 +1,11 @@
-import { Partitioners, type Consumer, type EachBatchPayload, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import {
+  Partitioners,
+  type Consumer,
+  type EachBatchPayload,
+  type Kafka,
+  type KafkaMessage,
+  type Producer,
+} from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
 import { badInput, DomainError, isDomainError, playerBlocked, seasonClosed, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
@@ -26,7 +33,10 @@ export interface IngestOptions {
   onPoison?(code: string): void;
 }
 
-interface Poison { message: KafkaMessage; error: DomainError }
+interface Poison {
+  message: KafkaMessage;
+  error: DomainError;
+}
 
 const NOBODY: ReadonlySet<string> = new Set();
 
@@ -47,13 +57,19 @@ export function createIngestConsumer(opts: IngestOptions) {
     allowAutoTopicCreation: false,
   });
   const dlq: Producer = opts.kafka.producer({
-    idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
     retry: { retries: Number.MAX_SAFE_INTEGER },
   });
   const state = { joined: false, crashed: false, lastFetchAt: 0, retryingSince: 0 };
 
-  consumer.on(consumer.events.GROUP_JOIN, () => { state.joined = true; });
-  consumer.on(consumer.events.FETCH, () => { state.lastFetchAt = Date.now(); });
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    state.joined = true;
+  });
+  consumer.on(consumer.events.FETCH, () => {
+    state.lastFetchAt = Date.now();
+  });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     // A crash kafkajs restarts from (a broker gone, a retriable error) is an outage, reported in
     // one line; one it does not restart from is a failure, with its stack.
@@ -97,8 +113,13 @@ export function createIngestConsumer(opts: IngestOptions) {
         }
         // A literal, not a spread: this runs once per message.
         good.push({
-          matchId: msg.matchId, playerId: msg.playerId, seasonId: msg.seasonId, points: msg.points, endedAt,
-          partition, offset: message.offset,
+          matchId: msg.matchId,
+          playerId: msg.playerId,
+          seasonId: msg.seasonId,
+          points: msg.points,
+          endedAt,
+          partition,
+          offset: message.offset,
         });
       } catch (err) {
         if (!isDomainError(err)) throw err; // infrastructure (season lookup): retry the chunk
@@ -151,19 +172,35 @@ export function createIngestConsumer(opts: IngestOptions) {
     for (let i = 0; i < batch.messages.length; i += chunkSize) {
       const chunk = batch.messages.slice(i, i + chunkSize);
       let classified!: Awaited<ReturnType<typeof classify>>;
-      if (!await untilDone(async () => { classified = await classify(chunk, batch.partition); }, p)) return;
+      if (
+        !(await untilDone(async () => {
+          classified = await classify(chunk, batch.partition);
+        }, p))
+      )
+        return;
       const { good, poison, seasonOf } = classified;
       if (poison.length > 0) {
         for (const { message, error } of poison) {
-          log.warn({ partition: batch.partition, offset: message.offset, code: error.code, field: error.field }, 'poison message to DLQ');
+          log.warn(
+            { partition: batch.partition, offset: message.offset, code: error.code, field: error.field },
+            'poison message to DLQ',
+          );
           opts.onPoison?.(error.code);
         }
-        if (!await untilDone(() => toDlq(poison, batch.topic, batch.partition).then(() => {}), p)) return;
+        if (!(await untilDone(() => toDlq(poison, batch.topic, batch.partition).then(() => {}), p))) return;
       }
       let report!: ApplyReport;
-      if (!await untilDone(async () => { report = await opts.apply(good, seasonOf); }, p)) return;
+      if (
+        !(await untilDone(async () => {
+          report = await opts.apply(good, seasonOf);
+        }, p))
+      )
+        return;
       if (report.unencodable.length > 0) {
-        log.error({ standings: report.unencodable.length }, 'standings too large for the season score split; kept in PostgreSQL only');
+        log.error(
+          { standings: report.unencodable.length },
+          'standings too large for the season score split; kept in PostgreSQL only',
+        );
       }
       p.resolveOffset(chunk[chunk.length - 1]!.offset);
       await p.commitOffsetsIfNecessary();

@@ -20,7 +20,9 @@ export const ADVISORY_LOCKS = {
  * connection closes and PostgreSQL releases the lock: no stale lock to clean up.
  */
 export async function withTryAdvisoryLock<T>(
-  sql: Sql, key: number, fn: () => Promise<T>,
+  sql: Sql,
+  key: number,
+  fn: () => Promise<T>,
 ): Promise<{ acquired: true; value: T } | { acquired: false }> {
   const conn = await sql.reserve();
   try {

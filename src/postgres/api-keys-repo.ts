@@ -24,14 +24,17 @@ export interface ApiKeyInfo {
 export function createApiKeysRepo(db: Db) {
   return {
     async insert(key: { name: string; keyHash: string; scopes: readonly string[] }): Promise<ApiKeyInfo> {
-      const [row] = await db.insert(apiKeys)
+      const [row] = await db
+        .insert(apiKeys)
         .values({ name: key.name, keyHash: key.keyHash, scopes: [...key.scopes] })
         .returning(publicColumns);
       return row!;
     },
 
     async findActiveByHash(keyHash: string): Promise<ApiKeyInfo | undefined> {
-      const [row] = await db.select(publicColumns).from(apiKeys)
+      const [row] = await db
+        .select(publicColumns)
+        .from(apiKeys)
         .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
         .limit(1);
       return row;
@@ -44,7 +47,9 @@ export function createApiKeysRepo(db: Db) {
     /** True when an active key was revoked; false when it does not exist or was already revoked. */
     async revoke(id: number): Promise<boolean> {
       // now() of the server, so revoked_at and created_at come from one clock.
-      const rows = await db.update(apiKeys).set({ revokedAt: sql`now()` })
+      const rows = await db
+        .update(apiKeys)
+        .set({ revokedAt: sql`now()` })
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
         .returning({ id: apiKeys.id });
       return rows.length > 0;

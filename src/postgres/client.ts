@@ -16,7 +16,12 @@ export function createPostgres(url: string, max = 10): { sql: Sql; db: Db; close
   // int8 stays a string (postgres.js default): player ids exceed 2^53.
   // connect_timeout 5 s (default 30): during an outage a request should fail fast and retry,
   // not hold its caller for half a minute.
-  const sql = postgres(url, { max, connect_timeout: 5, onnotice: () => {}, connection: { application_name: 'ladder' } });
+  const sql = postgres(url, {
+    max,
+    connect_timeout: 5,
+    onnotice: () => {},
+    connection: { application_name: 'ladder' },
+  });
   const db = drizzle(sql, { schema });
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }

@@ -2,8 +2,18 @@ import { unavailable } from '../domain/errors.js';
 
 /** Error codes of postgres.js and Node that mean PostgreSQL is not reachable now. */
 const UNREACHABLE = new Set([
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 /**
@@ -11,9 +21,17 @@ const UNREACHABLE = new Set([
  * down, starting), 53300 (too many connections). Drizzle wraps the driver's error as `cause`.
  */
 export function isUnreachable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | null, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | null, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     const code = e.code;
-    if (typeof code === 'string' && (UNREACHABLE.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300')) return true;
+    if (
+      typeof code === 'string' &&
+      (UNREACHABLE.has(code) || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '53300')
+    )
+      return true;
   }
   return false;
 }
@@ -54,7 +72,9 @@ export function bounded<T extends object>(target: T, deadline: Deadline): T {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const out: unknown = value.apply(t, args);
-        return out && typeof (out as PromiseLike<unknown>).then === 'function' ? deadline(out as PromiseLike<unknown>) : out;
+        return out && typeof (out as PromiseLike<unknown>).then === 'function'
+          ? deadline(out as PromiseLike<unknown>)
+          : out;
       };
     },
   });

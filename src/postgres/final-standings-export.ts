@@ -2,7 +2,15 @@ import type { Window } from '../domain/season.js';
 import type { ExportFilter, ExportRow } from '../service/export-final-standings.js';
 import { epochMs, type Sql } from './client.js';
 
-type Row = { rank: number; player_id: string; display_name: string | null; points: string; achieved_ms: string; window: Window; period: string };
+type Row = {
+  rank: number;
+  player_id: string;
+  display_name: string | null;
+  points: string;
+  achieved_ms: string;
+  window: Window;
+  period: string;
+};
 
 /** Streams a finalized season's final standings with display names, for exports of any size. */
 export function createFinalStandingsExport(sql: Sql) {
@@ -22,8 +30,13 @@ export function createFinalStandingsExport(sql: Sql) {
         order by f."window", f.period, f.position`.cursor(pageSize);
       for await (const rows of cursor) {
         yield rows.map((r) => ({
-          rank: r.rank, playerId: r.player_id, displayName: r.display_name, points: r.points,
-          achievedAt: new Date(Number(r.achieved_ms)), window: r.window, period: r.period,
+          rank: r.rank,
+          playerId: r.player_id,
+          displayName: r.display_name,
+          points: r.points,
+          achievedAt: new Date(Number(r.achieved_ms)),
+          window: r.window,
+          period: r.period,
         }));
       }
     },

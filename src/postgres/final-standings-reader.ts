@@ -8,8 +8,12 @@ import { createRankedBoardReads } from './ranked-standings.js';
  * (position for top and around, player_id for entries, max(position) for size): O(log n + page).
  */
 export function createFinalStandingsReader(sql: Sql): BoardReads {
-  return createRankedBoardReads(sql, (b) => sql`
+  return createRankedBoardReads(
+    sql,
+    (b) => sql`
     select player_id, points, achieved_at, position, rank
     from season_final_standings
-    where season_id = ${b.season.id} and "window" = ${b.window}::board_window and period = ${b.period}`, false);
+    where season_id = ${b.season.id} and "window" = ${b.window}::board_window and period = ${b.period}`,
+    false,
+  );
 }

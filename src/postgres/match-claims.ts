@@ -1,7 +1,10 @@
 import type { Sql } from './client.js';
 
 /** A matchId and the SHA-256 of its payload (domain/submission.ts claimText), in hex. */
-export interface MatchClaim { matchId: string; hash: string }
+export interface MatchClaim {
+  matchId: string;
+  hash: string;
+}
 
 /** The authoritative matchId check of submissions: the first payload of a matchId wins. */
 export function createMatchClaims(sql: Sql) {

@@ -3,7 +3,12 @@
 import type { BoardRef } from '../domain/board-deltas.js';
 import { seasonClosed, seasonNotFound } from '../domain/errors.js';
 import {
-  planRemoval, type AuditEntry, type BoardOutcome, type PlayerResult, type RemovalCommand, type RemovalPlan,
+  planRemoval,
+  type AuditEntry,
+  type BoardOutcome,
+  type PlayerResult,
+  type RemovalCommand,
+  type RemovalPlan,
   type StoredRemoval,
 } from '../domain/player-removal.js';
 import { epochMs, type Sql, type Tx } from './client.js';
@@ -24,7 +29,7 @@ export function createPlayerResultsStore(sql: Sql) {
       const { season, playerId } = cmd;
       return sql.begin(async (tx) => {
         await lockOpenSeason(tx, season.id);
-        const newlyBlocked = cmd.blockReason !== null && await insertBlock(tx, season.id, playerId, cmd.blockReason);
+        const newlyBlocked = cmd.blockReason !== null && (await insertBlock(tx, season.id, playerId, cmd.blockReason));
         const plan = await planFor(tx, cmd);
         if (plan.removed.length > 0) {
           await tx`delete from match_results
@@ -37,7 +42,12 @@ export function createPlayerResultsStore(sql: Sql) {
           auditId = await insertAudit(tx, season.id, playerId, { ...cmd.audit, details: removalDetails(cmd, plan) });
         }
         if (newlyBlocked) {
-          await insertAudit(tx, season.id, playerId, { ...cmd.audit, action: 'block_player', reason: cmd.blockReason!, matchId: null });
+          await insertAudit(tx, season.id, playerId, {
+            ...cmd.audit,
+            action: 'block_player',
+            reason: cmd.blockReason!,
+            matchId: null,
+          });
         }
         return { ...plan, newlyBlocked, auditId };
       }) as Promise<StoredRemoval>;
@@ -48,7 +58,10 @@ export function createPlayerResultsStore(sql: Sql) {
      * no ingest transaction of this player can commit (and then write Redis) in between.
      */
     async withLockedStandings<T>(
-      seasonId: number, playerId: string, refs: readonly BoardRef[], fn: (current: BoardOutcome[]) => Promise<T>,
+      seasonId: number,
+      playerId: string,
+      refs: readonly BoardRef[],
+      fn: (current: BoardOutcome[]) => Promise<T>,
     ): Promise<T> {
       return sql.begin(async (tx) => {
         const rows = await tx<{ window: BoardRef['window']; period: string; points: string; achieved_ms: string }[]>`
@@ -80,10 +93,15 @@ export function createPlayerResultsStore(sql: Sql) {
     },
 
     /** Lifts a block; false when the player was not blocked. Audited either way. */
-    async unblock(seasonId: number, playerId: string, audit: AuditEntry): Promise<{ changed: boolean; auditId: number }> {
+    async unblock(
+      seasonId: number,
+      playerId: string,
+      audit: AuditEntry,
+    ): Promise<{ changed: boolean; auditId: number }> {
       return sql.begin(async (tx) => {
         await lockOpenSeason(tx, seasonId, { allowFinalized: true });
-        const deleted = await tx`delete from blocked_players where season_id = ${seasonId} and player_id = ${playerId} returning 1`;
+        const deleted =
+          await tx`delete from blocked_players where season_id = ${seasonId} and player_id = ${playerId} returning 1`;
         const changed = deleted.length > 0;
         const auditId = await insertAudit(tx, seasonId, playerId, { ...audit, details: { ...audit.details, changed } });
         return { changed, auditId };
@@ -92,7 +110,9 @@ export function createPlayerResultsStore(sql: Sql) {
 
     /** Every player blocked in a season (a short list: the caches load it whole). */
     async blockedIn(seasonId: number): Promise<Set<string>> {
-      const rows = await sql<{ player_id: string }[]>`select player_id from blocked_players where season_id = ${seasonId}`;
+      const rows = await sql<
+        { player_id: string }[]
+      >`select player_id from blocked_players where season_id = ${seasonId}`;
       return new Set(rows.map((r) => r.player_id));
     },
   };
@@ -145,13 +165,16 @@ async function planFor(tx: Tx, cmd: RemovalCommand): Promise<RemovalPlan> {
       limit 1`;
     if (!hit) return nothing;
   }
-  const version = async (lock: boolean) => (await tx<{ v: string }[]>`
+  const version = async (lock: boolean) =>
+    (
+      await tx<{ v: string }[]>`
     select xmin::text as v from standings
     where season_id = ${season.id} and "window" = 'SEASON' and period = '' and player_id = ${playerId}
-    ${lock ? tx`for update` : tx``}`)[0]?.v;
+    ${lock ? tx`for update` : tx``}`
+    )[0]?.v;
   const before = await version(false);
   let results = await readResults(tx, season.id, playerId);
-  if (await version(true) !== before) results = await readResults(tx, season.id, playerId);
+  if ((await version(true)) !== before) results = await readResults(tx, season.id, playerId);
   return planRemoval(season, playerId, results, selection);
 }
 
@@ -169,7 +192,12 @@ async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<
 }
 
 /** Absolute values, not deltas: this is the one path that may lower a standing. */
-async function writeStandings(tx: Tx, seasonId: number, playerId: string, boards: readonly BoardOutcome[]): Promise<void> {
+async function writeStandings(
+  tx: Tx,
+  seasonId: number,
+  playerId: string,
+  boards: readonly BoardOutcome[],
+): Promise<void> {
   const set = boards.filter((b) => b.standing !== null);
   const gone = boards.filter((b) => b.standing === null);
   if (set.length > 0) {
@@ -198,11 +226,14 @@ function removalDetails(cmd: RemovalCommand, plan: RemovalPlan): Record<string, 
     selection: cmd.selection.kind,
     removedCount: plan.removed.length,
     keptCount: plan.kept.length,
-    removed: plan.removed.slice(0, AUDITED_RESULTS)
+    removed: plan.removed
+      .slice(0, AUDITED_RESULTS)
       .map((r) => ({ matchId: r.matchId, points: r.points, endedAt: r.endedAt.toISOString() })),
     boards: plan.boards.map((b) => ({
-      window: b.window, period: b.period,
-      points: b.standing?.points ?? null, achievedAt: b.standing?.achievedAt.toISOString() ?? null,
+      window: b.window,
+      period: b.period,
+      points: b.standing?.points ?? null,
+      achievedAt: b.standing?.achievedAt.toISOString() ?? null,
     })),
   };
 }

@@ -8,8 +8,15 @@ export function createPlayersRepo(db: Db) {
     /** One query for a whole request's entries (DataLoader batches into this). */
     async names(ids: readonly string[]): Promise<Map<string, string | null>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.select({ id: players.id, displayName: players.displayName })
-        .from(players).where(inArray(players.id, ids.map((id) => BigInt(id))));
+      const rows = await db
+        .select({ id: players.id, displayName: players.displayName })
+        .from(players)
+        .where(
+          inArray(
+            players.id,
+            ids.map((id) => BigInt(id)),
+          ),
+        );
       return new Map(rows.map((r) => [r.id.toString(), r.displayName]));
     },
 
@@ -17,7 +24,8 @@ export function createPlayersRepo(db: Db) {
     async upsert(names: ReadonlyArray<{ id: string; displayName: string }>): Promise<string[]> {
       // Sorted: concurrent upserts lock rows in one order and cannot deadlock.
       const sorted = [...names].sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : 1));
-      const changed = await db.insert(players)
+      const changed = await db
+        .insert(players)
         // NFC, as validated (domain/submission.ts normalizeDisplayName): one stored spelling per look.
         .values(sorted.map((n) => ({ id: BigInt(n.id), displayName: n.displayName.normalize('NFC') })))
         .onConflictDoUpdate({

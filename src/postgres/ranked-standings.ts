@@ -58,7 +58,10 @@ function asStoredInScore(season: Season, ms: number): Date {
 }
 
 const toEntry = (season: Season, r: RankedRow): RankedStanding => ({
-  playerId: r.player_id, points: Number(r.points), achievedAt: asStoredInScore(season, Number(r.achieved_ms)), rank: r.rank,
+  playerId: r.player_id,
+  points: Number(r.points),
+  achievedAt: asStoredInScore(season, Number(r.achieved_ms)),
+  rank: r.rank,
 });
 
 /**
@@ -107,7 +110,10 @@ export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment,
         select ${cols} from b where b.player_id = any(${sql.array([...playerIds])}::int8[])`;
       // In the order asked, like the Redis reader.
       const byId = new Map(rows.map((r) => [r.player_id, r]));
-      return playerIds.flatMap((id) => { const r = byId.get(id); return r ? [toEntry(b.season, r)] : []; });
+      return playerIds.flatMap((id) => {
+        const r = byId.get(id);
+        return r ? [toEntry(b.season, r)] : [];
+      });
     },
   };
 }

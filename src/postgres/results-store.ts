@@ -61,7 +61,15 @@ const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
 };
 
 // A standing Redis must mirror, or (inserted not null) the last row: how many results were new.
-type StandingRow = { season_id: number; window: BoardStanding['window']; period: string; player_id: string; points: string; achieved_ms: string; inserted: string | null };
+type StandingRow = {
+  season_id: number;
+  window: BoardStanding['window'];
+  period: string;
+  player_id: string;
+  points: string;
+  achieved_ms: string;
+  inserted: string | null;
+};
 
 /** The batch write path of ingest: match_results and standings in one statement per combine rule. */
 export function createResultsStore(sql: Sql) {
@@ -85,11 +93,23 @@ export function createResultsStore(sql: Sql) {
    * predates its own upserts; where a duplicate and a new result share a board, Redis gets both
    * values and ZADD GT keeps the higher, which is the stored one.
    */
-  async function applyRule(rule: CombineRule, rows: readonly AcceptedResult[]): Promise<{ inserted: number; standings: BoardStanding[] }> {
+  async function applyRule(
+    rule: CombineRule,
+    rows: readonly AcceptedResult[],
+  ): Promise<{ inserted: number; standings: BoardStanding[] }> {
     // The statement's columns, built in one pass.
     const n = rows.length;
-    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week] =
-      [[], [], [], [], [], [], [], [], []] as [string[], string[], number[], number[], string[], number[], string[], string[], string[]];
+    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week] = [
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+      [],
+    ] as [string[], string[], number[], number[], string[], number[], string[], string[], string[]];
     for (let i = 0; i < n; i++) {
       const r = rows[i]!;
       const [d, w] = periodsOf(r.endedAt);
@@ -155,8 +175,12 @@ export function createResultsStore(sql: Sql) {
         continue;
       }
       standings.push({
-        seasonId: r.season_id, window: r.window, period: r.period, playerId: r.player_id,
-        points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
+        seasonId: r.season_id,
+        window: r.window,
+        period: r.period,
+        playerId: r.player_id,
+        points: Number(r.points),
+        achievedAt: new Date(Number(r.achieved_ms)),
       });
     }
     return { inserted, standings };
@@ -176,7 +200,8 @@ export function createResultsStore(sql: Sql) {
         const season = seasonOf(r.seasonId);
         const rule = combineRule(season.scoring, season.order);
         const list = byRule.get(rule);
-        if (list) list.push(r); else byRule.set(rule, [r]);
+        if (list) list.push(r);
+        else byRule.set(rule, [r]);
       }
       // Each rule's statement is atomic on its own rows; if a later one fails, the retried chunk
       // finds the earlier one's rows stored and reads their standings back like any replay.
@@ -196,8 +221,11 @@ export type ResultsStore = ReturnType<typeof createResultsStore>;
 
 /** One row per (match, player), in primary-key order so concurrent batches cannot deadlock. */
 function dedupeAndSort(results: readonly AcceptedResult[]): AcceptedResult[] {
-  const sorted = [...results].sort((a, b) =>
-    (a.matchId < b.matchId ? -1 : a.matchId > b.matchId ? 1 : 0) || compareIds(a.playerId, b.playerId));
+  const sorted = [...results].sort(
+    (a, b) => (a.matchId < b.matchId ? -1 : a.matchId > b.matchId ? 1 : 0) || compareIds(a.playerId, b.playerId),
+  );
   // Sorted, so a redelivered copy sits right after the first: keep the first.
-  return sorted.filter((r, i) => i === 0 || r.matchId !== sorted[i - 1]!.matchId || r.playerId !== sorted[i - 1]!.playerId);
+  return sorted.filter(
+    (r, i) => i === 0 || r.matchId !== sorted[i - 1]!.matchId || r.playerId !== sorted[i - 1]!.playerId,
+  );
 }

@@ -1,6 +1,19 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, check, customType, integer, jsonb, pgEnum, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex, uuid,
+  bigint,
+  check,
+  customType,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
 
 export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLOSED']);
@@ -15,26 +28,30 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /** A season is the unit of a board; its score split is fixed at creation. */
-export const seasons = pgTable('seasons', {
-  id: serial('id').primaryKey(),
-  name: text('name').notNull(),
-  startsAt: tstz('starts_at').notNull(),
-  endsAt: tstz('ends_at').notNull(),
-  status: seasonStatus('status').notNull().default('SCHEDULED'),
-  scoring: scoringMode('scoring').notNull(),
-  sortOrder: sortOrder('sort_order').notNull(),
-  rankStyle: rankStyle('rank_style').notNull(),
-  maxPointsPerMatch: integer('max_points_per_match').notNull(),
-  pointsBits: smallint('points_bits').notNull(),
-  timeBits: smallint('time_bits').notNull(),
-  timeUnitSeconds: integer('time_unit_seconds').notNull(),
-  createdAt: tstz('created_at').notNull().defaultNow(),
-  /** Set once closing wrote season_final_standings and removed the Redis boards. */
-  finalizedAt: tstz('finalized_at'),
-}, (t) => [
-  check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
-  check('seasons_split_fits_double', sql`${t.pointsBits} + ${t.timeBits} <= 53`),
-]);
+export const seasons = pgTable(
+  'seasons',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull(),
+    startsAt: tstz('starts_at').notNull(),
+    endsAt: tstz('ends_at').notNull(),
+    status: seasonStatus('status').notNull().default('SCHEDULED'),
+    scoring: scoringMode('scoring').notNull(),
+    sortOrder: sortOrder('sort_order').notNull(),
+    rankStyle: rankStyle('rank_style').notNull(),
+    maxPointsPerMatch: integer('max_points_per_match').notNull(),
+    pointsBits: smallint('points_bits').notNull(),
+    timeBits: smallint('time_bits').notNull(),
+    timeUnitSeconds: integer('time_unit_seconds').notNull(),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+    /** Set once closing wrote season_final_standings and removed the Redis boards. */
+    finalizedAt: tstz('finalized_at'),
+  },
+  (t) => [
+    check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
+    check('seasons_split_fits_double', sql`${t.pointsBits} + ${t.timeBits} <= 53`),
+  ],
+);
 
 /** Display names live here only: Kafka and Redis carry player ids, never personal data. */
 export const players = pgTable('players', {
@@ -49,19 +66,23 @@ export const players = pgTable('players', {
  * (nor from standings): the check locked the season's row FOR KEY SHARE once per inserted row,
  * while the consumer has already checked the season and seasons are never deleted.
  */
-export const matchResults = pgTable('match_results', {
-  matchId: uuid('match_id').notNull(),
-  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
-  seasonId: integer('season_id').notNull(),
-  points: integer('points').notNull(),
-  endedAt: tstz('ended_at').notNull(),
-  kafkaPartition: integer('kafka_partition').notNull(),
-  kafkaOffset: bigint('kafka_offset', { mode: 'bigint' }).notNull(),
-  ingestedAt: tstz('ingested_at').notNull().defaultNow(),
-}, (t) => [
-  primaryKey({ columns: [t.matchId, t.playerId] }),
-  check('match_results_points_non_negative', sql`${t.points} >= 0`),
-]);
+export const matchResults = pgTable(
+  'match_results',
+  {
+    matchId: uuid('match_id').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    seasonId: integer('season_id').notNull(),
+    points: integer('points').notNull(),
+    endedAt: tstz('ended_at').notNull(),
+    kafkaPartition: integer('kafka_partition').notNull(),
+    kafkaOffset: bigint('kafka_offset', { mode: 'bigint' }).notNull(),
+    ingestedAt: tstz('ingested_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.matchId, t.playerId] }),
+    check('match_results_points_non_negative', sql`${t.points} >= 0`),
+  ],
+);
 
 /**
  * The payload a matchId was first submitted with (a SHA-256 of domain/submission.ts claimText),
@@ -79,44 +100,58 @@ export const matchClaims = pgTable('match_claims', {
  * 'yyyy-mm-dd' for DAY and 'YYYY-Www' for WEEK (src/domain/windows.ts).
  * points is bigint so a SUM total can never overflow the column and stall ingest.
  */
-export const standings = pgTable('standings', {
-  seasonId: integer('season_id').notNull(),
-  window: boardWindow('window').notNull(),
-  period: text('period').notNull(),
-  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
-  points: bigint('points', { mode: 'number' }).notNull(),
-  achievedAt: tstz('achieved_at').notNull(),
-  updatedAt: tstz('updated_at').notNull().defaultNow(),
-}, (t) => [
-  primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] }),
-]);
+export const standings = pgTable(
+  'standings',
+  {
+    seasonId: integer('season_id').notNull(),
+    window: boardWindow('window').notNull(),
+    period: text('period').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    points: bigint('points', { mode: 'number' }).notNull(),
+    achievedAt: tstz('achieved_at').notNull(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] })],
+);
 
 /**
  * Every player's final place on every board of a closed season, computed in PostgreSQL from
  * standings in exactly Redis's order; reads of a closed season come from here.
  * `position` is the 0-based place in board order (ORDINAL rank - 1), for paging.
  */
-export const seasonFinalStandings = pgTable('season_final_standings', {
-  seasonId: integer('season_id').notNull().references(() => seasons.id),
-  window: boardWindow('window').notNull(),
-  period: text('period').notNull(),
-  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
-  position: integer('position').notNull(),
-  rank: integer('rank').notNull(),
-  points: bigint('points', { mode: 'number' }).notNull(),
-  achievedAt: tstz('achieved_at').notNull(),
-}, (t) => [
-  primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] }),
-  uniqueIndex('season_final_standings_position').on(t.seasonId, t.window, t.period, t.position),
-]);
+export const seasonFinalStandings = pgTable(
+  'season_final_standings',
+  {
+    seasonId: integer('season_id')
+      .notNull()
+      .references(() => seasons.id),
+    window: boardWindow('window').notNull(),
+    period: text('period').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    position: integer('position').notNull(),
+    rank: integer('rank').notNull(),
+    points: bigint('points', { mode: 'number' }).notNull(),
+    achievedAt: tstz('achieved_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] }),
+    uniqueIndex('season_final_standings_position').on(t.seasonId, t.window, t.period, t.position),
+  ],
+);
 
 /** Players barred from a season's boards (cheaters); their later results are refused. */
-export const blockedPlayers = pgTable('blocked_players', {
-  seasonId: integer('season_id').notNull().references(() => seasons.id),
-  playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
-  reason: text('reason').notNull(),
-  blockedAt: tstz('blocked_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })]);
+export const blockedPlayers = pgTable(
+  'blocked_players',
+  {
+    seasonId: integer('season_id')
+      .notNull()
+      .references(() => seasons.id),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    reason: text('reason').notNull(),
+    blockedAt: tstz('blocked_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
+);
 
 /** Who did what to which season, and why: removals, blocks, closes, repairs. */
 export const adminAudit = pgTable('admin_audit', {

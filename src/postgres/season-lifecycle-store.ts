@@ -8,7 +8,6 @@ import { rankedStandings } from './ranked-standings.js';
 import { seasons } from './schema.js';
 import { createSeasonsRepo, toSeason } from './seasons-repo.js';
 
-
 /** Season lifecycle state in PostgreSQL: what the scheduler and the close procedure read and write. */
 export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore & SchedulerStore {
   const repo = createSeasonsRepo(pg.db);
@@ -16,7 +15,9 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
     get: (id) => repo.get(id),
 
     async listUnfinished(finalizedSince: Date): Promise<Season[]> {
-      const rows = await pg.db.select().from(seasons)
+      const rows = await pg.db
+        .select()
+        .from(seasons)
         .where(or(isNull(seasons.finalizedAt), gt(seasons.finalizedAt, finalizedSince)))
         .orderBy(asc(seasons.id));
       return rows.map(toSeason);
@@ -24,13 +25,15 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
 
     async activate(id: number): Promise<boolean> {
       // Conditional: a season an admin closed between the scheduler's read and this write stays closed.
-      const rows = await pg.sql`update seasons set status = 'ACTIVE' where id = ${id} and status = 'SCHEDULED' returning id`;
+      const rows =
+        await pg.sql`update seasons set status = 'ACTIVE' where id = ${id} and status = 'SCHEDULED' returning id`;
       return rows.length > 0;
     },
 
     async markClosed(id: number, by: CloseRequest): Promise<void> {
       await pg.sql.begin(async (tx) => {
-        const rows = await tx`update seasons set status = 'CLOSED' where id = ${id} and status <> 'CLOSED' returning id`;
+        const rows =
+          await tx`update seasons set status = 'CLOSED' where id = ${id} and status <> 'CLOSED' returning id`;
         if (rows.length > 0) await audit(tx, id, 'close_season', by, null);
       });
     },
@@ -81,7 +84,13 @@ async function writeFinalStandings(tx: Tx, season: Season): Promise<FinalizeRepo
 
 // details as JSON text: Drizzle replaces postgres.js's json serializer on the shared client, so
 // tx.json() would not encode.
-async function audit(tx: Tx, seasonId: number, action: string, by: CloseRequest, details: FinalizeReport | null): Promise<void> {
+async function audit(
+  tx: Tx,
+  seasonId: number,
+  action: string,
+  by: CloseRequest,
+  details: FinalizeReport | null,
+): Promise<void> {
   await tx`
     insert into admin_audit (actor, action, season_id, reason, details)
     values (${by.actor}, ${action}, ${seasonId}, ${by.reason}, ${details ? JSON.stringify(details) : null}::jsonb)`;

@@ -31,7 +31,9 @@ export function createSeasonsRepo(db: Db) {
     },
 
     async list(status?: SeasonStatus): Promise<Season[]> {
-      const rows = await db.select().from(seasons)
+      const rows = await db
+        .select()
+        .from(seasons)
         .where(status ? eq(seasons.status, status) : undefined)
         .orderBy(asc(seasons.id));
       return rows.map(toSeason);
@@ -39,19 +41,22 @@ export function createSeasonsRepo(db: Db) {
 
     /** Stores an already validated definition. */
     async insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season> {
-      const [row] = await db.insert(seasons).values({
-        name: def.name,
-        startsAt: def.startsAt,
-        endsAt: def.endsAt,
-        status,
-        scoring: def.scoring,
-        sortOrder: def.order,
-        rankStyle: def.rankStyle,
-        maxPointsPerMatch: def.maxPointsPerMatch,
-        pointsBits: split.pointsBits,
-        timeBits: split.timeBits,
-        timeUnitSeconds: split.timeUnitSeconds,
-      }).returning();
+      const [row] = await db
+        .insert(seasons)
+        .values({
+          name: def.name,
+          startsAt: def.startsAt,
+          endsAt: def.endsAt,
+          status,
+          scoring: def.scoring,
+          sortOrder: def.order,
+          rankStyle: def.rankStyle,
+          maxPointsPerMatch: def.maxPointsPerMatch,
+          pointsBits: split.pointsBits,
+          timeBits: split.timeBits,
+          timeUnitSeconds: split.timeUnitSeconds,
+        })
+        .returning();
       return toSeason(row!);
     },
 

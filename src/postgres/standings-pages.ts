@@ -12,8 +12,12 @@ type Row = { player_id: string; points: string; achieved_ms: string };
 export function createStandingsPages(sql: Sql) {
   const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
     rows.map((r) => ({
-      seasonId, window, period, playerId: r.player_id,
-      points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
+      seasonId,
+      window,
+      period,
+      playerId: r.player_id,
+      points: Number(r.points),
+      achievedAt: new Date(Number(r.achieved_ms)),
     }));
 
   return {
@@ -26,7 +30,13 @@ export function createStandingsPages(sql: Sql) {
     },
 
     /** Up to `limit` standings of a board with player ids above `after` ('0' for the first page), by player id. */
-    async page(seasonId: number, window: Window, period: string, after: string, limit: number): Promise<BoardStanding[]> {
+    async page(
+      seasonId: number,
+      window: Window,
+      period: string,
+      after: string,
+      limit: number,
+    ): Promise<BoardStanding[]> {
       const rows = await sql<Row[]>`
         select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms from standings
         where season_id = ${seasonId} and "window" = ${window} and period = ${period} and player_id > ${after}::int8
@@ -35,7 +45,12 @@ export function createStandingsPages(sql: Sql) {
     },
 
     /** The standings of these players on a board (ids must be canonical player ids); absent players are left out. */
-    async ofPlayers(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<BoardStanding[]> {
+    async ofPlayers(
+      seasonId: number,
+      window: Window,
+      period: string,
+      playerIds: readonly string[],
+    ): Promise<BoardStanding[]> {
       if (playerIds.length === 0) return [];
       const rows = await sql<Row[]>`
         select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms from standings

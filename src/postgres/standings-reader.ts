@@ -20,8 +20,12 @@ export function createStandingsReader(sql: Sql) {
         order by "window", period, points ${direction}, achieved_at`.cursor(pageSize);
       for await (const rows of cursor) {
         yield rows.map((r) => ({
-          seasonId, window: r.window, period: r.period, playerId: r.player_id,
-          points: Number(r.points), achievedAt: new Date(Number(r.achieved_ms)),
+          seasonId,
+          window: r.window,
+          period: r.period,
+          playerId: r.player_id,
+          points: Number(r.points),
+          achievedAt: new Date(Number(r.achieved_ms)),
         }));
       }
     },

@@ -2,7 +2,14 @@ import type { Redis } from 'ioredis';
 import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt } from '../domain/board.js';
 import {
-  boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel, windowBoardOfKey, windowBoardsPattern,
+  boardKey,
+  boardLabel,
+  boardVersionsKey,
+  rebuildCopyKey,
+  rebuildMarkerKey,
+  updatesChannel,
+  windowBoardOfKey,
+  windowBoardsPattern,
 } from './keys.js';
 import { dbOf } from './client.js';
 import { preloadScript } from './scripts.js';
@@ -44,7 +51,12 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     },
 
     /** The scores of these members as Redis prints them (null: not on the board), in order. */
-    async scores(seasonId: number, window: Window, period: string, members: readonly string[]): Promise<Array<string | null>> {
+    async scores(
+      seasonId: number,
+      window: Window,
+      period: string,
+      members: readonly string[],
+    ): Promise<Array<string | null>> {
       if (members.length === 0) return [];
       return redis.zmscore(boardKey(seasonId, window, period), ...members);
     },
@@ -73,7 +85,10 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
      * changing and nothing was written.
      */
     async settle(
-      season: Season, window: Window, period: string, members: readonly string[],
+      season: Season,
+      window: Window,
+      period: string,
+      members: readonly string[],
       decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
       write: boolean,
     ): Promise<number | null> {
@@ -92,11 +107,17 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
           return 0;
         }
         await preloadScript(redis, 'setStandings');
-        const tx = redis.multi().setStandings(
-          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id), updatesChannel(dbOf(redis), season.id),
-          boardLabel(window, period),
-          ...pairs.flat(),
-        );
+        const tx = redis
+          .multi()
+          .setStandings(
+            key,
+            rebuildMarkerKey(season.id),
+            rebuildCopyKey(key),
+            boardVersionsKey(season.id),
+            updatesChannel(dbOf(redis), season.id),
+            boardLabel(window, period),
+            ...pairs.flat(),
+          );
         // setStandings writes members only; a board it creates from nothing needs its expiry.
         const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
         if (expireAt > 0) tx.expireat(key, expireAt);

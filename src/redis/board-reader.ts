@@ -40,14 +40,25 @@ export interface BoardAnswer {
 }
 
 /** Decodes [member, score, member, score, ...] starting at `from` and ranks it as a page. */
-function decodePage(b: Board, reply: Array<string | number>, from: number, firstPosition: number, firstRank: number): RankedStanding[] {
+function decodePage(
+  b: Board,
+  reply: Array<string | number>,
+  from: number,
+  firstPosition: number,
+  firstRank: number,
+): RankedStanding[] {
   const codec = codecOf(b.season);
   const entries: Array<Omit<RankedStanding, 'rank'>> = [];
   for (let i = from; i < reply.length; i += 2) {
     const { points, achievedAt } = codec.decode(codec.fromRedis(String(reply[i + 1])));
     entries.push({ playerId: String(reply[i]), points, achievedAt });
   }
-  const ranks = pageRanks(b.season.rankStyle, firstPosition, firstRank, entries.map((e) => e.points));
+  const ranks = pageRanks(
+    b.season.rankStyle,
+    firstPosition,
+    firstRank,
+    entries.map((e) => e.points),
+  );
   return entries.map((e, i) => ({ ...e, rank: ranks[i]! }));
 }
 
@@ -90,24 +101,50 @@ export function createBoardReader(redis: Redis) {
    */
   async function read(b: Board, q: BoardQuery): Promise<BoardAnswer> {
     const [key, versions, step, label] = [keyOf(b), versionsOf(b), stepOf(b), labelOf(b)];
-    type Part = [command: 'readTop' | 'readEntries' | 'readAround', args: string[], use: (reply: Array<string | number>) => void];
+    type Part = [
+      command: 'readTop' | 'readEntries' | 'readAround',
+      args: string[],
+      use: (reply: Array<string | number>) => void,
+    ];
     const answer: BoardAnswer = { version: 0, size: 0, top: [], pages: [], entries: [], arounds: [] };
     const parts: Part[] = [];
     if (q.top > 0) {
-      parts.push(['readTop', [key, versions, '0', String(q.top), step, label], (r) => {
-        answer.size = Number(r[1]);
-        answer.top = decodePage(b, r, 3, 0, Number(r[2]));
-      }]);
+      parts.push([
+        'readTop',
+        [key, versions, '0', String(q.top), step, label],
+        (r) => {
+          answer.size = Number(r[1]);
+          answer.top = decodePage(b, r, 3, 0, Number(r[2]));
+        },
+      ]);
     }
-    q.pages.forEach(({ offset, limit }, i) => parts.push(['readTop', [key, versions, String(offset), String(limit), step, label], (r) => {
-      answer.pages[i] = decodePage(b, r, 3, offset, Number(r[2]));
-    }]));
+    q.pages.forEach(({ offset, limit }, i) =>
+      parts.push([
+        'readTop',
+        [key, versions, String(offset), String(limit), step, label],
+        (r) => {
+          answer.pages[i] = decodePage(b, r, 3, offset, Number(r[2]));
+        },
+      ]),
+    );
     if (q.playerIds.length > 0) {
-      parts.push(['readEntries', [key, versions, step, label, ...q.playerIds], (r) => { answer.entries = decodeEntries(b, r).value; }]);
+      parts.push([
+        'readEntries',
+        [key, versions, step, label, ...q.playerIds],
+        (r) => {
+          answer.entries = decodeEntries(b, r).value;
+        },
+      ]);
     }
-    q.arounds.forEach(({ playerId, radius }, i) => parts.push(['readAround', [key, versions, playerId, String(radius), step, label], (r) => {
-      answer.arounds[i] = r.length === 1 ? [] : decodePage(b, r, 3, Number(r[1]), Number(r[2]));
-    }]));
+    q.arounds.forEach(({ playerId, radius }, i) =>
+      parts.push([
+        'readAround',
+        [key, versions, playerId, String(radius), step, label],
+        (r) => {
+          answer.arounds[i] = r.length === 1 ? [] : decodePage(b, r, 3, Number(r[1]), Number(r[2]));
+        },
+      ]),
+    );
     let replies: Array<Array<string | number>>;
     if (parts.length === 1) {
       const [command, args] = parts[0]!;

@@ -4,7 +4,15 @@ import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import { unavailable } from '../domain/errors.js';
-import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, retiredKey, updatesChannel } from './keys.js';
+import {
+  boardKey,
+  boardLabel,
+  boardVersionsKey,
+  rebuildCopyKey,
+  rebuildMarkerKey,
+  retiredKey,
+  updatesChannel,
+} from './keys.js';
 import { dbOf } from './client.js';
 import { swapStatus } from './scripts.js';
 
@@ -28,7 +36,8 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       const copy = rebuildCopyKey(boardKey(season.id, window, period));
       const args: string[] = [];
       for (const r of rows) args.push(codec.toRedis(codec.encode(r.points, r.achievedAt)), r.playerId);
-      await redis.multi()
+      await redis
+        .multi()
         .pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS)
         .zadd(copy, 'GT', ...args)
         .pexpire(copy, MARKER_TTL_MS)
@@ -43,10 +52,21 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
     async swap(season: Season, window: Window, period: string): Promise<void> {
       const board = boardKey(season.id, window, period);
       const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
-      const status = swapStatus(await redis.swapBoard(rebuildCopyKey(board), board, retiredKey(board),
-        boardVersionsKey(season.id), String(expireAt), updatesChannel(dbOf(redis), season.id), boardLabel(window, period)));
+      const status = swapStatus(
+        await redis.swapBoard(
+          rebuildCopyKey(board),
+          board,
+          retiredKey(board),
+          boardVersionsKey(season.id),
+          String(expireAt),
+          updatesChannel(dbOf(redis), season.id),
+          boardLabel(window, period),
+        ),
+      );
       if (status === 'noCopy') {
-        throw unavailable(`the rebuilt copy of ${board} was gone before its swap; the board is unchanged: rebuild again`);
+        throw unavailable(
+          `the rebuilt copy of ${board} was gone before its swap; the board is unchanged: rebuild again`,
+        );
       }
     },
 

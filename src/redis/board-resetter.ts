@@ -39,7 +39,10 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
         let board = byBoard.get(key);
         if (!board) byBoard.set(key, (board = { first: s, args: [] }));
         try {
-          board.args.push(s.playerId, s.standing ? codec.toRedis(codec.encode(s.standing.points, s.standing.achievedAt)) : '');
+          board.args.push(
+            s.playerId,
+            s.standing ? codec.toRedis(codec.encode(s.standing.points, s.standing.achievedAt)) : '',
+          );
         } catch (err) {
           // Only a SUM total past the season's point bits: ingest could not show it either.
           if (!isDomainError(err)) throw err;
@@ -51,13 +54,26 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       for (const [key, { first, args }] of byBoard) {
         const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
         // A write to an expired board would only recreate a dead key, without its TTL.
-        if (isBoardExpired(expireAt, nowMs)) { report.expiredBoards++; continue; }
+        if (isBoardExpired(expireAt, nowMs)) {
+          report.expiredBoards++;
+          continue;
+        }
         if (args.length === 0) continue;
-        pipeline.setStandings(key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
-          updatesChannel(dbOf(redis), season.id), boardLabel(first.window, first.period), ...args);
+        pipeline.setStandings(
+          key,
+          rebuildMarkerKey(season.id),
+          rebuildCopyKey(key),
+          boardVersionsKey(season.id),
+          updatesChannel(dbOf(redis), season.id),
+          boardLabel(first.window, first.period),
+          ...args,
+        );
         isSet.push(true);
         // setStandings sets no TTL: a board it had to create (Redis lost it) still expires on time.
-        if (expireAt !== 0) { pipeline.expireat(key, expireAt); isSet.push(false); }
+        if (expireAt !== 0) {
+          pipeline.expireat(key, expireAt);
+          isSet.push(false);
+        }
       }
       if (isSet.length === 0) return report;
       const replies = (await pipeline.exec()) ?? [];

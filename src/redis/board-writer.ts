@@ -17,14 +17,17 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
      * recreate a dead key.
      */
     async write(
-      standings: readonly BoardStanding[], seasonOf: (id: number) => Season, nowMs: number,
+      standings: readonly BoardStanding[],
+      seasonOf: (id: number) => Season,
+      nowMs: number,
     ): Promise<{ changed: number; unencodable: BoardStanding[] }> {
       const unencodable: BoardStanding[] = [];
       const byBoard = new Map<string, BoardStanding[]>();
       for (const s of standings) {
         const key = boardKey(s.seasonId, s.window, s.period);
         const list = byBoard.get(key);
-        if (list) list.push(s); else byBoard.set(key, [s]);
+        if (list) list.push(s);
+        else byBoard.set(key, [s]);
       }
       const pipeline = redis.pipeline();
       for (const [key, list] of byBoard) {
@@ -47,8 +50,14 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
         if (args.length === 0) continue;
         const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
         pipeline.applyStandings(
-          key, rebuildMarkerKey(season.id), rebuildCopyKey(key), boardVersionsKey(season.id),
-          String(expireAt), updatesChannel(dbOf(redis), season.id), boardLabel(first.window, first.period), step,
+          key,
+          rebuildMarkerKey(season.id),
+          rebuildCopyKey(key),
+          boardVersionsKey(season.id),
+          String(expireAt),
+          updatesChannel(dbOf(redis), season.id),
+          boardLabel(first.window, first.period),
+          step,
           ...args,
         );
       }

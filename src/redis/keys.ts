@@ -8,9 +8,12 @@ const tag = (seasonId: number) => `lb:{s${seasonId}}`;
 /** The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`. */
 export function boardKey(seasonId: number, window: Window, period: string): string {
   switch (window) {
-    case 'SEASON': return tag(seasonId);
-    case 'DAY': return `${tag(seasonId)}:d:${period}`;
-    case 'WEEK': return `${tag(seasonId)}:w:${period}`;
+    case 'SEASON':
+      return tag(seasonId);
+    case 'DAY':
+      return `${tag(seasonId)}:d:${period}`;
+    case 'WEEK':
+      return `${tag(seasonId)}:w:${period}`;
   }
 }
 
@@ -73,7 +76,10 @@ export function windowBoardsPattern(seasonId: number): string {
 }
 
 /** The DAY or WEEK board a key of `seasonId` names, or undefined for any other key (SEASON, copies, markers). */
-export function windowBoardOfKey(seasonId: number, key: string): { window: 'DAY' | 'WEEK'; period: string } | undefined {
+export function windowBoardOfKey(
+  seasonId: number,
+  key: string,
+): { window: 'DAY' | 'WEEK'; period: string } | undefined {
   const prefix = `${tag(seasonId)}:`;
   if (!key.startsWith(prefix)) return undefined;
   const m = /^([dw]):([^:]+)$/.exec(key.slice(prefix.length));

@@ -29,12 +29,18 @@ export function decodeBoardEvent(channel: string, message: string): BoardEvent {
   if (typeof raw !== 'object' || raw === null) throw new TypeError('not a board event');
   const seasonId = seasonOfChannel(channel);
   if (raw.k === 'close') return { seasonId, window: 'SEASON', period: '', version: 0, kind: 'close', changes: [] };
-  if (typeof raw.b !== 'string' || !Number.isSafeInteger(raw.q) || !Number.isSafeInteger(seasonId)) throw new TypeError('not a board event');
+  if (typeof raw.b !== 'string' || !Number.isSafeInteger(raw.q) || !Number.isSafeInteger(seasonId))
+    throw new TypeError('not a board event');
   const changes: MemberChange[] = [];
   // cjson encodes an empty Lua table as {}: no `u`, or not an array, means no member changes.
   const u = Array.isArray(raw.u) ? raw.u : [];
   for (let i = 0; i + 3 < u.length; i += 4) {
-    changes.push({ playerId: String(u[i]), old: u[i + 1] === '' ? null : String(u[i + 1]), score: u[i + 2] === '' ? null : String(u[i + 2]), rank: Number(u[i + 3]) });
+    changes.push({
+      playerId: String(u[i]),
+      old: u[i + 1] === '' ? null : String(u[i + 1]),
+      score: u[i + 2] === '' ? null : String(u[i + 2]),
+      rank: Number(u[i + 3]),
+    });
   }
   return { seasonId, ...boardOfLabel(raw.b), version: raw.q!, kind: raw.k ?? 'raise', changes };
 }
@@ -77,8 +83,16 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
       subscriber.on('ready', onReady);
       if (subscriber.status === 'ready') wasReady = true;
       const ids = [
-        await pubsub.subscribe<BoardEvent>(allUpdatesPattern(dbOf(subscriber)), (e) => { if (e) on.event(e); }, { pattern: true }),
-        await pubsub.subscribe<string[]>(names, (n) => { if (Array.isArray(n)) on.names(n.map(String)); }),
+        await pubsub.subscribe<BoardEvent>(
+          allUpdatesPattern(dbOf(subscriber)),
+          (e) => {
+            if (e) on.event(e);
+          },
+          { pattern: true },
+        ),
+        await pubsub.subscribe<string[]>(names, (n) => {
+          if (Array.isArray(n)) on.names(n.map(String));
+        }),
       ];
       return () => {
         subscriber.off('ready', onReady);

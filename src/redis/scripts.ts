@@ -9,22 +9,62 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** lua/applyStandings-4.lua: how many members rose */
     applyStandings(
-      board: string, marker: string, copy: string, versions: string,
-      expireAt: string, channel: string, label: string, step: string,
+      board: string,
+      marker: string,
+      copy: string,
+      versions: string,
+      expireAt: string,
+      channel: string,
+      label: string,
+      step: string,
       ...memberScorePairs: string[]
     ): Result<number, Context>;
     /** lua/readTop-2.lua: [version, size, firstRank, member, score, ...] */
-    readTop(board: string, versions: string, offset: string, count: string, step: string, label: string): Result<Array<string | number>, Context>;
+    readTop(
+      board: string,
+      versions: string,
+      offset: string,
+      count: string,
+      step: string,
+      label: string,
+    ): Result<Array<string | number>, Context>;
     /** lua/readAround-2.lua: [version, firstPosition, firstRank, member, score, ...] or [version] */
-    readAround(board: string, versions: string, member: string, radius: string, step: string, label: string): Result<Array<string | number>, Context>;
+    readAround(
+      board: string,
+      versions: string,
+      member: string,
+      radius: string,
+      step: string,
+      label: string,
+    ): Result<Array<string | number>, Context>;
     /** lua/readEntries-2.lua: [version, member, score, rank, ...] */
-    readEntries(board: string, versions: string, step: string, label: string, ...members: string[]): Result<Array<string | number>, Context>;
+    readEntries(
+      board: string,
+      versions: string,
+      step: string,
+      label: string,
+      ...members: string[]
+    ): Result<Array<string | number>, Context>;
     /** lua/setStandings-4.lua: may lower or remove scores (cheater removal, repairs) */
     setStandings(
-      board: string, marker: string, copy: string, versions: string, channel: string, label: string, ...memberScorePairs: string[]
+      board: string,
+      marker: string,
+      copy: string,
+      versions: string,
+      channel: string,
+      label: string,
+      ...memberScorePairs: string[]
     ): Result<number, Context>;
     /** lua/swapBoard-4.lua: a status, read with swapStatus */
-    swapBoard(copy: string, board: string, retired: string, versions: string, expireAt: string, channel: string, label: string): Result<number, Context>;
+    swapBoard(
+      copy: string,
+      board: string,
+      retired: string,
+      versions: string,
+      expireAt: string,
+      channel: string,
+      label: string,
+    ): Result<number, Context>;
   }
 }
 

@@ -40,7 +40,8 @@ export function isScope(s: string): s is Scope {
 
 /** Creates a key; the returned `key` is the only copy anywhere, so show it once. */
 export async function createApiKey(
-  store: ApiKeyStore, input: { name: string; scopes: readonly string[] },
+  store: ApiKeyStore,
+  input: { name: string; scopes: readonly string[] },
 ): Promise<{ id: number; name: string; scopes: Scope[]; key: string }> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > MAX_NAME_LENGTH) {
@@ -84,7 +85,9 @@ export function createAuthenticator(
     const entry = { principal: load(keyHash), expires: t + cacheTtlMs };
     cache.set(keyHash, entry);
     // A failed lookup is not an answer: forget it so the next request asks again.
-    entry.principal.catch(() => { if (cache.get(keyHash) === entry) cache.delete(keyHash); });
+    entry.principal.catch(() => {
+      if (cache.get(keyHash) === entry) cache.delete(keyHash);
+    });
     return entry.principal;
   }
 

@@ -3,14 +3,19 @@ import type { Season } from '../domain/season.js';
 
 /** The source of truth: stores results once and returns the current standings they touch. */
 export interface ResultsStore {
-  applyBatch(results: readonly AcceptedResult[], seasonOf: (id: number) => Season):
-    Promise<{ inserted: number; standings: BoardStanding[] }>;
+  applyBatch(
+    results: readonly AcceptedResult[],
+    seasonOf: (id: number) => Season,
+  ): Promise<{ inserted: number; standings: BoardStanding[] }>;
 }
 
 /** The ranking index: mirrors committed standings, only ever raising a score. */
 export interface BoardWriter {
-  write(standings: readonly BoardStanding[], seasonOf: (id: number) => Season, nowMs: number):
-    Promise<{ changed: number; unencodable: BoardStanding[] }>;
+  write(
+    standings: readonly BoardStanding[],
+    seasonOf: (id: number) => Season,
+    nowMs: number,
+  ): Promise<{ changed: number; unencodable: BoardStanding[] }>;
 }
 
 export interface ApplyReport {

@@ -44,7 +44,10 @@ export function parseSeasonId(id: number): number {
  * is loaded at once, so the ingest hot path costs one query per season per `ttlMs`, not one per
  * message. Failed loads are not cached. A block made by another process is seen within `ttlMs`.
  */
-export function createBlockedPlayersCache(load: (seasonId: number) => Promise<ReadonlySet<string>>, opts: { ttlMs: number; now?: () => number }) {
+export function createBlockedPlayersCache(
+  load: (seasonId: number) => Promise<ReadonlySet<string>>,
+  opts: { ttlMs: number; now?: () => number },
+) {
   const now = opts.now ?? Date.now;
   const entries = new Map<number, { players: Promise<ReadonlySet<string>>; expires: number }>();
 
@@ -54,7 +57,9 @@ export function createBlockedPlayersCache(load: (seasonId: number) => Promise<Re
     // The promise is cached: concurrent lookups of a cold season share one query.
     const entry = { players: load(seasonId), expires: now() + opts.ttlMs };
     entries.set(seasonId, entry);
-    entry.players.catch(() => { if (entries.get(seasonId) === entry) entries.delete(seasonId); });
+    entry.players.catch(() => {
+      if (entries.get(seasonId) === entry) entries.delete(seasonId);
+    });
     return entry.players;
   }
 
@@ -82,24 +87,40 @@ export function createBlockedPlayersCache(load: (seasonId: number) => Promise<Re
 export type BlockedPlayersCache = ReturnType<typeof createBlockedPlayersCache>;
 
 function parseBlockInput(input: BlockInput) {
-  return { seasonId: parseSeasonId(input.seasonId), playerId: parsePlayerId(input.playerId), reason: parseReason(input.reason) };
+  return {
+    seasonId: parseSeasonId(input.seasonId),
+    playerId: parsePlayerId(input.playerId),
+    reason: parseReason(input.reason),
+  };
 }
 
 /** Blocks a player's later results in a season: the API refuses them, the consumer dead-letters them. */
-export async function blockPlayer(deps: { store: BlockStore; onChange?(seasonId: number): void }, input: BlockInput): Promise<BlockReport> {
+export async function blockPlayer(
+  deps: { store: BlockStore; onChange?(seasonId: number): void },
+  input: BlockInput,
+): Promise<BlockReport> {
   const { seasonId, playerId, reason } = parseBlockInput(input);
   const { changed, auditId } = await deps.store.block(seasonId, playerId, {
-    actor: input.actor, action: 'block_player', reason, details: input.details ?? {},
+    actor: input.actor,
+    action: 'block_player',
+    reason,
+    details: input.details ?? {},
   });
   deps.onChange?.(seasonId);
   return { seasonId, playerId, blocked: true, changed, auditId };
 }
 
 /** Lifts a block; results refused meanwhile stay refused (they are in the DLQ). */
-export async function unblockPlayer(deps: { store: BlockStore; onChange?(seasonId: number): void }, input: BlockInput): Promise<BlockReport> {
+export async function unblockPlayer(
+  deps: { store: BlockStore; onChange?(seasonId: number): void },
+  input: BlockInput,
+): Promise<BlockReport> {
   const { seasonId, playerId, reason } = parseBlockInput(input);
   const { changed, auditId } = await deps.store.unblock(seasonId, playerId, {
-    actor: input.actor, action: 'unblock_player', reason, details: input.details ?? {},
+    actor: input.actor,
+    action: 'unblock_player',
+    reason,
+    details: input.details ?? {},
   });
   deps.onChange?.(seasonId);
   return { seasonId, playerId, blocked: false, changed, auditId };

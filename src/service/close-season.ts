@@ -84,7 +84,12 @@ const defaultSleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, 
  * keys. Idempotent: a finalized season is a no-op, and a close cut short anywhere is redone by
  * running it again (the scheduler does, for any season CLOSED but not finalized).
  */
-export async function closeSeason(deps: CloseDeps, seasonId: number, by: CloseRequest, signal?: AbortSignal): Promise<CloseReport> {
+export async function closeSeason(
+  deps: CloseDeps,
+  seasonId: number,
+  by: CloseRequest,
+  signal?: AbortSignal,
+): Promise<CloseReport> {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? defaultSleep;
   const started = now();
@@ -117,15 +122,28 @@ export async function closeSeason(deps: CloseDeps, seasonId: number, by: CloseRe
   const keysRemoved = await deps.keys.remove(seasonId);
   lap('removeKeys');
   return {
-    seasonId, finalized: written !== undefined, boards: written?.boards ?? 0, rows: written?.rows ?? 0,
-    keysRemoved, durationMs: now() - started, steps,
+    seasonId,
+    finalized: written !== undefined,
+    boards: written?.boards ?? 0,
+    rows: written?.rows ?? 0,
+    keysRemoved,
+    durationMs: now() - started,
+    steps,
   };
 }
 
 /** A finalized season: only finishes a key cleanup that a crash interrupted. */
 async function sweep(deps: CloseDeps, season: Season, started: number, signal?: AbortSignal): Promise<CloseReport> {
   const now = deps.now ?? Date.now;
-  const report: CloseReport = { seasonId: season.id, finalized: false, boards: 0, rows: 0, keysRemoved: 0, durationMs: 0, steps: {} };
+  const report: CloseReport = {
+    seasonId: season.id,
+    finalized: false,
+    boards: 0,
+    rows: 0,
+    keysRemoved: 0,
+    durationMs: 0,
+    steps: {},
+  };
   if (await deps.keys.remaining(season.id)) {
     const readersSwitchAt = season.finalizedAt!.getTime() + deps.cacheTtlMs;
     await (deps.sleep ?? defaultSleep)(Math.max(0, readersSwitchAt - now()), signal);
@@ -142,7 +160,13 @@ async function sweep(deps: CloseDeps, season: Season, started: number, signal?: 
  */
 export async function waitForIngest(
   progress: IngestProgress,
-  opts: { timeoutMs: number; pollMs: number; now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void>; signal?: AbortSignal | undefined },
+  opts: {
+    timeoutMs: number;
+    pollMs: number;
+    now(): number;
+    sleep(ms: number, signal?: AbortSignal): Promise<void>;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<void> {
   // A partition whose kept log is empty (never written, or all expired) has nothing to apply.
   const targets = (await progress.endOffsets()).filter((p) => p.end > p.start);
@@ -153,8 +177,10 @@ export async function waitForIngest(
     if (behind.length === 0) return;
     if (opts.now() >= deadline) {
       const list = behind.map((p) => `${p.partition} (at ${committed.get(p.partition) ?? -1n} of ${p.end})`).join(', ');
-      throw unavailable(`ingest did not apply the results produced before the close within ${opts.timeoutMs} ms; partitions behind: ${list}. `
-        + 'The season stays CLOSED and closing it again (or the scheduler) finishes it.');
+      throw unavailable(
+        `ingest did not apply the results produced before the close within ${opts.timeoutMs} ms; partitions behind: ${list}. ` +
+          'The season stays CLOSED and closing it again (or the scheduler) finishes it.',
+      );
     }
     await opts.sleep(opts.pollMs, opts.signal);
   }

@@ -29,7 +29,15 @@ export interface FinalStandingsSource {
 }
 
 /** The column names, in order, of both formats. */
-export const EXPORT_COLUMNS = ['rank', 'player_id', 'display_name', 'points', 'achieved_at', 'window', 'period'] as const;
+export const EXPORT_COLUMNS = [
+  'rank',
+  'player_id',
+  'display_name',
+  'points',
+  'achieved_at',
+  'window',
+  'period',
+] as const;
 
 /** One CSV field per RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled. */
 export function csvField(value: string): string {
@@ -39,14 +47,29 @@ export function csvField(value: string): string {
 /** The lines of `rows` in `format`, each ended by CRLF (CSV, RFC 4180) or LF (NDJSON). */
 export function formatRows(rows: readonly ExportRow[], format: ExportFormat): string {
   if (format === 'ndjson') {
-    return rows.map((r) => `${JSON.stringify({
-      rank: r.rank, player_id: r.playerId, display_name: r.displayName, points: Number(r.points),
-      achieved_at: r.achievedAt.toISOString(), window: r.window, period: r.period,
-    })}\n`).join('');
+    return rows
+      .map(
+        (r) =>
+          `${JSON.stringify({
+            rank: r.rank,
+            player_id: r.playerId,
+            display_name: r.displayName,
+            points: Number(r.points),
+            achieved_at: r.achievedAt.toISOString(),
+            window: r.window,
+            period: r.period,
+          })}\n`,
+      )
+      .join('');
   }
-  return rows.map((r) => `${[
-    String(r.rank), r.playerId, r.displayName ?? '', r.points, r.achievedAt.toISOString(), r.window, r.period,
-  ].map(csvField).join(',')}\r\n`).join('');
+  return rows
+    .map(
+      (r) =>
+        `${[String(r.rank), r.playerId, r.displayName ?? '', r.points, r.achievedAt.toISOString(), r.window, r.period]
+          .map(csvField)
+          .join(',')}\r\n`,
+    )
+    .join('');
 }
 
 /** Checks a filter: a period needs its DAY or WEEK window and must be canonical ('2026-03-01', '2026-W09'). */
@@ -77,8 +100,11 @@ export async function exportFinalStandings(
   const season = await deps.seasonById(input.seasonId);
   if (!season) throw seasonNotFound(input.seasonId);
   if (!season.finalizedAt) {
-    throw conflict('seasonId', `season ${season.id} is not finalized yet: its final standings are written when it closes `
-      + `(\`npm run cli -- seasons close --season ${season.id}\` or at its end); export it after that`);
+    throw conflict(
+      'seasonId',
+      `season ${season.id} is not finalized yet: its final standings are written when it closes ` +
+        `(\`npm run cli -- seasons close --season ${season.id}\` or at its end); export it after that`,
+    );
   }
   if (input.format === 'csv') await write(`${EXPORT_COLUMNS.join(',')}\r\n`);
   let rows = 0;

@@ -41,7 +41,12 @@ export interface BoardView extends Board {
  * from the top cache's snapshot; any other mix is one Redis read (board-reader.ts `read`).
  */
 interface Batch {
-  query: { top: number; pages: Array<{ offset: number; limit: number }>; playerIds: Set<string>; arounds: Array<{ playerId: string; radius: number }> };
+  query: {
+    top: number;
+    pages: Array<{ offset: number; limit: number }>;
+    playerIds: Set<string>;
+    arounds: Array<{ playerId: string; radius: number }>;
+  };
   answer: Promise<{ depends: 'top' | 'all'; answer: BoardAnswer }>;
 }
 
@@ -83,10 +88,12 @@ export function createLeaderboardReads(deps: {
     const query: Batch['query'] = { top: 0, pages: [], playerIds: new Set(), arounds: [] };
     const batch: Batch = {
       query,
-      answer: new Promise((resolve) => queueMicrotask(() => {
-        b.batch = undefined;
-        resolve(send(b, query));
-      })),
+      answer: new Promise((resolve) =>
+        queueMicrotask(() => {
+          b.batch = undefined;
+          resolve(send(b, query));
+        }),
+      ),
     };
     return (b.batch = batch);
   }
@@ -96,13 +103,20 @@ export function createLeaderboardReads(deps: {
     if (q.pages.length === 0 && playerIds.length === 0 && q.arounds.length === 0) {
       // The top alone: every response of this board in this request shares one snapshot.
       const snap = await (b.topSnapshot ??= deps.top.snapshot(b));
-      return { depends: 'top', answer: { version: snap.version, size: snap.size, top: [...snap.entries], pages: [], entries: [], arounds: [] } };
+      return {
+        depends: 'top',
+        answer: { version: snap.version, size: snap.size, top: [...snap.entries], pages: [], entries: [], arounds: [] },
+      };
     }
     return { depends: 'all', answer: await deps.live.read(b, { ...q, playerIds }) };
   }
 
   /** Joins the view's batch and picks this read's part of the answer. */
-  async function read<T>(b: BoardView, t: ReadTracker | undefined, add: (q: Batch['query']) => (a: BoardAnswer) => T): Promise<T> {
+  async function read<T>(
+    b: BoardView,
+    t: ReadTracker | undefined,
+    add: (q: Batch['query']) => (a: BoardAnswer) => T,
+  ): Promise<T> {
     const batch = batchOf(b);
     const pick = add(batch.query);
     const { depends, answer } = await batch.answer;
@@ -167,12 +181,13 @@ export function createLeaderboardReads(deps: {
       const entries = pg
         ? await pg.entries(b, [...ids])
         : await read(b, t, (q) => {
-          for (const id of ids) q.playerIds.add(id);
-          return (a) => a.entries.filter((e) => ids.has(e.playerId));
-        });
-      return entries.sort((x, y) =>
-        x.rank - y.rank || x.achievedAt.getTime() - y.achievedAt.getTime()
-        || compareBytes(y.playerId, x.playerId));
+            for (const id of ids) q.playerIds.add(id);
+            return (a) => a.entries.filter((e) => ids.has(e.playerId));
+          });
+      return entries.sort(
+        (x, y) =>
+          x.rank - y.rank || x.achievedAt.getTime() - y.achievedAt.getTime() || compareBytes(y.playerId, x.playerId),
+      );
     },
   };
 }

@@ -31,7 +31,10 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
   const bySeason = new Map<number, Set<(e: BoardEvent) => void>>();
   const counted = (kind: keyof typeof open, stop: () => void) => {
     open[kind]++;
-    return () => { open[kind]--; stop(); };
+    return () => {
+      open[kind]--;
+      stop();
+    };
   };
   function onSeason(seasonId: number, listener: (e: BoardEvent) => void): () => void {
     // A subscription started while events do not flow would wait in vain: say so instead.
@@ -55,35 +58,61 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
     /** Every real improvement on the season's SEASON board (of one player, or all). */
     recordUpdates(season: Season, playerId?: string): AsyncIterableIterator<RecordUpdate> {
       const codec = createCodec(season);
-      return pushStream<RecordUpdate>((push) => counted('recordUpdated', onSeason(season.id, (e) => {
-        if (e.window !== 'SEASON' || e.kind !== 'raise') return;
-        for (const c of e.changes) {
-          if (c.score === null || (playerId !== undefined && c.playerId !== playerId)) continue;
-          const { points, achievedAt } = codec.decode(codec.fromRedis(c.score));
-          push({ seasonId: season.id, playerId: c.playerId, points, achievedAt, rank: c.rank });
-        }
-      })));
+      return pushStream<RecordUpdate>((push) =>
+        counted(
+          'recordUpdated',
+          onSeason(season.id, (e) => {
+            if (e.window !== 'SEASON' || e.kind !== 'raise') return;
+            for (const c of e.changes) {
+              if (c.score === null || (playerId !== undefined && c.playerId !== playerId)) continue;
+              const { points, achievedAt } = codec.decode(codec.fromRedis(c.score));
+              push({ seasonId: season.id, playerId: c.playerId, points, achievedAt, rank: c.rank });
+            }
+          }),
+        ),
+      );
     },
 
     /** The board's top `limit`, now and whenever it changes (at the cache's refresh pace). */
     topChanges(board: Board, limit: number): AsyncIterableIterator<RankedStanding[]> {
       let last: readonly RankedStanding[] | undefined;
-      return pushStream<RankedStanding[]>((push) => counted('topChanged', deps.tops.watch(board, (snap) => {
-        const top = snap.entries.slice(0, limit);
-        if (last && sameTop(last, top)) return;
-        last = top;
-        push(top);
-      })), { latestOnly: true });
+      return pushStream<RankedStanding[]>(
+        (push) =>
+          counted(
+            'topChanged',
+            deps.tops.watch(board, (snap) => {
+              const top = snap.entries.slice(0, limit);
+              if (last && sameTop(last, top)) return;
+              last = top;
+              push(top);
+            }),
+          ),
+        { latestOnly: true },
+      );
     },
 
     /** The player's entry, now (when ranked) and whenever their rank or score moves. */
     rankChanges(board: Board, playerId: string): AsyncIterableIterator<RankedStanding> {
       let last: RankedStanding | undefined;
-      return pushStream<RankedStanding>((push) => counted('rankChanged', deps.ranks.watch(board, playerId, (entry) => {
-        if (!entry || (last && last.rank === entry.rank && last.points === entry.points && last.achievedAt.getTime() === entry.achievedAt.getTime())) return;
-        last = entry;
-        push(entry);
-      })), { latestOnly: true });
+      return pushStream<RankedStanding>(
+        (push) =>
+          counted(
+            'rankChanged',
+            deps.ranks.watch(board, playerId, (entry) => {
+              if (
+                !entry ||
+                (last &&
+                  last.rank === entry.rank &&
+                  last.points === entry.points &&
+                  last.achievedAt.getTime() === entry.achievedAt.getTime())
+              )
+                return;
+              last = entry;
+              push(entry);
+            }),
+          ),
+        { latestOnly: true },
+      );
     },
 
     /** Open subscriptions by kind (for /metrics and leak checks), and in-process event listeners. */
@@ -95,8 +124,11 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
 export type LiveUpdates = ReturnType<typeof createLiveUpdates>;
 
 function sameTop(a: readonly RankedStanding[], b: readonly RankedStanding[]): boolean {
-  return a.length === b.length && a.every((x, i) => {
-    const y = b[i]!;
-    return x.playerId === y.playerId && x.points === y.points && x.rank === y.rank;
-  });
+  return (
+    a.length === b.length &&
+    a.every((x, i) => {
+      const y = b[i]!;
+      return x.playerId === y.playerId && x.points === y.points && x.rank === y.rank;
+    })
+  );
 }

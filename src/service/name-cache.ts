@@ -35,7 +35,8 @@ export function createNameCache(opts: {
       } finally {
         for (const id of missing) {
           const n = loading.get(id)! - 1;
-          if (n === 0) loading.delete(id); else loading.set(id, n);
+          if (n === 0) loading.delete(id);
+          else loading.set(id, n);
         }
       }
       for (const id of missing) {

@@ -9,7 +9,7 @@ export function pushStream<T>(
   start: (push: (value: T) => void) => Promise<() => void> | (() => void),
   opts: { latestOnly?: boolean; maxBuffered?: number } = {},
 ): AsyncIterableIterator<T> {
-  const maxBuffered = opts.latestOnly ? 1 : opts.maxBuffered ?? 1_000;
+  const maxBuffered = opts.latestOnly ? 1 : (opts.maxBuffered ?? 1_000);
   const queue: T[] = [];
   let waiting: ((r: IteratorResult<T>) => void) | undefined;
   let done = false;
@@ -50,7 +50,9 @@ export function pushStream<T>(
       await started;
       if (queue.length > 0) return { value: queue.shift()!, done: false };
       if (done) return { value: undefined, done: true };
-      return new Promise<IteratorResult<T>>((resolve) => { waiting = resolve; });
+      return new Promise<IteratorResult<T>>((resolve) => {
+        waiting = resolve;
+      });
     },
     return: finish,
     async throw(err: unknown) {

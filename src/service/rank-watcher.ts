@@ -79,7 +79,10 @@ export function createRankWatcher(opts: {
   let laterTimer: NodeJS.Timeout | undefined;
   function flush(): void {
     soonScheduled = false;
-    for (const [w, bw] of soon) { later.delete(w); notify(bw, w); }
+    for (const [w, bw] of soon) {
+      later.delete(w);
+      notify(bw, w);
+    }
     soon.clear();
   }
   /**
@@ -102,8 +105,14 @@ export function createRankWatcher(opts: {
   function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>): void {
     for (const w of own) soon.set(w, bw);
     for (const w of shifted) if (!soon.has(w)) later.set(w, bw);
-    if (soon.size > 0 && !soonScheduled) { soonScheduled = true; setImmediate(flush); }
-    if (later.size > 0 && !laterTimer) { laterTimer = setTimeout(flushLater, othersEveryMs); laterTimer.unref(); }
+    if (soon.size > 0 && !soonScheduled) {
+      soonScheduled = true;
+      setImmediate(flush);
+    }
+    if (later.size > 0 && !laterTimer) {
+      laterTimer = setTimeout(flushLater, othersEveryMs);
+      laterTimer.unref();
+    }
   }
 
   const cmp = (a: Watched, score: number, member: string) => compareEntries(a.score!, a.playerId, score, member);
@@ -113,12 +122,17 @@ export function createRankWatcher(opts: {
     let hi = ranked.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (pred(ranked[mid]!)) hi = mid; else lo = mid + 1;
+      if (pred(ranked[mid]!)) hi = mid;
+      else lo = mid + 1;
     }
     return lo;
   }
   const place = (bw: BoardWatch, w: Watched) => {
-    bw.ranked.splice(firstWhere(bw.ranked, (x) => cmp(x, w.score!, w.playerId) > 0), 0, w);
+    bw.ranked.splice(
+      firstWhere(bw.ranked, (x) => cmp(x, w.score!, w.playerId) > 0),
+      0,
+      w,
+    );
   };
   const unplace = (bw: BoardWatch, w: Watched) => {
     const i = firstWhere(bw.ranked, (x) => cmp(x, w.score!, w.playerId) >= 0);
@@ -129,12 +143,19 @@ export function createRankWatcher(opts: {
    * Applies one event to the watched players it concerns: their own changes to `own`, ranks others
    * moved to `shifted`.
    */
-  function apply(bw: BoardWatch, e: BoardEvent, only: Set<Watched> | undefined, own: Set<Watched>, shifted: Set<Watched>): void {
+  function apply(
+    bw: BoardWatch,
+    e: BoardEvent,
+    only: Set<Watched> | undefined,
+    own: Set<Watched>,
+    shifted: Set<Watched>,
+  ): void {
     const style = bw.board.season.rankStyle;
     for (const c of e.changes) {
       const old = c.old === null ? null : Number(c.old);
       const score = c.score === null ? null : Number(c.score);
-      const counted = (s: number | null) => (w: Watched) => countsAbove(style, bw.step, c.playerId, s, w.playerId, w.score!);
+      const counted = (s: number | null) => (w: Watched) =>
+        countsAbove(style, bw.step, c.playerId, s, w.playerId, w.score!);
       const iOld = old === null ? bw.ranked.length : firstWhere(bw.ranked, counted(old));
       const iNew = score === null ? bw.ranked.length : firstWhere(bw.ranked, counted(score));
       const [from, to, shift] = iNew < iOld ? [iNew, iOld, 1] : [iOld, iNew, -1];
@@ -209,8 +230,9 @@ export function createRankWatcher(opts: {
   const resyncBoard = (bw: BoardWatch) => load(bw, [...bw.players.keys()]).catch((err) => opts.onError?.(err));
   /** Reads every watched player again (all boards, or one season's); pushes what was wrong. */
   const resync = async (seasonId?: number): Promise<void> => {
-    await Promise.all([...boards.values()].filter((bw) => seasonId === undefined || bw.board.season.id === seasonId)
-      .map(resyncBoard));
+    await Promise.all(
+      [...boards.values()].filter((bw) => seasonId === undefined || bw.board.season.id === seasonId).map(resyncBoard),
+    );
   };
 
   return {
@@ -223,11 +245,24 @@ export function createRankWatcher(opts: {
       let bw = boards.get(key);
       if (!bw) {
         const codec = createCodec(board.season);
-        bw = { board, codec, step: codec.maxTime + 1, players: new Map(), ranked: [], reading: 0, heard: [], toLoad: new Set() };
+        bw = {
+          board,
+          codec,
+          step: codec.maxTime + 1,
+          players: new Map(),
+          ranked: [],
+          reading: 0,
+          heard: [],
+          toLoad: new Set(),
+        };
         boards.set(key, bw);
       }
       let w = bw.players.get(playerId);
-      if (!w) bw.players.set(playerId, (w = { playerId, listeners: new Set(), known: false, score: null, rank: 0, version: 0 }));
+      if (!w)
+        bw.players.set(
+          playerId,
+          (w = { playerId, listeners: new Set(), known: false, score: null, rank: 0, version: 0 }),
+        );
       w.listeners.add(listener);
       if (w.known) listener(entryOf(bw, w));
       else scheduleLoad(bw, playerId);

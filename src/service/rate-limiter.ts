@@ -10,7 +10,10 @@ export interface RateLimiterOptions {
   maxKeys?: number;
 }
 
-interface Bucket { tokens: number; at: number }
+interface Bucket {
+  tokens: number;
+  at: number;
+}
 
 /**
  * A token bucket per key (API key id, client address...), in memory, without timers: buckets

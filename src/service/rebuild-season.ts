@@ -45,7 +45,7 @@ export async function rebuildSeason(
   if (season.finalizedAt) {
     throw seasonClosed(season.id, 'is closed and final; its boards are read from PostgreSQL');
   }
-  if (!await deps.target.acquire(season.id)) {
+  if (!(await deps.target.acquire(season.id))) {
     throw rebuildInProgress(season.id);
   }
   const done: Array<{ window: Window; period: string }> = [];
@@ -75,7 +75,13 @@ export async function rebuildSeason(
   } finally {
     await deps.target.release(season.id, done);
   }
-  return { seasonId: season.id, boards: done.length, members, expiredBoardsSkipped: expired, durationMs: deps.now() - started };
+  return {
+    seasonId: season.id,
+    boards: done.length,
+    members,
+    expiredBoardsSkipped: expired,
+    durationMs: deps.now() - started,
+  };
 
   async function finish(board: { window: Window; period: string }): Promise<void> {
     if (!isLive(board.window, board.period)) {

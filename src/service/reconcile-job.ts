@@ -47,10 +47,12 @@ export function createReconcileJob(deps: ReconcileJobDeps) {
   function schedule(): void {
     const wait = deps.intervalMs - (deps.now() % deps.intervalMs);
     timer = setTimeout(() => {
-      running = runOnce().catch((err: unknown) => deps.onError(err)).finally(() => {
-        running = undefined;
-        if (timer) schedule();
-      });
+      running = runOnce()
+        .catch((err: unknown) => deps.onError(err))
+        .finally(() => {
+          running = undefined;
+          if (timer) schedule();
+        });
     }, wait);
     timer.unref();
   }

@@ -1,6 +1,13 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
 import {
-  addTally, classify, countDrift, DEFAULT_SAMPLE_SIZE, emptyTally, isPlayerId, type DriftKind, type DriftTally,
+  addTally,
+  classify,
+  countDrift,
+  DEFAULT_SAMPLE_SIZE,
+  emptyTally,
+  isPlayerId,
+  type DriftKind,
+  type DriftTally,
 } from '../domain/drift.js';
 import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
@@ -24,8 +31,12 @@ export interface ReconcileBoards {
   scores(seasonId: number, window: Window, period: string, members: readonly string[]): Promise<Array<string | null>>;
   members(seasonId: number, window: Window, period: string, pageSize: number): AsyncIterable<string[]>;
   settle(
-    season: Season, window: Window, period: string, members: readonly string[],
-    decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>, write: boolean,
+    season: Season,
+    window: Window,
+    period: string,
+    members: readonly string[],
+    decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
+    write: boolean,
   ): Promise<number | null>;
 }
 
@@ -83,7 +94,11 @@ const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
  * that has not expired) with PostgreSQL's standings, page by page, and with `repair` makes Redis
  * equal PostgreSQL. Memory stays bounded by the page size whatever the board size.
  */
-export async function reconcileSeason(deps: ReconcileDeps, season: Season, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+export async function reconcileSeason(
+  deps: ReconcileDeps,
+  season: Season,
+  options: ReconcileOptions = {},
+): Promise<ReconcileReport> {
   const started = deps.now();
   const opts = {
     repair: options.repair ?? false,
@@ -111,7 +126,10 @@ export async function reconcileSeason(deps: ReconcileDeps, season: Season, optio
 
 /** SEASON plus every DAY/WEEK board known to either store, minus the expired ones, in report order. */
 async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ window: Window; period: string }>> {
-  const [inPg, inRedis] = await Promise.all([deps.standings.boardSizes(season.id), deps.boards.windowBoards(season.id)]);
+  const [inPg, inRedis] = await Promise.all([
+    deps.standings.boardSizes(season.id),
+    deps.boards.windowBoards(season.id),
+  ]);
   const all = new Map<string, { window: Window; period: string }>([['SEASON|', { window: 'SEASON', period: '' }]]);
   for (const b of [...inPg, ...inRedis]) {
     // A key with a malformed period is no board ladder writes: leave it alone.
@@ -120,7 +138,10 @@ async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ 
   const nowMs = deps.now();
   return [...all.values()]
     .filter((b) => !isBoardExpired(deps.expireAt(season, b.window, b.period), nowMs))
-    .sort((a, b) => windowOrder[a.window] - windowOrder[b.window] || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0));
+    .sort(
+      (a, b) =>
+        windowOrder[a.window] - windowOrder[b.window] || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0),
+    );
 }
 
 interface BoardRun {
@@ -178,7 +199,12 @@ async function comparePostgresPages(run: BoardRun, tally: DriftTally): Promise<v
 async function mismatches(run: BoardRun, tally: DriftTally, rows: readonly BoardStanding[]): Promise<string[]> {
   const { deps, season, window, period } = run;
   const codec = deps.codecOf(season);
-  const scores = await deps.boards.scores(season.id, window, period, rows.map((r) => r.playerId));
+  const scores = await deps.boards.scores(
+    season.id,
+    window,
+    period,
+    rows.map((r) => r.playerId),
+  );
   const suspects: string[] = [];
   rows.forEach((row, i) => {
     const expected = expectedScore(codec, row);
@@ -241,27 +267,34 @@ async function settleSuspects(run: BoardRun, tally: DriftTally, suspects: string
   const { deps, season, window, period } = run;
   const codec = deps.codecOf(season);
   let found = new Map<string, DriftKind>();
-  const changed = await deps.boards.settle(season, window, period, suspects, async (scores) => {
-    found = new Map();
-    const rows = await deps.standings.ofPlayers(season.id, window, period, suspects.filter(isPlayerId));
-    const byId = new Map(rows.map((r) => [r.playerId, r]));
-    const writes: Array<[string, string]> = [];
-    suspects.forEach((id, i) => {
-      const row = byId.get(id);
-      const expected = row ? expectedScore(codec, row) : null;
-      if (expected === undefined) return; // unencodable: no score can represent it on the board
-      const kind = classify(expected, scores[i]!);
-      if (!kind) return;
-      found.set(id, kind);
-      writes.push([id, expected ?? '']);
-    });
-    // Under WATCH: a close that finalizes now and removes the boards after makes EXEC fail, and
-    // the retry lands here; a repair must never bring back a closed season's boards.
-    if (run.repair && writes.length > 0 && await deps.isFinalized(season.id)) {
-      throw seasonClosed(season.id, 'was finalized while it was reconciled');
-    }
-    return writes;
-  }, run.repair);
+  const changed = await deps.boards.settle(
+    season,
+    window,
+    period,
+    suspects,
+    async (scores) => {
+      found = new Map();
+      const rows = await deps.standings.ofPlayers(season.id, window, period, suspects.filter(isPlayerId));
+      const byId = new Map(rows.map((r) => [r.playerId, r]));
+      const writes: Array<[string, string]> = [];
+      suspects.forEach((id, i) => {
+        const row = byId.get(id);
+        const expected = row ? expectedScore(codec, row) : null;
+        if (expected === undefined) return; // unencodable: no score can represent it on the board
+        const kind = classify(expected, scores[i]!);
+        if (!kind) return;
+        found.set(id, kind);
+        writes.push([id, expected ?? '']);
+      });
+      // Under WATCH: a close that finalizes now and removes the boards after makes EXEC fail, and
+      // the retry lands here; a repair must never bring back a closed season's boards.
+      if (run.repair && writes.length > 0 && (await deps.isFinalized(season.id))) {
+        throw seasonClosed(season.id, 'was finalized while it was reconciled');
+      }
+      return writes;
+    },
+    run.repair,
+  );
   for (const [id, kind] of found) countDrift(tally, kind, id, run.sampleSize);
   tally.repaired += changed ?? 0;
 }

@@ -21,7 +21,12 @@ import type { BoardRef } from '../domain/board-deltas.js';
 import { sortBoardRefs } from '../domain/board-deltas.js';
 import { seasonNotFound } from '../domain/errors.js';
 import {
-  parseReason, type AuditEntry, type BoardOutcome, type RemovalCommand, type ResultSelection, type StoredRemoval,
+  parseReason,
+  type AuditEntry,
+  type BoardOutcome,
+  type RemovalCommand,
+  type ResultSelection,
+  type StoredRemoval,
 } from '../domain/player-removal.js';
 import type { Season } from '../domain/season.js';
 import { parseMatchId, parsePlayerId } from '../domain/submission.js';
@@ -31,7 +36,10 @@ import { parseSeasonId } from './blocked-players.js';
 export interface RemovalStore {
   remove(cmd: RemovalCommand): Promise<StoredRemoval>;
   withLockedStandings<T>(
-    seasonId: number, playerId: string, refs: readonly BoardRef[], fn: (current: BoardOutcome[]) => Promise<T>,
+    seasonId: number,
+    playerId: string,
+    refs: readonly BoardRef[],
+    fn: (current: BoardOutcome[]) => Promise<T>,
   ): Promise<T>;
 }
 
@@ -102,14 +110,22 @@ function parseInput(input: RemovalInput) {
  * report and the ticket for settlePlayerRemoval, which the caller runs after the settle delay.
  */
 export async function removePlayerResults(
-  deps: RemovalDeps, input: RemovalInput,
+  deps: RemovalDeps,
+  input: RemovalInput,
 ): Promise<{ report: PlayerRemovalReport; settle: SettleTicket }> {
   const { seasonId, playerId, matchId, reason, block } = parseInput(input);
   const season = await deps.seasonById(seasonId);
   if (!season) throw seasonNotFound(seasonId);
-  const audit: AuditEntry = { actor: input.actor, action: 'remove_results', reason, matchId, details: input.details ?? {} };
+  const audit: AuditEntry = {
+    actor: input.actor,
+    action: 'remove_results',
+    reason,
+    matchId,
+    details: input.details ?? {},
+  };
   const stored = await deps.store.remove({
-    season, playerId,
+    season,
+    playerId,
     selection: matchId ? { kind: 'only', matchIds: [matchId] } : { kind: 'all' },
     blockReason: block ? reason : null,
     audit,
@@ -118,15 +134,30 @@ export async function removePlayerResults(
   if (stored.newlyBlocked) deps.onBlocked?.(seasonId);
   const { changed } = await deps.boards.reset(season, stored.boards, deps.now());
   const report: PlayerRemovalReport = {
-    seasonId, playerId, matchId, removedResults: stored.removed.length, blocked: block,
-    auditId: stored.auditId!, boards: stored.boards, boardChanges: changed,
+    seasonId,
+    playerId,
+    matchId,
+    removedResults: stored.removed.length,
+    blocked: block,
+    auditId: stored.auditId!,
+    boards: stored.boards,
+    boardChanges: changed,
   };
   // Blocked: nothing of the player but what the removal kept may stay. Not blocked: only
   // redeliveries of the removed results are taken back; new results are the player's own.
   const selection: ResultSelection = block
     ? { kind: 'allBut', matchIds: stored.kept.map((r) => r.matchId) }
     : { kind: 'only', matchIds: stored.removed.map((r) => r.matchId) };
-  return { report, settle: { season, playerId, selection, boards: stored.boards, audit: { ...audit, action: 'remove_results_settle' } } };
+  return {
+    report,
+    settle: {
+      season,
+      playerId,
+      selection,
+      boards: stored.boards,
+      audit: { ...audit, action: 'remove_results_settle' },
+    },
+  };
 }
 
 /**
@@ -135,18 +166,35 @@ export async function removePlayerResults(
  * nothing slipped in. Returns how many results it removed and how many board members changed.
  */
 export async function settlePlayerRemoval(
-  deps: Pick<RemovalDeps, 'store' | 'boards' | 'now'>, t: SettleTicket,
+  deps: Pick<RemovalDeps, 'store' | 'boards' | 'now'>,
+  t: SettleTicket,
 ): Promise<{ removedResults: number; boardChanges: number }> {
   const nothingToTakeBack = t.selection.kind === 'only' && t.selection.matchIds.length === 0;
-  const pass = nothingToTakeBack ? undefined : await deps.store.remove({
-    season: t.season, playerId: t.playerId, selection: t.selection, blockReason: null, audit: t.audit, auditWhenEmpty: false,
-  });
+  const pass = nothingToTakeBack
+    ? undefined
+    : await deps.store.remove({
+        season: t.season,
+        playerId: t.playerId,
+        selection: t.selection,
+        blockReason: null,
+        audit: t.audit,
+        auditWhenEmpty: false,
+      });
   const refs = new Map<string, BoardRef>();
   for (const b of [...t.boards, ...(pass?.boards ?? [])]) {
-    refs.set(`${b.window}|${b.period}`, { seasonId: b.seasonId, window: b.window, period: b.period, playerId: b.playerId });
+    refs.set(`${b.window}|${b.period}`, {
+      seasonId: b.seasonId,
+      window: b.window,
+      period: b.period,
+      playerId: b.playerId,
+    });
   }
   if (refs.size === 0) return { removedResults: 0, boardChanges: 0 };
-  const boardChanges = await deps.store.withLockedStandings(t.season.id, t.playerId, sortBoardRefs([...refs.values()]),
-    async (current) => (await deps.boards.reset(t.season, current, deps.now())).changed);
+  const boardChanges = await deps.store.withLockedStandings(
+    t.season.id,
+    t.playerId,
+    sortBoardRefs([...refs.values()]),
+    async (current) => (await deps.boards.reset(t.season, current, deps.now())).changed,
+  );
   return { removedResults: pass?.removed.length ?? 0, boardChanges };
 }

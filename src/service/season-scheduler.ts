@@ -57,8 +57,15 @@ export function createSeasonScheduler(deps: {
       if (step !== 'close' && step !== 'sweep') continue;
       if (stopping.signal.aborted) break;
       try {
-        await deps.close(s.id, step === 'sweep' ? 'finish the cleanup of a finalized season'
-          : s.status === 'CLOSED' ? 'finish a close (status CLOSED)' : 'season ended', stopping.signal);
+        await deps.close(
+          s.id,
+          step === 'sweep'
+            ? 'finish the cleanup of a finalized season'
+            : s.status === 'CLOSED'
+              ? 'finish a close (status CLOSED)'
+              : 'season ended',
+          stopping.signal,
+        );
         if (step === 'close') report.closed.push(s.id);
       } catch (error) {
         // One season failing (Kafka lagging, say) must not hold back the others; it is retried next tick.
@@ -71,15 +78,19 @@ export function createSeasonScheduler(deps: {
 
   async function tick(): Promise<TickReport> {
     const result = await deps.tryLock(work);
-    return result.acquired ? { acquired: true, ...result.value } : { acquired: false, activated: [], closed: [], failed: [] };
+    return result.acquired
+      ? { acquired: true, ...result.value }
+      : { acquired: false, activated: [], closed: [], failed: [] };
   }
 
   function schedule(delayMs: number): void {
     timer = setTimeout(() => {
-      running = tick().catch((err) => deps.onError?.(err)).finally(() => {
-        running = undefined;
-        if (!stopping.signal.aborted) schedule(deps.intervalMs);
-      });
+      running = tick()
+        .catch((err) => deps.onError?.(err))
+        .finally(() => {
+          running = undefined;
+          if (!stopping.signal.aborted) schedule(deps.intervalMs);
+        });
     }, delayMs);
   }
 

@@ -1,6 +1,11 @@
 import { badInput, seasonNotFound } from '../domain/errors.js';
 import {
-  seasonStatusAt, validateSeasonDefinition, type ScoreSplit, type Season, type SeasonDefinition, type SeasonStatus,
+  seasonStatusAt,
+  validateSeasonDefinition,
+  type ScoreSplit,
+  type Season,
+  type SeasonDefinition,
+  type SeasonStatus,
 } from '../domain/season.js';
 
 /** Where seasons are stored (PostgreSQL). */

@@ -75,32 +75,40 @@ export function createSubmissionBatcher(deps: {
   const maxMessages = deps.maxMessages ?? 5_000;
   const count = (w: Waiting) => w.messages.length;
 
-  const produce = coalesce<Waiting>(async (batch) => {
-    const messages = batch.flatMap((w) => w.messages);
-    deps.onRound?.({ submissions: batch.length, messages: messages.length });
-    try {
-      await deps.queue.send(messages);
-      for (const w of batch) w.resolve();
-    } catch (err) {
-      for (const w of batch) w.reject(err);
-    }
-  }, count, maxMessages);
+  const produce = coalesce<Waiting>(
+    async (batch) => {
+      const messages = batch.flatMap((w) => w.messages);
+      deps.onRound?.({ submissions: batch.length, messages: messages.length });
+      try {
+        await deps.queue.send(messages);
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    },
+    count,
+    maxMessages,
+  );
 
-  const claim = coalesce<Waiting>(async (batch) => {
-    let held: Map<string, string>;
-    try {
-      held = await deps.claims!.claim(batch.map((w) => ({ matchId: w.messages[0]!.matchId, hash: w.hash })));
-    } catch {
-      const err = unavailable('matchIds cannot be claimed now; retry with the same matchId');
-      for (const w of batch) w.reject(err);
-      return;
-    }
-    for (const w of batch) {
-      const matchId = w.messages[0]!.matchId;
-      if (held.get(matchId) === w.hash) produce(w);
-      else w.reject(conflict('matchId', `match ${matchId} was already submitted with different results`));
-    }
-  }, count, 10 * maxMessages);
+  const claim = coalesce<Waiting>(
+    async (batch) => {
+      let held: Map<string, string>;
+      try {
+        held = await deps.claims!.claim(batch.map((w) => ({ matchId: w.messages[0]!.matchId, hash: w.hash })));
+      } catch {
+        const err = unavailable('matchIds cannot be claimed now; retry with the same matchId');
+        for (const w of batch) w.reject(err);
+        return;
+      }
+      for (const w of batch) {
+        const matchId = w.messages[0]!.matchId;
+        if (held.get(matchId) === w.hash) produce(w);
+        else w.reject(conflict('matchId', `match ${matchId} was already submitted with different results`));
+      }
+    },
+    count,
+    10 * maxMessages,
+  );
 
   return {
     send(messages) {

@@ -49,7 +49,8 @@ export async function submitMatchResult(
   // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
   // submission carries it again), so a PostgreSQL hiccup here must not fail an accepted match.
   const names = input.results.flatMap((r, i) =>
-    r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : []);
+    r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : [],
+  );
   if (names.length > 0) await deps.names.upsert(names).catch((err) => deps.onNamesFailed?.(err));
   return { matchId: messages[0]!.matchId, accepted: messages.length };
 }
@@ -60,13 +61,17 @@ export async function submitMatchResult(
  * the list cannot be read, the consumer (which checks again and fails closed) dead-letters them.
  */
 async function refuseBlocked(
-  deps: { blocked?: BlockedPlayers; onBlockedCheckFailed?(err: unknown): void }, messages: readonly MatchResultMessage[],
+  deps: { blocked?: BlockedPlayers; onBlockedCheckFailed?(err: unknown): void },
+  messages: readonly MatchResultMessage[],
 ): Promise<void> {
   if (!deps.blocked) return;
   const seasonId = messages[0]!.seasonId;
   let blocked: readonly string[];
   try {
-    blocked = await deps.blocked.blockedAmong(seasonId, messages.map((m) => m.playerId));
+    blocked = await deps.blocked.blockedAmong(
+      seasonId,
+      messages.map((m) => m.playerId),
+    );
   } catch (err) {
     deps.onBlockedCheckFailed?.(err);
     return;
@@ -80,6 +85,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p,
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms); }),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
   ]).finally(() => clearTimeout(timer));
 }

@@ -73,7 +73,8 @@ export function createTopCache(opts: {
   }
 
   /** The snapshot reflects every change this process heard of that could touch it. */
-  const isCurrent = (s: Slot) => s.snap !== undefined && s.epoch === opts.versions.of(s.board) && s.snap.version >= s.epoch.topSeen;
+  const isCurrent = (s: Slot) =>
+    s.snap !== undefined && s.epoch === opts.versions.of(s.board) && s.snap.version >= s.epoch.topSeen;
   const isOld = (s: Slot) => now() - s.fetchedAt >= maxAgeMs;
 
   function refresh(slot: Slot): Promise<void> {
@@ -117,9 +118,15 @@ export function createTopCache(opts: {
     watch(board: Board, listener: (snap: TopSnapshot) => void): () => void {
       const slot = slotOf(board);
       slot.listeners.add(listener);
-      current(slot).then((snap) => { if (slot.listeners.has(listener)) listener(snap); })
+      current(slot)
+        .then((snap) => {
+          if (slot.listeners.has(listener)) listener(snap);
+        })
         .catch((err) => opts.onError?.(err));
-      return () => { slot.listeners.delete(listener); slot.lastUsed = now(); };
+      return () => {
+        slot.listeners.delete(listener);
+        slot.lastUsed = now();
+      };
     },
 
     /** Refreshes watched boards that fell behind or aged; drops boards nobody used for a while. */
@@ -137,7 +144,8 @@ export function createTopCache(opts: {
 
     /** Age in seconds of each cached board, for /metrics. */
     ages(): Array<{ board: Board; ageSeconds: number }> {
-      return [...slots.values()].filter((s) => s.fetchedAt > 0)
+      return [...slots.values()]
+        .filter((s) => s.fetchedAt > 0)
         .map((s) => ({ board: s.board, ageSeconds: (now() - s.fetchedAt) / 1000 }));
     },
 
@@ -156,7 +164,13 @@ function sameEntries(a: readonly RankedStanding[], b: readonly RankedStanding[])
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    if (x.playerId !== y.playerId || x.points !== y.points || x.rank !== y.rank || x.achievedAt.getTime() !== y.achievedAt.getTime()) return false;
+    if (
+      x.playerId !== y.playerId ||
+      x.points !== y.points ||
+      x.rank !== y.rank ||
+      x.achievedAt.getTime() !== y.achievedAt.getTime()
+    )
+      return false;
   }
   return true;
 }

@@ -7,7 +7,6 @@ import { openServices, type Services } from '../support/services.js';
 
 const CACHE_TTL_MS = 5_000;
 
-
 const cli = (...args: string[]) => runCli({ DATABASE_URL: TEST_DATABASE_URL }, ...args);
 
 const lines = (out: string) => out.trimEnd().split('\n');
@@ -37,15 +36,27 @@ describe('keys create, list, revoke', () => {
     const listed = await cli('keys', 'list');
     expect(listed.code).toBe(0);
     const row = lines(listed.stdout).find((l) => l.split(/\s+/)[1] === name);
-    expect(row?.split(/\s+/)).toEqual([String(principal!.keyId), name, 'submit', expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:]{8}Z$/), '-']);
+    expect(row?.split(/\s+/)).toEqual([
+      String(principal!.keyId),
+      name,
+      'submit',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:]{8}Z$/),
+      '-',
+    ]);
     expect(listed.stdout).not.toContain(key.slice(4));
     expect(listed.stdout).not.toContain(hashApiKey(key));
 
     const revoked = await cli('keys', 'revoke', String(principal!.keyId));
     expect(revoked.code).toBe(0);
-    await expect(createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    await expect(
+      createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${key}`),
+    ).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     const relisted = await cli('keys', 'list');
-    expect(lines(relisted.stdout).find((l) => l.split(/\s+/)[1] === name)?.split(/\s+/)[4]).toMatch(/Z$/);
+    expect(
+      lines(relisted.stdout)
+        .find((l) => l.split(/\s+/)[1] === name)
+        ?.split(/\s+/)[4],
+    ).toMatch(/Z$/);
 
     // Revoking twice is an error (exit 1), not bad usage.
     const again = await cli('keys', 'revoke', String(principal!.keyId));
@@ -54,9 +65,20 @@ describe('keys create, list, revoke', () => {
   });
 
   it('gives a key every --scope it is created with', async () => {
-    const created = await cli('keys', 'create', '--name', uniqueName('ci-admin'), '--scope', 'admin', '--scope', 'submit');
+    const created = await cli(
+      'keys',
+      'create',
+      '--name',
+      uniqueName('ci-admin'),
+      '--scope',
+      'admin',
+      '--scope',
+      'submit',
+    );
     expect(created.code).toBe(0);
-    const principal = await createAuthenticator(createApiKeysRepo(s.pg.db), { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${lines(created.stdout).at(-1)}`);
+    const principal = await createAuthenticator(createApiKeysRepo(s.pg.db), { cacheTtlMs: CACHE_TTL_MS }).authenticate(
+      `Bearer ${lines(created.stdout).at(-1)}`,
+    );
     expect([...principal!.scopes].sort()).toEqual(['admin', 'submit']);
   });
 });

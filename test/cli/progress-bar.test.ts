@@ -14,7 +14,12 @@ describe('formatProgress', () => {
     expect(formatProgress(done, total, elapsed, 10)).toBe(line);
   });
 
-  it.each([[0, '0s'], [59.4, '59s'], [65, '1m05s'], [3600 * 2 + 60 * 3, '2h03m']])('formats %s s as %s', (s, text) => {
+  it.each([
+    [0, '0s'],
+    [59.4, '59s'],
+    [65, '1m05s'],
+    [3600 * 2 + 60 * 3, '2h03m'],
+  ])('formats %s s as %s', (s, text) => {
     expect(formatDuration(s)).toBe(text);
   });
 });
@@ -23,7 +28,13 @@ describe('createProgressBar', () => {
   it('redraws in place at most once per interval, pads over longer frames and ends the line', () => {
     let t = 0;
     const out: string[] = [];
-    const bar = createProgressBar({ label: 'job', total: 100, write: (s) => out.push(s), now: () => t, intervalMs: 100 });
+    const bar = createProgressBar({
+      label: 'job',
+      total: 100,
+      write: (s) => out.push(s),
+      now: () => t,
+      intervalMs: 100,
+    });
     bar.update(1);
     t = 50;
     bar.update(2); // too soon: skipped

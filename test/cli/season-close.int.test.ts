@@ -14,7 +14,9 @@ beforeAll(async () => {
   s = openServices(config);
   await createTopics(s.kafka, config);
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 const cli = (...args: string[]) => runCli(env, ...args);
 
@@ -24,15 +26,25 @@ describe('seasons close', () => {
     await ingestDirect(s, season, tieHeavyResults(season, { players: 300, seed: 701, maxPoints: 10 }), 90 * 24 * 3600);
     const first = await cli('seasons', 'close', '--season', String(season.id), '--reason', 'tournament cancelled');
     expect(first, first.stderr).toMatchObject({ code: 0 });
-    expect(first.stdout).toMatch(new RegExp(`^closed season ${season.id}: \\d+ final standings on \\d+ boards, \\d+ Redis keys removed, in [\\d.]+ s\\n$`));
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `^closed season ${season.id}: \\d+ final standings on \\d+ boards, \\d+ Redis keys removed, in [\\d.]+ s\\n$`,
+      ),
+    );
     expect(await s.redis.keys(`lb:{s${season.id}}*`)).toEqual([]);
     const audit = await s.pg.sql<Array<{ action: string; actor: string; reason: string }>>`
       select action, actor, reason from admin_audit where season_id = ${season.id} order by id`;
-    expect(audit.map((a) => [a.action, a.reason])).toEqual([['close_season', 'tournament cancelled'], ['finalize_season', 'tournament cancelled']]);
+    expect(audit.map((a) => [a.action, a.reason])).toEqual([
+      ['close_season', 'tournament cancelled'],
+      ['finalize_season', 'tournament cancelled'],
+    ]);
     expect(audit[0]!.actor).toMatch(/^cli:.+$/);
 
     const again = await cli('seasons', 'close', '--season', String(season.id), '--reason', 'again');
-    expect(again).toMatchObject({ code: 0, stdout: `season ${season.id} was already closed and final; 0 leftover Redis keys removed\n` });
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: `season ${season.id} was already closed and final; 0 leftover Redis keys removed\n`,
+    });
   }, 90_000);
 
   it('exits 2 with the usage text without a reason', async () => {

@@ -3,7 +3,7 @@
 // small HTTP server in front of the real API that refuses the first requests the way the API
 // does while it starts (503, code UNAVAILABLE), then forwards.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 const match = (results: Array<[string, number]>, matchId = randomUUID()) => ({
-  matchId, seasonId, endedAt: minutesFromNow(-1), results: results.map(([playerId, points]) => ({ playerId, points, displayName: `P${playerId.slice(-2)}` })),
+  matchId,
+  seasonId,
+  endedAt: minutesFromNow(-1),
+  results: results.map(([playerId, points]) => ({ playerId, points, displayName: `P${playerId.slice(-2)}` })),
 });
 const ranks = (entries: Entry[]) => entries.map((e) => [e.rank, e.playerId, e.points]);
 
@@ -46,19 +49,39 @@ it('reads, submits and follows a board with typed operations', async () => {
   expect(await client.season(seasonId)).toMatchObject({ id: seasonId, status: 'ACTIVE', maxPointsPerMatch: 1000 });
   expect((await client.seasons({ status: 'ACTIVE' })).map((s) => s.id)).toContain(seasonId);
 
-  const payload = await client.submitMatchResult(match([['850000000001', 30], ['850000000002', 50], ['850000000003', 40]]));
+  const payload = await client.submitMatchResult(
+    match([
+      ['850000000001', 30],
+      ['850000000002', 50],
+      ['850000000003', 40],
+    ]),
+  );
   expect(payload.accepted).toBe(3);
   await waitFor('the match on the board', async () => (await client.top({ seasonId }))?.size === 3, 10_000);
-  await waitFor('the cached top to follow', async () => (await client.top({ seasonId, limit: 10 }))!.top.length === 3, 10_000);
+  await waitFor(
+    'the cached top to follow',
+    async () => (await client.top({ seasonId, limit: 10 }))!.top.length === 3,
+    10_000,
+  );
   const board = (await client.top({ seasonId, limit: 10 }))!;
-  expect(ranks(board.top)).toEqual([[1, '850000000002', 50], [2, '850000000003', 40], [3, '850000000001', 30]]);
+  expect(ranks(board.top)).toEqual([
+    [1, '850000000002', 50],
+    [2, '850000000003', 40],
+    [3, '850000000001', 30],
+  ]);
   expect(board.top[0]!.player?.displayName).toBe('P02');
   expect((await client.entry({ seasonId, playerId: '850000000003' }))!.entry).toMatchObject({ rank: 2, points: 40 });
   expect((await client.entry({ seasonId, playerId: '850000000009' }))!.entry).toBeNull();
   // Filled at the edges: the last player and the two above.
-  expect(ranks((await client.around({ seasonId, playerId: '850000000001', radius: 1 }))!.around)).toEqual(ranks(board.top));
-  expect(ranks((await client.friends({ seasonId, playerIds: ['850000000001', '850000000002', '850000000009'] }))!.friends))
-    .toEqual([[1, '850000000002', 50], [3, '850000000001', 30]]);
+  expect(ranks((await client.around({ seasonId, playerId: '850000000001', radius: 1 }))!.around)).toEqual(
+    ranks(board.top),
+  );
+  expect(
+    ranks((await client.friends({ seasonId, playerIds: ['850000000001', '850000000002', '850000000009'] }))!.friends),
+  ).toEqual([
+    [1, '850000000002', 50],
+    [3, '850000000001', 30],
+  ]);
   expect(await client.top({ seasonId: 2_000_000_000 })).toBeNull();
 
   await waitFor('topChanged with the match', async () => tops.some((t) => t.length === 3), 10_000);
@@ -74,18 +97,26 @@ it('reads, submits and follows a board with typed operations', async () => {
 /** A server in front of the API that answers the first `refusals` requests with UNAVAILABLE; records every body. */
 async function flakyFront(refusals: number) {
   const bodies: string[] = [];
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => void answer(req, res));
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body = '';
     for await (const chunk of req) body += chunk;
     bodies.push(body);
     if (bodies.length <= refusals) {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
-        .end(JSON.stringify({ errors: [{ message: 'ladder is starting; retry shortly', extensions: { code: 'UNAVAILABLE' } }] }));
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(
+        JSON.stringify({
+          errors: [{ message: 'ladder is starting; retry shortly', extensions: { code: 'UNAVAILABLE' } }],
+        }),
+      );
       return;
     }
-    const answer = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' }, body });
+    const answer = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+      body,
+    });
     res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
-  });
+  }
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, bodies };
@@ -99,26 +130,36 @@ it('retries UNAVAILABLE with the same matchId until accepted', async () => {
   const payload = await flaky.submitMatchResult(input, { onRetry: (err) => retries.push(err.code) });
   expect(payload).toEqual({ matchId: input.matchId, accepted: 1 });
   expect(retries).toEqual(['UNAVAILABLE', 'UNAVAILABLE']);
-  expect(front.bodies.map((b) => JSON.parse(b).variables.input.matchId)).toEqual([input.matchId, input.matchId, input.matchId]);
+  expect(front.bodies.map((b) => JSON.parse(b).variables.input.matchId)).toEqual([
+    input.matchId,
+    input.matchId,
+    input.matchId,
+  ]);
 });
 
 it('gives up after the attempts allowed, and does not retry what a retry cannot fix', async () => {
   const front = await flakyFront(100);
   const flaky = createLadderClient({ url: front.url, apiKey: await api.key('submit') });
-  const refused = await flaky.submitMatchResult(match([['850000000005', 10]]), { attempts: 3 }).catch((err: unknown) => err);
+  const refused = await flaky
+    .submitMatchResult(match([['850000000005', 10]]), { attempts: 3 })
+    .catch((err: unknown) => err);
   expect(refused).toBeInstanceOf(LadderError);
   expect(refused).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
   expect(front.bodies).toHaveLength(3);
 
   const noKey = createLadderClient({ url: api.url });
-  const forbidden = await noKey.submitMatchResult(match([['850000000005', 10]])).catch((err: unknown) => err) as LadderError;
+  const forbidden = (await noKey
+    .submitMatchResult(match([['850000000005', 10]]))
+    .catch((err: unknown) => err)) as LadderError;
   expect(forbidden.retryable).toBe(false);
   expect(forbidden.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
-  const tooMany = await client.submitMatchResult(match([['850000000005', 5000]])).catch((err: unknown) => err) as LadderError;
+  const tooMany = (await client
+    .submitMatchResult(match([['850000000005', 5000]]))
+    .catch((err: unknown) => err)) as LadderError;
   expect(tooMany).toMatchObject({ code: 'POINTS_OUT_OF_RANGE', retryable: false });
 
   const down = createLadderClient({ url: `http://127.0.0.1:${await freePort()}/graphql` });
-  const lost = await down.top({ seasonId }, { attempts: 2 }).catch((err: unknown) => err) as LadderError;
+  const lost = (await down.top({ seasonId }, { attempts: 2 }).catch((err: unknown) => err)) as LadderError;
   expect(lost).toMatchObject({ code: 'NETWORK', retryable: true });
   expect(lost.message).toMatch(/network error \(ECONNREFUSED\)/);
 });
@@ -128,7 +169,12 @@ it("reports a subscription the server refuses with the server's code", async () 
   try {
     // One socket per client, at most 20 subscriptions per socket (server limits): the 21st is refused.
     const errors: LadderError[] = [];
-    for (let i = 0; i < 21; i++) own.recordUpdated({ seasonId, playerId: String(850_000_000_100 + i) }, () => {}, (err) => errors.push(err));
+    for (let i = 0; i < 21; i++)
+      own.recordUpdated(
+        { seasonId, playerId: String(850_000_000_100 + i) },
+        () => {},
+        (err) => errors.push(err),
+      );
     await waitFor('the refusal', async () => errors.length > 0, 10_000);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ code: 'RATE_LIMITED', retryable: true });

@@ -21,18 +21,43 @@ describe('tallies', () => {
     const t = emptyTally();
     for (const id of ['1', '2', '3', '4']) countDrift(t, 'missing', id, 3);
     countDrift(t, 'extra', '9', 3);
-    expect(t).toMatchObject({ missing: 4, extra: 1, different: 0, samples: { missing: ['1', '2', '3'], extra: ['9'], different: [] } });
+    expect(t).toMatchObject({
+      missing: 4,
+      extra: 1,
+      different: 0,
+      samples: { missing: ['1', '2', '3'], extra: ['9'], different: [] },
+    });
     expect(isClean(t)).toBe(false);
   });
 
   it('add up per board into a total whose samples stay capped', () => {
     const total = emptyTally();
-    const a = { ...emptyTally(), pgCount: 10, redisCount: 9, missing: 2, repaired: 2, samples: { missing: ['1', '2'], extra: [], different: [] } };
-    const b = { ...emptyTally(), pgCount: 5, redisCount: 7, extra: 2, missing: 1, samples: { missing: ['3'], extra: ['8', '9'], different: [] } };
+    const a = {
+      ...emptyTally(),
+      pgCount: 10,
+      redisCount: 9,
+      missing: 2,
+      repaired: 2,
+      samples: { missing: ['1', '2'], extra: [], different: [] },
+    };
+    const b = {
+      ...emptyTally(),
+      pgCount: 5,
+      redisCount: 7,
+      extra: 2,
+      missing: 1,
+      samples: { missing: ['3'], extra: ['8', '9'], different: [] },
+    };
     addTally(total, a, 2);
     addTally(total, b, 2);
     expect(total).toEqual({
-      pgCount: 15, redisCount: 16, missing: 3, extra: 2, different: 0, repaired: 2, unencodable: 0,
+      pgCount: 15,
+      redisCount: 16,
+      missing: 3,
+      extra: 2,
+      different: 0,
+      repaired: 2,
+      unencodable: 0,
       samples: { missing: ['1', '2'], extra: ['8', '9'], different: [] },
     });
   });
@@ -44,8 +69,15 @@ describe('tallies', () => {
 
 describe('isPlayerId', () => {
   it.each([
-    ['1', true], ['9223372036854775807', true],
-    ['0', false], ['007', false], ['-1', false], ['9223372036854775808', false], ['1.0', false], ['abc', false], ['', false],
+    ['1', true],
+    ['9223372036854775807', true],
+    ['0', false],
+    ['007', false],
+    ['-1', false],
+    ['9223372036854775808', false],
+    ['1.0', false],
+    ['abc', false],
+    ['', false],
   ])('%s: %s', (member, ok) => {
     expect(isPlayerId(member)).toBe(ok);
   });

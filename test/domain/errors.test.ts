@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
-  badInput, conflict, DomainError, forbidden, playerBlocked, pointsOutOfRange, rateLimited, rebuildInProgress,
-  seasonClosed, seasonNotFound, seasonNotStarted, timeOutOfRange, unauthenticated, unavailable,
+  badInput,
+  conflict,
+  DomainError,
+  forbidden,
+  playerBlocked,
+  pointsOutOfRange,
+  rateLimited,
+  rebuildInProgress,
+  seasonClosed,
+  seasonNotFound,
+  seasonNotStarted,
+  timeOutOfRange,
+  unauthenticated,
+  unavailable,
 } from '../../src/domain/errors.js';
 
 describe('error constructors', () => {

@@ -29,12 +29,10 @@ export function boundaryBiasedInt(min: number, max: number): fc.Arbitrary<number
 }
 
 /** Any split a season may validly use (pointsBits 1..31, the rest of 53 bits or less for time). */
-export const splitArb: fc.Arbitrary<ScoreSplit> = fc
-  .integer({ min: 1, max: 31 })
-  .chain((pointsBits) =>
-    fc.record({
-      pointsBits: fc.constant(pointsBits),
-      timeBits: fc.oneof(fc.constant(53 - pointsBits), fc.integer({ min: 1, max: 53 - pointsBits })),
-      timeUnitSeconds: fc.oneof(fc.constantFrom(1, 60, 3600, 86_400), fc.integer({ min: 1, max: 86_400 })),
-    }),
-  );
+export const splitArb: fc.Arbitrary<ScoreSplit> = fc.integer({ min: 1, max: 31 }).chain((pointsBits) =>
+  fc.record({
+    pointsBits: fc.constant(pointsBits),
+    timeBits: fc.oneof(fc.constant(53 - pointsBits), fc.integer({ min: 1, max: 53 - pointsBits })),
+    timeUnitSeconds: fc.oneof(fc.constantFrom(1, 60, 3600, 86_400), fc.integer({ min: 1, max: 86_400 })),
+  }),
+);

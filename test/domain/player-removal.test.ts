@@ -5,8 +5,16 @@ import { thrown, utc } from './helpers.js';
 
 function season(scoring: ScoringMode, order: SortOrder = 'DESC'): Season {
   return {
-    id: 7, name: 's', startsAt: utc('2026-03-01T00:00:00Z'), endsAt: utc('2026-04-01T00:00:00Z'), status: 'ACTIVE',
-    scoring, order, rankStyle: 'ORDINAL', maxPointsPerMatch: 1000, split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 },
+    id: 7,
+    name: 's',
+    startsAt: utc('2026-03-01T00:00:00Z'),
+    endsAt: utc('2026-04-01T00:00:00Z'),
+    status: 'ACTIVE',
+    scoring,
+    order,
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 1000,
+    split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 },
   };
 }
 
@@ -20,24 +28,63 @@ const results: PlayerResult[] = [
 
 /** Boards as 'window period: points @ hh:mm of day' (or 'gone'), in primary-key order. */
 function boards(scoring: ScoringMode, order: SortOrder, selection: ResultSelection, input = results): string[] {
-  return planRemoval(season(scoring, order), '42', input, selection).boards.map((b) =>
-    `${b.window} ${b.period}: ${b.standing ? `${b.standing.points} @ ${b.standing.achievedAt.toISOString().slice(5, 16)}` : 'gone'}`);
+  return planRemoval(season(scoring, order), '42', input, selection).boards.map(
+    (b) =>
+      `${b.window} ${b.period}: ${b.standing ? `${b.standing.points} @ ${b.standing.achievedAt.toISOString().slice(5, 16)}` : 'gone'}`,
+  );
 }
 
 describe('planRemoval', () => {
   it.each<[string, ScoringMode, SortOrder, ResultSelection, string[]]>([
-    ['BEST: removing the best match falls back to the earliest equal best', 'BEST', 'DESC', { kind: 'only', matchIds: ['m2'] }, [
-      'SEASON : 90 @ 03-03T08:00', 'DAY 2026-03-02: 50 @ 03-02T10:00', 'WEEK 2026-W10: 90 @ 03-03T08:00']],
-    ['BEST: removing a match below the best still rewrites its boards, unchanged', 'BEST', 'DESC', { kind: 'only', matchIds: ['m1'] }, [
-      'SEASON : 90 @ 03-02T12:00', 'DAY 2026-03-02: 90 @ 03-02T12:00', 'WEEK 2026-W10: 90 @ 03-02T12:00']],
-    ['BEST ASC: the best is the fewest points', 'BEST', 'ASC', { kind: 'only', matchIds: ['m4'] }, [
-      'SEASON : 50 @ 03-02T10:00', 'DAY 2026-03-09: gone', 'WEEK 2026-W11: gone']],
-    ['SUM: the total drops and dates from the latest positive result left', 'SUM', 'DESC', { kind: 'only', matchIds: ['m3'] }, [
-      'SEASON : 140 @ 03-02T12:00', 'DAY 2026-03-03: gone', 'WEEK 2026-W10: 140 @ 03-02T12:00']],
-    ['SUM: a total left at zero dates from its earliest result', 'SUM', 'DESC', { kind: 'allBut', matchIds: ['m4'] }, [
-      'SEASON : 0 @ 03-09T08:00', 'DAY 2026-03-02: gone', 'DAY 2026-03-03: gone', 'WEEK 2026-W10: gone']],
-    ['removing everything leaves no standing anywhere', 'SUM', 'DESC', { kind: 'all' }, [
-      'SEASON : gone', 'DAY 2026-03-02: gone', 'DAY 2026-03-03: gone', 'DAY 2026-03-09: gone', 'WEEK 2026-W10: gone', 'WEEK 2026-W11: gone']],
+    [
+      'BEST: removing the best match falls back to the earliest equal best',
+      'BEST',
+      'DESC',
+      { kind: 'only', matchIds: ['m2'] },
+      ['SEASON : 90 @ 03-03T08:00', 'DAY 2026-03-02: 50 @ 03-02T10:00', 'WEEK 2026-W10: 90 @ 03-03T08:00'],
+    ],
+    [
+      'BEST: removing a match below the best still rewrites its boards, unchanged',
+      'BEST',
+      'DESC',
+      { kind: 'only', matchIds: ['m1'] },
+      ['SEASON : 90 @ 03-02T12:00', 'DAY 2026-03-02: 90 @ 03-02T12:00', 'WEEK 2026-W10: 90 @ 03-02T12:00'],
+    ],
+    [
+      'BEST ASC: the best is the fewest points',
+      'BEST',
+      'ASC',
+      { kind: 'only', matchIds: ['m4'] },
+      ['SEASON : 50 @ 03-02T10:00', 'DAY 2026-03-09: gone', 'WEEK 2026-W11: gone'],
+    ],
+    [
+      'SUM: the total drops and dates from the latest positive result left',
+      'SUM',
+      'DESC',
+      { kind: 'only', matchIds: ['m3'] },
+      ['SEASON : 140 @ 03-02T12:00', 'DAY 2026-03-03: gone', 'WEEK 2026-W10: 140 @ 03-02T12:00'],
+    ],
+    [
+      'SUM: a total left at zero dates from its earliest result',
+      'SUM',
+      'DESC',
+      { kind: 'allBut', matchIds: ['m4'] },
+      ['SEASON : 0 @ 03-09T08:00', 'DAY 2026-03-02: gone', 'DAY 2026-03-03: gone', 'WEEK 2026-W10: gone'],
+    ],
+    [
+      'removing everything leaves no standing anywhere',
+      'SUM',
+      'DESC',
+      { kind: 'all' },
+      [
+        'SEASON : gone',
+        'DAY 2026-03-02: gone',
+        'DAY 2026-03-03: gone',
+        'DAY 2026-03-09: gone',
+        'WEEK 2026-W10: gone',
+        'WEEK 2026-W11: gone',
+      ],
+    ],
     ['an unknown match removes nothing and touches no board', 'BEST', 'DESC', { kind: 'only', matchIds: ['nope'] }, []],
   ])('%s', (_name, scoring, order, selection, expected) => {
     expect(boards(scoring, order, selection)).toEqual(expected);
@@ -52,8 +99,9 @@ describe('planRemoval', () => {
   it('gives the same standings whatever order the results are read in', () => {
     const reversed = [...results].reverse();
     for (const scoring of ['BEST', 'SUM'] as const) {
-      expect(boards(scoring, 'DESC', { kind: 'only', matchIds: ['m2'] }, reversed))
-        .toEqual(boards(scoring, 'DESC', { kind: 'only', matchIds: ['m2'] }));
+      expect(boards(scoring, 'DESC', { kind: 'only', matchIds: ['m2'] }, reversed)).toEqual(
+        boards(scoring, 'DESC', { kind: 'only', matchIds: ['m2'] }),
+      );
     }
   });
 });

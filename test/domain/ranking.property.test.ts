@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyResult, compareBytes, mergeStandings, rankStandings, type StandingValue } from '../../src/domain/ranking.js';
+import {
+  applyResult,
+  compareBytes,
+  mergeStandings,
+  rankStandings,
+  type StandingValue,
+} from '../../src/domain/ranking.js';
 import { createCodec } from '../../src/domain/score-codec.js';
 import { defaultSplit, type RankStyle, type ScoringMode, type SortOrder } from '../../src/domain/season.js';
 
@@ -30,7 +36,10 @@ const ms = (d: Date) => d.getTime();
 function expectedStanding(rs: Result[], scoring: ScoringMode, order: SortOrder): { points: number; at: number } {
   if (scoring === 'SUM') {
     const points = rs.reduce((s, r) => s + r.points, 0);
-    const at = points > 0 ? Math.max(...rs.filter((r) => r.points > 0).map((r) => ms(r.endedAt))) : Math.min(...rs.map((r) => ms(r.endedAt)));
+    const at =
+      points > 0
+        ? Math.max(...rs.filter((r) => r.points > 0).map((r) => ms(r.endedAt)))
+        : Math.min(...rs.map((r) => ms(r.endedAt)));
     return { points, at };
   }
   const all = rs.map((r) => r.points);
@@ -86,7 +95,10 @@ describe('applyResult properties', () => {
 describe('rankStandings agrees with what Redis would do with encoded scores', () => {
   const standingsArb = fc.uniqueArray(
     fc.record({
-      playerId: fc.oneof(fc.integer({ min: 1, max: 120 }).map(String), fc.bigInt({ min: 1n, max: 2n ** 63n - 1n }).map(String)),
+      playerId: fc.oneof(
+        fc.integer({ min: 1, max: 120 }).map(String),
+        fc.bigInt({ min: 1n, max: 2n ** 63n - 1n }).map(String),
+      ),
       points: fc.integer({ min: 0, max: 6 }),
       achievedAt: fc.integer({ min: 0, max: 300_000 }).map((t) => new Date(startsAt.getTime() + t)),
     }),
@@ -96,14 +108,24 @@ describe('rankStandings agrees with what Redis would do with encoded scores', ()
 
   it('orders like ZREVRANGE: composite descending, then member bytes descending', () => {
     fc.assert(
-      fc.property(standingsArb, fc.constantFrom<SortOrder>('DESC', 'ASC'), styleArb, fc.constantFrom(1, 60), (standings, order, style, unit) => {
-        const codec = createCodec({ startsAt, order, split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: unit } });
-        const redis = standings
-          .map((s) => ({ id: s.playerId, score: codec.encode(s.points, s.achievedAt) }))
-          .sort((a, b) => b.score - a.score || compareBytes(b.id, a.id))
-          .map((e) => e.id);
-        expect(rankStandings(standings, order, style, unit, startsAt).map((r) => r.playerId)).toEqual(redis);
-      }),
+      fc.property(
+        standingsArb,
+        fc.constantFrom<SortOrder>('DESC', 'ASC'),
+        styleArb,
+        fc.constantFrom(1, 60),
+        (standings, order, style, unit) => {
+          const codec = createCodec({
+            startsAt,
+            order,
+            split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: unit },
+          });
+          const redis = standings
+            .map((s) => ({ id: s.playerId, score: codec.encode(s.points, s.achievedAt) }))
+            .sort((a, b) => b.score - a.score || compareBytes(b.id, a.id))
+            .map((e) => e.id);
+          expect(rankStandings(standings, order, style, unit, startsAt).map((r) => r.playerId)).toEqual(redis);
+        },
+      ),
       RUNS,
     );
   });

@@ -156,12 +156,27 @@ describe('Redis strings', () => {
     expect(thrown(() => codec.toRedis(score))).toBe('RangeError');
   });
 
-  it.each(['', ' 1', '1 ', '+1', '-1', '-0', '01', '1.0', '1.5', '8e+15', '9.007199254741e+15', 'inf', 'nan', '0x10', '9007199254740992', '9007199254740993', '18014398509481984'])(
-    'rejects the Redis reply %j',
-    (s) => {
-      expect(thrown(() => codec.fromRedis(s))).toBe('RangeError');
-    },
-  );
+  it.each([
+    '',
+    ' 1',
+    '1 ',
+    '+1',
+    '-1',
+    '-0',
+    '01',
+    '1.0',
+    '1.5',
+    '8e+15',
+    '9.007199254741e+15',
+    'inf',
+    'nan',
+    '0x10',
+    '9007199254740992',
+    '9007199254740993',
+    '18014398509481984',
+  ])('rejects the Redis reply %j', (s) => {
+    expect(thrown(() => codec.fromRedis(s))).toBe('RangeError');
+  });
 
   it.each([-1, 0.5, 2 ** 53, Number.NaN])('refuses to decode %s', (score) => {
     expect(thrown(() => codec.decode(score))).toBe('RangeError');

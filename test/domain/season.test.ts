@@ -21,12 +21,22 @@ const base: SeasonDefinition = {
   maxPointsPerMatch: 1000,
 };
 const after = (seconds: number) => new Date(startsAt.getTime() + seconds * 1000);
-const split = (pointsBits: number, timeBits: number, timeUnitSeconds = 1) => ({ pointsBits, timeBits, timeUnitSeconds });
+const split = (pointsBits: number, timeBits: number, timeUnitSeconds = 1) => ({
+  pointsBits,
+  timeBits,
+  timeUnitSeconds,
+});
 
 describe('DomainError', () => {
   it('carries a code, a message and an optional field', () => {
     const e = new DomainError('BAD_USER_INPUT', 'name is empty', 'name');
-    expect([e.code, e.message, e.field, e.name, e instanceof Error]).toEqual(['BAD_USER_INPUT', 'name is empty', 'name', 'DomainError', true]);
+    expect([e.code, e.message, e.field, e.name, e instanceof Error]).toEqual([
+      'BAD_USER_INPUT',
+      'name is empty',
+      'name',
+      'DomainError',
+      true,
+    ]);
   });
 
   it.each([
@@ -61,7 +71,12 @@ describe('validateSeasonDefinition', () => {
     ['0 max points', { maxPointsPerMatch: 0 }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
     ['negative max points', { maxPointsPerMatch: -5 }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
     ['fractional max points', { maxPointsPerMatch: 10.5 }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
-    ['max points beyond a GraphQL Int', { maxPointsPerMatch: 2 ** 31, scoring: 'SUM' }, 'BAD_USER_INPUT', 'maxPointsPerMatch'],
+    [
+      'max points beyond a GraphQL Int',
+      { maxPointsPerMatch: 2 ** 31, scoring: 'SUM' },
+      'BAD_USER_INPUT',
+      'maxPointsPerMatch',
+    ],
     ['0 point bits', { split: split(0, 32) }, 'BAD_USER_INPUT', 'pointsBits'],
     ['32 point bits', { split: split(32, 21) }, 'BAD_USER_INPUT', 'pointsBits'],
     ['fractional point bits', { split: split(20.5, 32) }, 'BAD_USER_INPUT', 'pointsBits'],
@@ -71,11 +86,36 @@ describe('validateSeasonDefinition', () => {
     ['a unit over a day', { split: split(21, 32, 86_401) }, 'BAD_USER_INPUT', 'timeUnitSeconds'],
     ['a fractional unit', { split: split(21, 32, 0.5) }, 'BAD_USER_INPUT', 'timeUnitSeconds'],
     ['SUM scoring in ASC order', { scoring: 'SUM', order: 'ASC' }, 'BAD_USER_INPUT', 'order'],
-    ['max points past the default 21 point bits', { maxPointsPerMatch: 2 ** 21 }, 'POINTS_OUT_OF_RANGE', 'maxPointsPerMatch'],
-    ['max points past 10 point bits', { maxPointsPerMatch: 1024, split: split(10, 40) }, 'POINTS_OUT_OF_RANGE', 'maxPointsPerMatch'],
-    ['a season one second past 2^22 - 1 seconds', { endsAt: after(2 ** 22), split: split(21, 22) }, 'TIME_OUT_OF_RANGE', 'endsAt'],
-    ['a season 1 ms past 2^22 - 1 minutes', { endsAt: new Date(after((2 ** 22 - 1) * 60).getTime() + 1), split: split(21, 22, 60) }, 'TIME_OUT_OF_RANGE', 'endsAt'],
-    ['a 137-year season on the default split', { endsAt: utc('2163-01-01T00:00:00.000Z') }, 'TIME_OUT_OF_RANGE', 'endsAt'],
+    [
+      'max points past the default 21 point bits',
+      { maxPointsPerMatch: 2 ** 21 },
+      'POINTS_OUT_OF_RANGE',
+      'maxPointsPerMatch',
+    ],
+    [
+      'max points past 10 point bits',
+      { maxPointsPerMatch: 1024, split: split(10, 40) },
+      'POINTS_OUT_OF_RANGE',
+      'maxPointsPerMatch',
+    ],
+    [
+      'a season one second past 2^22 - 1 seconds',
+      { endsAt: after(2 ** 22), split: split(21, 22) },
+      'TIME_OUT_OF_RANGE',
+      'endsAt',
+    ],
+    [
+      'a season 1 ms past 2^22 - 1 minutes',
+      { endsAt: new Date(after((2 ** 22 - 1) * 60).getTime() + 1), split: split(21, 22, 60) },
+      'TIME_OUT_OF_RANGE',
+      'endsAt',
+    ],
+    [
+      'a 137-year season on the default split',
+      { endsAt: utc('2163-01-01T00:00:00.000Z') },
+      'TIME_OUT_OF_RANGE',
+      'endsAt',
+    ],
   ])('rejects %s', (_name, change, code, field) => {
     expect(thrown(() => validateSeasonDefinition({ ...base, ...change }))).toEqual({ code, field });
   });
@@ -85,10 +125,22 @@ describe('validateSeasonDefinition', () => {
     ['gives a SUM season the SUM default split', { scoring: 'SUM' }, split(31, 22, 60)],
     ['keeps an explicit split', { split: split(26, 27, 1) }, split(26, 27, 1)],
     ['accepts a 100-character name', { name: 'é'.repeat(100) }, split(21, 32, 1)],
-    ['fits max points of a full GraphQL Int in 31 bits', { maxPointsPerMatch: 2 ** 31 - 1, scoring: 'SUM' }, split(31, 22, 60)],
+    [
+      'fits max points of a full GraphQL Int in 31 bits',
+      { maxPointsPerMatch: 2 ** 31 - 1, scoring: 'SUM' },
+      split(31, 22, 60),
+    ],
     ['fits max points of exactly 2^21 - 1 in the default split', { maxPointsPerMatch: 2 ** 21 - 1 }, split(21, 32, 1)],
-    ['fits a season of exactly 2^22 - 1 seconds in 22 time bits', { endsAt: after(2 ** 22 - 1), split: split(21, 22) }, split(21, 22, 1)],
-    ['fits a season of exactly 2^22 - 1 minutes in 22 bits of minutes', { endsAt: after((2 ** 22 - 1) * 60), split: split(21, 22, 60) }, split(21, 22, 60)],
+    [
+      'fits a season of exactly 2^22 - 1 seconds in 22 time bits',
+      { endsAt: after(2 ** 22 - 1), split: split(21, 22) },
+      split(21, 22, 1),
+    ],
+    [
+      'fits a season of exactly 2^22 - 1 minutes in 22 bits of minutes',
+      { endsAt: after((2 ** 22 - 1) * 60), split: split(21, 22, 60) },
+      split(21, 22, 60),
+    ],
     ['lets a split use all 53 bits', { maxPointsPerMatch: 1, split: split(1, 52) }, split(1, 52, 1)],
     ['allows a BEST season in ASC order', { order: 'ASC', rankStyle: 'COMPETITION' }, split(21, 32, 1)],
   ])('%s', (_name, change, expected) => {

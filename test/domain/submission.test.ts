@@ -48,8 +48,25 @@ describe('validateSubmission', () => {
     ['a match id without dashes', { matchId: MATCH.replaceAll('-', '') }, season, 'BAD_USER_INPUT', 'matchId'],
     ['a match id with a non-hex digit', { matchId: MATCH.replace('6f', '6g') }, season, 'BAD_USER_INPUT', 'matchId'],
     ['no results', { results: [] }, season, 'BAD_USER_INPUT', 'results'],
-    ['101 results', { results: Array.from({ length: 101 }, (_, i) => ({ playerId: String(i + 1), points: 1 })) }, season, 'BAD_USER_INPUT', 'results'],
-    ['one player twice', { results: [{ playerId: '42', points: 1 }, { playerId: '42', points: 2 }] }, season, 'BAD_USER_INPUT', 'results'],
+    [
+      '101 results',
+      { results: Array.from({ length: 101 }, (_, i) => ({ playerId: String(i + 1), points: 1 })) },
+      season,
+      'BAD_USER_INPUT',
+      'results',
+    ],
+    [
+      'one player twice',
+      {
+        results: [
+          { playerId: '42', points: 1 },
+          { playerId: '42', points: 2 },
+        ],
+      },
+      season,
+      'BAD_USER_INPUT',
+      'results',
+    ],
     ['a player id with leading zeros', withResult({ playerId: '007' }), season, 'BAD_USER_INPUT', 'playerId'],
     ['a player id with a plus sign', withResult({ playerId: '+7' }), season, 'BAD_USER_INPUT', 'playerId'],
     ['a negative player id', withResult({ playerId: '-7' }), season, 'BAD_USER_INPUT', 'playerId'],
@@ -67,14 +84,44 @@ describe('validateSubmission', () => {
     ['fractional points', withResult({ points: 1.5 }), season, 'POINTS_OUT_OF_RANGE', 'points'],
     ['NaN points', withResult({ points: Number.NaN }), season, 'POINTS_OUT_OF_RANGE', 'points'],
     ['an end before the season start', { endedAt: ms(season.startsAt, -1) }, season, 'TIME_OUT_OF_RANGE', 'endedAt'],
-    ['an end at the season end', { endedAt: ms(now, 1) }, { ...season, endsAt: ms(now, 1) }, 'TIME_OUT_OF_RANGE', 'endedAt'],
-    ['an end further in the future than the skew', { endedAt: ms(now, SKEW + 1) }, season, 'TIME_OUT_OF_RANGE', 'endedAt'],
+    [
+      'an end at the season end',
+      { endedAt: ms(now, 1) },
+      { ...season, endsAt: ms(now, 1) },
+      'TIME_OUT_OF_RANGE',
+      'endedAt',
+    ],
+    [
+      'an end further in the future than the skew',
+      { endedAt: ms(now, SKEW + 1) },
+      season,
+      'TIME_OUT_OF_RANGE',
+      'endedAt',
+    ],
     ['an invalid end', { endedAt: new Date(Number.NaN) }, season, 'BAD_USER_INPUT', 'endedAt'],
-    ['a 65-character display name', withResult({ displayName: 'x'.repeat(65) }), season, 'BAD_USER_INPUT', 'displayName'],
-    ['a display name with a newline', withResult({ displayName: 'Ada\nLovelace' }), season, 'BAD_USER_INPUT', 'displayName'],
+    [
+      'a 65-character display name',
+      withResult({ displayName: 'x'.repeat(65) }),
+      season,
+      'BAD_USER_INPUT',
+      'displayName',
+    ],
+    [
+      'a display name with a newline',
+      withResult({ displayName: 'Ada\nLovelace' }),
+      season,
+      'BAD_USER_INPUT',
+      'displayName',
+    ],
     ['a display name with a bell', withResult({ displayName: 'Ada\u0007' }), season, 'BAD_USER_INPUT', 'displayName'],
     ['a display name with DEL', withResult({ displayName: 'Ada\u007f' }), season, 'BAD_USER_INPUT', 'displayName'],
-    ['a display name with a C1 control', withResult({ displayName: 'Ada\u0085' }), season, 'BAD_USER_INPUT', 'displayName'],
+    [
+      'a display name with a C1 control',
+      withResult({ displayName: 'Ada\u0085' }),
+      season,
+      'BAD_USER_INPUT',
+      'displayName',
+    ],
   ])('rejects %s', (_name, change, s, code, field) => {
     expect(thrown(() => validateSubmission({ ...input, ...change }, s, now, SKEW))).toEqual({ code, field });
   });
@@ -86,7 +133,14 @@ describe('validateSubmission', () => {
   it('returns one canonical message per player', () => {
     expect(validateSubmission({ ...input, matchId: MATCH.toUpperCase() }, season, now, SKEW)).toEqual([
       { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '42', points: 300 },
-      { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '9223372036854775807', points: 0 },
+      {
+        v: 1,
+        matchId: MATCH,
+        seasonId: 7,
+        endedAt: '2026-02-01T11:59:00.000Z',
+        playerId: '9223372036854775807',
+        points: 0,
+      },
     ]);
   });
 
@@ -94,7 +148,15 @@ describe('validateSubmission', () => {
     ['an end exactly at the skew limit', { endedAt: ms(now, SKEW) }],
     ['an end exactly at the season start', { endedAt: season.startsAt }],
     ['100 results', { results: Array.from({ length: 100 }, (_, i) => ({ playerId: String(i + 1), points: i })) }],
-    ['points of 0 and of maxPointsPerMatch', { results: [{ playerId: '1', points: 0 }, { playerId: '2', points: 1000 }] }],
+    [
+      'points of 0 and of maxPointsPerMatch',
+      {
+        results: [
+          { playerId: '1', points: 0 },
+          { playerId: '2', points: 1000 },
+        ],
+      },
+    ],
     ['a 64-character display name of astral characters', withResult({ displayName: '🎮'.repeat(64) })],
     ['a null display name', withResult({ displayName: null })],
     ['an empty display name', withResult({ displayName: '' })],
@@ -135,11 +197,16 @@ describe('parseMatchResultMessage', () => {
   });
 
   it('accepts the largest player id', () => {
-    expect(parseMatchResultMessage({ ...message, playerId: '9223372036854775807' })).toEqual({ ...message, playerId: '9223372036854775807' });
+    expect(parseMatchResultMessage({ ...message, playerId: '9223372036854775807' })).toEqual({
+      ...message,
+      playerId: '9223372036854775807',
+    });
   });
 
   it('canonicalises the time and the match id', () => {
-    expect(parseMatchResultMessage({ ...message, endedAt: '2026-02-01T11:59:00Z', matchId: MATCH.toUpperCase() })).toEqual(message);
+    expect(
+      parseMatchResultMessage({ ...message, endedAt: '2026-02-01T11:59:00Z', matchId: MATCH.toUpperCase() }),
+    ).toEqual(message);
   });
 
   it.each<[string, unknown, string | undefined]>([
@@ -163,7 +230,11 @@ describe('parseMatchResultMessage', () => {
     ['string points', { ...message, points: '300' }, 'points'],
     ['fractional points', { ...message, points: 1.5 }, 'points'],
     ['points past 2^53', { ...message, points: 2 ** 53 }, 'points'],
-    ['a time that does not exist, in the API\'s own format', { ...message, endedAt: '2026-02-30T00:00:00.000Z' }, 'endedAt'],
+    [
+      "a time that does not exist, in the API's own format",
+      { ...message, endedAt: '2026-02-30T00:00:00.000Z' },
+      'endedAt',
+    ],
     ['a player id past 2^63 - 1', { ...message, playerId: '9223372036854775808' }, 'playerId'],
     ['a season id past the GraphQL Int range', { ...message, seasonId: 2 ** 31 }, 'seasonId'],
   ])('rejects %s', (_name, json, field) => {

@@ -33,7 +33,11 @@ describe('dayPeriod and weekPeriod', () => {
     ['2032-12-31T00:00:00.000Z', '2032-12-31', '2032-W53'],
   ])('puts %s in day %s and week %s', (iso, day, week) => {
     expect([dayPeriod(utc(iso)), weekPeriod(utc(iso))]).toEqual([day, week]);
-    expect([periodOf('DAY', utc(iso)), periodOf('WEEK', utc(iso)), periodOf('SEASON', utc(iso))]).toEqual([day, week, '']);
+    expect([periodOf('DAY', utc(iso)), periodOf('WEEK', utc(iso)), periodOf('SEASON', utc(iso))]).toEqual([
+      day,
+      week,
+      '',
+    ]);
   });
 
   // Node re-reads TZ when it changes, so this catches any local-time getter (getDate, getDay...).
@@ -47,7 +51,10 @@ describe('dayPeriod and weekPeriod', () => {
         '2026-W53',
         '2027-01-04T00:00:00.000Z',
       ]);
-      expect([dayPeriod(utc('2027-01-04T00:00:00.000Z')), weekPeriod(utc('2027-01-04T00:00:00.000Z'))]).toEqual(['2027-01-04', '2027-W01']);
+      expect([dayPeriod(utc('2027-01-04T00:00:00.000Z')), weekPeriod(utc('2027-01-04T00:00:00.000Z'))]).toEqual([
+        '2027-01-04',
+        '2027-W01',
+      ]);
     } finally {
       if (saved === undefined) delete process.env.TZ;
       else process.env.TZ = saved;
@@ -110,9 +117,7 @@ describe('periodStart and periodEnd', () => {
   });
 
   it('holds every instant inside the period it belongs to, and the period end in the next one', () => {
-    const instant = fc
-      .integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2300, 0, 1) })
-      .map((ms) => new Date(ms));
+    const instant = fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2300, 0, 1) }).map((ms) => new Date(ms));
     fc.assert(
       fc.property(instant, fc.constantFrom<Window>('DAY', 'WEEK'), (at, window) => {
         const period = periodOf(window, at);

@@ -12,10 +12,17 @@ let api: TestApi;
 let port: number;
 
 beforeAll(async () => {
-  api = await startApi({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_CONNECTIONS_PER_ADDRESS: '20', TOP_CACHE_MAX_BOARDS: '5' });
+  api = await startApi({
+    HTTP_REQUEST_TIMEOUT_MS: '1000',
+    HTTP_HEADERS_TIMEOUT_MS: '1000',
+    HTTP_CONNECTIONS_PER_ADDRESS: '20',
+    TOP_CACHE_MAX_BOARDS: '5',
+  });
   port = Number(new URL(api.base).port);
 });
-afterAll(async () => { await api?.close(); });
+afterAll(async () => {
+  await api?.close();
+});
 
 /**
  * Sends `total` bytes of a valid GraphQL request padded with spaces, chunked (no Content-Length),
@@ -25,21 +32,36 @@ function sendChunked(path: string, opts: { method?: string; headers?: Record<str
   return new Promise<{ status: number; written: number }>((resolve, reject) => {
     let written = 0;
     let answered = false;
-    const req = http.request({
-      host: '127.0.0.1', port, path, method: opts.method ?? 'POST', agent: false,
-      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...opts.headers },
-    }, (res) => {
-      answered = true;
-      res.resume();
-      resolve({ status: res.statusCode!, written });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: opts.method ?? 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...opts.headers },
+      },
+      (res) => {
+        answered = true;
+        res.resume();
+        resolve({ status: res.statusCode!, written });
+      },
+    );
+    req.on('error', (err) => {
+      if (!answered) reject(err);
     });
-    req.on('error', (err) => { if (!answered) reject(err); });
     const head = '{"query":"{ __typename }"';
     const chunk = ' '.repeat(64 * 1024);
     const write = () => {
       if (answered) return void req.destroy();
-      if (written === 0) { req.write(head); written += head.length; }
-      if (written + chunk.length >= opts.total) { req.end('}'); return; }
+      if (written === 0) {
+        req.write(head);
+        written += head.length;
+      }
+      if (written + chunk.length >= opts.total) {
+        req.end('}');
+        return;
+      }
       written += chunk.length;
       if (req.write(chunk)) setImmediate(write);
       else req.once('drain', write);
@@ -72,14 +94,23 @@ describe('request bodies are bounded on the bytes read, whatever the route and h
     ['multipart', 'multipart/mixed'],
   ])('a small chunked body still gets its answer (%s)', async (_name, accept) => {
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({
-        host: '127.0.0.1', port, path: '/graphql', method: 'POST', agent: false,
-        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', accept },
-      }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => { text += d.toString(); });
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/graphql',
+          method: 'POST',
+          agent: false,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', accept },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => {
+            text += d.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       req.write('{"query":');
       req.end('"{ __typename }"}');
@@ -103,10 +134,20 @@ describe('query texts are bounded in length (they are cache keys)', () => {
     const query = padded('{ seasons { id } }', 40_000);
     const sha256Hash = createHash('sha256').update(query).digest('hex');
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
-    const first = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, extensions }) });
-    expect(((await first.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    const byHash = await fetch(`${api.url}?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, { headers: { accept: 'application/json' } });
-    expect(((await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    const first = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, extensions }),
+    });
+    expect(
+      ((await first.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code,
+    ).toBe('BAD_USER_INPUT');
+    const byHash = await fetch(`${api.url}?extensions=${encodeURIComponent(JSON.stringify(extensions))}`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(
+      ((await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code,
+    ).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
 });
 
@@ -114,7 +155,7 @@ describe('the cost of a query counts its list sizes', () => {
   const seasonsTop = (aliases: number, limit: number) =>
     `{ ${Array.from({ length: aliases }, (_, i) => `a${i}: seasons { leaderboard { top(limit: ${limit}) { rank playerId points player { displayName } } } }`).join(' ')} }`;
 
-  it('refuses 15 aliases of every season\'s top 1,000 (45,088 entries in the probe) with BAD_USER_INPUT', async () => {
+  it("refuses 15 aliases of every season's top 1,000 (45,088 entries in the probe) with BAD_USER_INPUT", async () => {
     const res = await api.gql(seasonsTop(15, 1000));
     expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(res.errors?.[0]?.message).toMatch(/query cost \d+ is over the limit of 10000/);
@@ -122,20 +163,28 @@ describe('the cost of a query counts its list sizes', () => {
   });
 
   it('refuses a limit hidden in a variable default', async () => {
-    const many = Array.from({ length: 11 }, (_, i) => `a${i}: leaderboard(seasonId: 1) { top(limit: $n) { rank } }`).join(' ');
+    const many = Array.from(
+      { length: 11 },
+      (_, i) => `a${i}: leaderboard(seasonId: 1) { top(limit: $n) { rank } }`,
+    ).join(' ');
     const res = await api.gql(`query($n: Int = 1000) { ${many} }`);
     expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('weighs a limit from a variable anew each time (the same text, a small then a large limit)', async () => {
-    const many = Array.from({ length: 11 }, (_, i) => `a${i}: leaderboard(seasonId: 1) { top(limit: $n) { rank } }`).join(' ');
+    const many = Array.from(
+      { length: 11 },
+      (_, i) => `a${i}: leaderboard(seasonId: 1) { top(limit: $n) { rank } }`,
+    ).join(' ');
     const query = `query($n: Int) { ${many} }`;
     expect((await api.gql(query, { n: 10 })).errors).toBeUndefined();
     expect((await api.gql(query, { n: 1000 })).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
   it('answers the largest legitimate read: one full top 1,000 with every field', async () => {
-    const res = await api.gql('{ leaderboard(seasonId: 1) { size top(limit: 1000) { rank playerId points achievedAt player { id displayName } } } }');
+    const res = await api.gql(
+      '{ leaderboard(seasonId: 1) { size top(limit: 1000) { rank playerId points achievedAt player { id displayName } } } }',
+    );
     expect(res.errors).toBeUndefined();
   });
 });
@@ -145,7 +194,9 @@ function rawUntilClosed(data: string) {
   return new Promise<string>((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     let got = '';
-    socket.on('data', (d: Buffer) => { got += d.toString(); });
+    socket.on('data', (d: Buffer) => {
+      got += d.toString();
+    });
     socket.on('close', () => resolve(got));
     socket.on('error', reject);
     socket.write(data);
@@ -155,7 +206,9 @@ function rawUntilClosed(data: string) {
 describe('slow clients and many connections', () => {
   // Each would be held 300 s (request) or 60 s (headers) with Node's defaults; a hang fails the test.
   it('closes a request whose body does not arrive within HTTP_REQUEST_TIMEOUT_MS (408)', async () => {
-    const got = await rawUntilClosed('POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"qu');
+    const got = await rawUntilClosed(
+      'POST /graphql HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"qu',
+    );
     expect(got).toMatch(/^HTTP\/1\.1 408/);
   });
 
@@ -165,20 +218,35 @@ describe('slow clients and many connections', () => {
   });
 
   it('keeps a server-sent-events subscription open past the request timeout (it bounds receiving the request only)', async () => {
-    const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-      i: { name: 'sse', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
-    }, await api.key('admin'));
+    const created = await api.gql(
+      'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+      {
+        i: {
+          name: 'sse',
+          startsAt: minutesFromNow(-60),
+          endsAt: minutesFromNow(600),
+          scoring: 'BEST',
+          maxPointsPerMatch: 10,
+        },
+      },
+      await api.key('admin'),
+    );
     const res = await fetch(api.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: `subscription { topChanged(seasonId: ${created.data!.createSeason.id}) { rank } }` }),
+      body: JSON.stringify({
+        query: `subscription { topChanged(seasonId: ${created.data!.createSeason.id}) { rank } }`,
+      }),
     });
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('"topChanged"')) text += new TextDecoder().decode((await reader.read()).value);
     expect(text).toContain('"topChanged":[]');
     await new Promise((r) => setTimeout(r, 2_500));
-    const closed = await Promise.race([reader.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))]);
+    const closed = await Promise.race([
+      reader.closed.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 100)),
+    ]);
     expect(closed).toBe(false);
     await reader.cancel();
   });
@@ -204,13 +272,28 @@ describe('boards a client can make the server hold', () => {
   const daysFromNow = (d: number) => new Date(Date.now() + d * DAY_MS).toISOString();
   let seasonId = 0;
   beforeAll(async () => {
-    seasonId = (await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-      i: { name: 'slots', startsAt: daysFromNow(-20), endsAt: daysFromNow(20), scoring: 'BEST', maxPointsPerMatch: 10 },
-    }, await api.key('admin'))).data!.createSeason.id;
+    seasonId = (
+      await api.gql(
+        'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+        {
+          i: {
+            name: 'slots',
+            startsAt: daysFromNow(-20),
+            endsAt: daysFromNow(20),
+            scoring: 'BEST',
+            maxPointsPerMatch: 10,
+          },
+        },
+        await api.key('admin'),
+      )
+    ).data!.createSeason.id;
   });
-  const series = async () => (await (await fetch(`${api.base}/metrics`)).text()).split('\n')
-    .filter((l) => l.startsWith('ladder_top_cache_age_seconds{')).length;
-  const days = (offsets: number[]) => `{ ${offsets.map((d, i) => `d${i}: leaderboard(seasonId: ${seasonId}, window: DAY, at: "${daysFromNow(d)}") { top(limit: 1) { rank } }`).join(' ')} }`;
+  const series = async () =>
+    (await (await fetch(`${api.base}/metrics`)).text())
+      .split('\n')
+      .filter((l) => l.startsWith('ladder_top_cache_age_seconds{')).length;
+  const days = (offsets: number[]) =>
+    `{ ${offsets.map((d, i) => `d${i}: leaderboard(seasonId: ${seasonId}, window: DAY, at: "${daysFromNow(d)}") { top(limit: 1) { rank } }`).join(' ')} }`;
 
   it.each([
     ['a day two days ahead', 2],
@@ -236,24 +319,47 @@ describe('boards a client can make the server hold', () => {
 describe('a bad subscribe message on a WebSocket', () => {
   it.each([
     ['a syntax error', 'subscription { topChanged(seasonId: 1 { rank } }'],
-    ['16 aliases', `subscription { ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(' ')} topChanged(seasonId: 1) { rank } }`],
+    [
+      '16 aliases',
+      `subscription { ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(' ')} topChanged(seasonId: 1) { rank } }`,
+    ],
     ['over 1,000 tokens', `subscription { topChanged(seasonId: 1) { ${'rank '.repeat(1_001)} } }`],
   ])('%s: only that operation gets an error; the socket and its other subscriptions stay', async (_name, bad) => {
-    const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-      i: { name: 'ws', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
-    }, await api.key('admin'));
+    const created = await api.gql(
+      'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+      {
+        i: {
+          name: 'ws',
+          startsAt: minutesFromNow(-60),
+          endsAt: minutesFromNow(600),
+          scoring: 'BEST',
+          maxPointsPerMatch: 10,
+        },
+      },
+      await api.key('admin'),
+    );
     const seasonId = created.data!.createSeason.id as number;
     const client = api.wsClient();
     let closed: unknown;
-    client.on('closed', (e) => { closed = e; });
+    client.on('closed', (e) => {
+      closed = e;
+    });
     const good = api.subscribe(`subscription { topChanged(seasonId: ${seasonId}) { rank } }`, undefined, client);
     await good.waitFor('the first top', (e) => e.data?.topChanged !== undefined);
     const wrong = api.subscribe(bad, undefined, client);
-    const codeOf = (errors: unknown) => (errors as Array<{ extensions?: { code?: string } }> | undefined)?.[0]?.extensions?.code;
-    await expect.poll(() => codeOf(wrong.events[0]?.errors) ?? codeOf(wrong.failure) ?? (closed ? 'socket closed' : undefined), { timeout: 5_000 })
+    const codeOf = (errors: unknown) =>
+      (errors as Array<{ extensions?: { code?: string } }> | undefined)?.[0]?.extensions?.code;
+    await expect
+      .poll(() => codeOf(wrong.events[0]?.errors) ?? codeOf(wrong.failure) ?? (closed ? 'socket closed' : undefined), {
+        timeout: 5_000,
+      })
       .toBe('BAD_USER_INPUT');
     // The socket still serves: a new subscription on it gets its first answer.
-    const again = api.subscribe(`subscription { topChanged(seasonId: ${seasonId}, limit: 2) { rank } }`, undefined, client);
+    const again = api.subscribe(
+      `subscription { topChanged(seasonId: ${seasonId}, limit: 2) { rank } }`,
+      undefined,
+      client,
+    );
     await again.waitFor('a top on the same socket', (e) => e.data?.topChanged !== undefined);
     expect(closed).toBeUndefined();
     expect(good.failure).toBeUndefined();
@@ -264,13 +370,21 @@ describe('a bad subscribe message on a WebSocket', () => {
 
 describe('GraphiQL', () => {
   /** GET /graphql as a browser would; the raw bytes, not decompressed. */
-  const load = (headers: Record<string, string> = {}) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/graphql', agent: false, headers: { accept: 'text/html', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
+  const load = (headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http
+        .get(
+          { host: '127.0.0.1', port, path: '/graphql', agent: false, headers: { accept: 'text/html', ...headers } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (d: Buffer) => chunks.push(d));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+            );
+          },
+        )
+        .on('error', reject);
+    });
 
   it('is served compressed and cacheable, and full loads are rate limited per address (revalidations are not)', async () => {
     const br = await load({ 'accept-encoding': 'gzip, deflate, br' });
@@ -294,37 +408,70 @@ describe('GraphiQL', () => {
     expect([(await load()).status, (await load()).status, (await load()).status]).toEqual([200, 200, 429]);
     expect((await load({ 'if-none-match': br.headers.etag! })).status).toBe(304);
   });
-
 });
 
 describe('CORS', () => {
   const cors = async (url: string, init: RequestInit & { origin: string }) => {
-    const res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), origin: init.origin } });
+    const res = await fetch(url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), origin: init.origin },
+    });
     await res.arrayBuffer();
-    return { status: res.status, origin: res.headers.get('access-control-allow-origin'), credentials: res.headers.get('access-control-allow-credentials') };
+    return {
+      status: res.status,
+      origin: res.headers.get('access-control-allow-origin'),
+      credentials: res.headers.get('access-control-allow-credentials'),
+    };
   };
-  const post = (query: string) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const post = (query: string) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
 
   it('by default lets any origin read, never with credentials (yoga echoed any origin with credentials)', async () => {
     const origin = 'https://evil.example';
-    for (const init of [post('{ seasons { id } }'), post('{ seasons { id } }'), post('mutation { closeSeason(id: 1) { id } }'), { method: 'GET' }]) {
+    for (const init of [
+      post('{ seasons { id } }'),
+      post('{ seasons { id } }'),
+      post('mutation { closeSeason(id: 1) { id } }'),
+      { method: 'GET' },
+    ]) {
       expect(await cors(api.url, { ...init, origin })).toMatchObject({ origin: '*', credentials: null });
     }
-    const preflight = await cors(api.url, { method: 'OPTIONS', origin, headers: { 'access-control-request-method': 'POST' } });
+    const preflight = await cors(api.url, {
+      method: 'OPTIONS',
+      origin,
+      headers: { 'access-control-request-method': 'POST' },
+    });
     expect(preflight).toEqual({ status: 204, origin: '*', credentials: null });
   });
 
   describe('with CORS_ORIGINS set (and GRAPHIQL=false)', () => {
     let other: TestApi;
-    beforeAll(async () => { other = await startApi({ GRAPHIQL: 'false', CORS_ORIGINS: 'https://game.example, https://admin.game.example' }); });
-    afterAll(async () => { await other?.close(); });
+    beforeAll(async () => {
+      other = await startApi({ GRAPHIQL: 'false', CORS_ORIGINS: 'https://game.example, https://admin.game.example' });
+    });
+    afterAll(async () => {
+      await other?.close();
+    });
 
     it('answers listed origins with credentials, and others with no CORS header', async () => {
       for (const init of [post('{ seasons { id } }'), post('mutation { closeSeason(id: 1) { id } }')]) {
-        expect(await cors(other.url, { ...init, origin: 'https://admin.game.example' })).toMatchObject({ origin: 'https://admin.game.example', credentials: 'true' });
-        expect(await cors(other.url, { ...init, origin: 'https://evil.example' })).toMatchObject({ origin: null, credentials: null });
+        expect(await cors(other.url, { ...init, origin: 'https://admin.game.example' })).toMatchObject({
+          origin: 'https://admin.game.example',
+          credentials: 'true',
+        });
+        expect(await cors(other.url, { ...init, origin: 'https://evil.example' })).toMatchObject({
+          origin: null,
+          credentials: null,
+        });
       }
-      expect(await cors(other.url, { method: 'OPTIONS', origin: 'https://evil.example' })).toEqual({ status: 204, origin: null, credentials: null });
+      expect(await cors(other.url, { method: 'OPTIONS', origin: 'https://evil.example' })).toEqual({
+        status: 204,
+        origin: null,
+        credentials: null,
+      });
     });
 
     it('serves no GraphiQL page', async () => {
@@ -338,10 +485,18 @@ describe('CORS', () => {
 describe('client mistakes in logs and metrics', () => {
   it('are logged at info, sampled, not at error, and counted by code (one probe made 806 error lines)', async () => {
     const lines: Array<{ level: number; code?: string; leftOut?: number }> = [];
-    const logger = pino({ level: 'info', base: {} }, { write: (line: string) => { lines.push(JSON.parse(line)); } });
+    const logger = pino(
+      { level: 'info', base: {} },
+      {
+        write: (line: string) => {
+          lines.push(JSON.parse(line));
+        },
+      },
+    );
     const probed = await startApi({ RATE_LIMIT_READS_BURST: '5', RATE_LIMIT_READS_PER_SEC: '0.001' }, { logger });
     try {
-      const submit = 'mutation { submitMatchResult(input: { matchId: "6f1c1d7e-7a38-4e55-9a43-1a2b3c4d5e6f", seasonId: 1, endedAt: "2026-01-01T00:00:00Z", results: [{ playerId: "1", points: 1 }] }) { accepted } }';
+      const submit =
+        'mutation { submitMatchResult(input: { matchId: "6f1c1d7e-7a38-4e55-9a43-1a2b3c4d5e6f", seasonId: 1, endedAt: "2026-01-01T00:00:00Z", results: [{ playerId: "1", points: 1 }] }) { accepted } }';
       const admin = await probed.key('admin');
       const before = lines.length;
       for (let i = 0; i < 30; i++) await probed.gql(submit);
@@ -351,7 +506,8 @@ describe('client mistakes in logs and metrics', () => {
       expect(probe.filter((l) => l.level >= 50)).toEqual([]);
       expect(probe.filter((l) => l.code).length).toBeLessThanOrEqual(3); // one line per code
       const metrics = await (await fetch(`${probed.base}/metrics`)).text();
-      const count = (code: string) => Number(new RegExp(`ladder_graphql_errors_total\\{code="${code}"\\} (\\d+)`).exec(metrics)?.[1]);
+      const count = (code: string) =>
+        Number(new RegExp(`ladder_graphql_errors_total\\{code="${code}"\\} (\\d+)`).exec(metrics)?.[1]);
       expect([count('UNAUTHENTICATED'), count('FORBIDDEN'), count('RATE_LIMITED')]).toEqual([30, 30, 5]);
     } finally {
       await probed.close();
@@ -361,14 +517,36 @@ describe('client mistakes in logs and metrics', () => {
 
 describe('display names', () => {
   it('are stored in NFC, and a name with a bidi override or a zero-width space is refused (BAD_USER_INPUT on displayName)', async () => {
-    const seasonId = (await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-      i: { name: 'names', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
-    }, await api.key('admin'))).data!.createSeason.id;
+    const seasonId = (
+      await api.gql(
+        'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+        {
+          i: {
+            name: 'names',
+            startsAt: minutesFromNow(-60),
+            endsAt: minutesFromNow(600),
+            scoring: 'BEST',
+            maxPointsPerMatch: 10,
+          },
+        },
+        await api.key('admin'),
+      )
+    ).data!.createSeason.id;
     const key = await api.key('submit');
     const playerId = String(700_000_000 + Math.floor(Math.random() * 1_000_000));
-    const submit = (displayName: string) => api.gql('mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }', {
-      i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId, points: 1, displayName }] },
-    }, key);
+    const submit = (displayName: string) =>
+      api.gql(
+        'mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }',
+        {
+          i: {
+            matchId: randomUUID(),
+            seasonId,
+            endedAt: minutesFromNow(-1),
+            results: [{ playerId, points: 1, displayName }],
+          },
+        },
+        key,
+      );
     for (const spoof of ['Ann\u202Egnp', 'An\u200Bn']) {
       expect((await submit(spoof)).errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'displayName' });
     }
@@ -377,4 +555,3 @@ describe('display names', () => {
     expect(row?.display_name).toBe('Ren\u00E9');
   });
 });
-

@@ -15,9 +15,18 @@ let seasonId: number;
 let submitter: string;
 
 async function submit(results: Array<[string, number]>) {
-  const res = await api.gql('mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }', {
-    i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: results.map(([playerId, points]) => ({ playerId, points })) },
-  }, submitter);
+  const res = await api.gql(
+    'mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }',
+    {
+      i: {
+        matchId: randomUUID(),
+        seasonId,
+        endedAt: minutesFromNow(-1),
+        results: results.map(([playerId, points]) => ({ playerId, points })),
+      },
+    },
+    submitter,
+  );
   expect(res.errors).toBeUndefined();
 }
 
@@ -29,14 +38,31 @@ async function commandCalls(command: string): Promise<number> {
 beforeAll(async () => {
   redisServer = await startRedisServer();
   redis = new Redis(redisServer.url);
-  api = await startApi({ REDIS_URL: redisServer.url, RATE_LIMIT_READS_PER_SEC: '1000000', RATE_LIMIT_READS_BURST: '1000000' });
+  api = await startApi({
+    REDIS_URL: redisServer.url,
+    RATE_LIMIT_READS_PER_SEC: '1000000',
+    RATE_LIMIT_READS_BURST: '1000000',
+  });
   submitter = await api.key('submit');
-  const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-    i: { name: 'live', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(60 * 24), scoring: 'BEST', maxPointsPerMatch: 100_000 },
-  }, await api.key('admin'));
+  const created = await api.gql(
+    'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+    {
+      i: {
+        name: 'live',
+        startsAt: minutesFromNow(-60),
+        endsAt: minutesFromNow(60 * 24),
+        scoring: 'BEST',
+        maxPointsPerMatch: 100_000,
+      },
+    },
+    await api.key('admin'),
+  );
   seasonId = created.data!.createSeason.id;
   await submit(Array.from({ length: 50 }, (_, i) => [String(i + 1), i * 10] as [string, number]));
-  await waitFor('the first match', async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 50);
+  await waitFor(
+    'the first match',
+    async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 50,
+  );
 });
 
 afterAll(async () => {
@@ -61,7 +87,14 @@ describe('the top-N cache', () => {
     // New records straight into Kafka (the API would queue behind the readers in this process).
     const writer = (async () => {
       while (Date.now() < until) {
-        const m = { v: 1, matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), playerId: String(1000 + writes), points: 5_000 + writes };
+        const m = {
+          v: 1,
+          matchId: randomUUID(),
+          seasonId,
+          endedAt: minutesFromNow(-1),
+          playerId: String(1000 + writes),
+          points: 5_000 + writes,
+        };
         await produceRaw(api.s.kafka, api.config.kafka.topic, [{ key: m.playerId, value: JSON.stringify(m) }]);
         writes++;
         await new Promise((r) => setTimeout(r, 100));
@@ -80,39 +113,91 @@ describe('the top-N cache', () => {
 
 describe('live pushes cost O(updates)', () => {
   it('rankChanged follows every watched player exactly while results land, and costs Redis nothing while idle', async () => {
-    const created = await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-      i: { name: 'ranks', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(60 * 24), scoring: 'BEST', rankStyle: 'COMPETITION', maxPointsPerMatch: 100_000 },
-    }, await api.key('admin'));
+    const created = await api.gql(
+      'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+      {
+        i: {
+          name: 'ranks',
+          startsAt: minutesFromNow(-60),
+          endsAt: minutesFromNow(60 * 24),
+          scoring: 'BEST',
+          rankStyle: 'COMPETITION',
+          maxPointsPerMatch: 100_000,
+        },
+      },
+      await api.key('admin'),
+    );
     const id = created.data!.createSeason.id as number;
-    const produce = (results: Array<[string, number]>) => produceRaw(api.s.kafka, api.config.kafka.topic, results.map(([playerId, points]) => ({
-      key: playerId, value: JSON.stringify({ v: 1, matchId: randomUUID(), seasonId: id, endedAt: minutesFromNow(-1), playerId, points }),
-    })));
+    const produce = (results: Array<[string, number]>) =>
+      produceRaw(
+        api.s.kafka,
+        api.config.kafka.topic,
+        results.map(([playerId, points]) => ({
+          key: playerId,
+          value: JSON.stringify({
+            v: 1,
+            matchId: randomUUID(),
+            seasonId: id,
+            endedAt: minutesFromNow(-1),
+            playerId,
+            points,
+          }),
+        })),
+      );
     // 200 players with many ties (COMPETITION ranks), 40 of them watched over 4 sockets.
     await produce(Array.from({ length: 200 }, (_, i) => [String(i + 1), (i % 20) * 10] as [string, number]));
-    await waitFor('the players', async () => (await api.gql(`{ leaderboard(seasonId: ${id}) { size } }`)).data!.leaderboard.size === 200);
+    await waitFor(
+      'the players',
+      async () => (await api.gql(`{ leaderboard(seasonId: ${id}) { size } }`)).data!.leaderboard.size === 200,
+    );
     const clients = Array.from({ length: 4 }, () => api.wsClient());
     const watched = Array.from({ length: 40 }, (_, i) => String(i * 5 + 1));
-    const subs = watched.map((p, i) => api.subscribe(`subscription { rankChanged(seasonId: ${id}, playerId: "${p}") { playerId rank points } }`, undefined, clients[i % 4]));
+    const subs = watched.map((p, i) =>
+      api.subscribe(
+        `subscription { rankChanged(seasonId: ${id}, playerId: "${p}") { playerId rank points } }`,
+        undefined,
+        clients[i % 4],
+      ),
+    );
     await waitFor('every first push', async () => subs.every((sub) => sub.events.length > 0));
 
     // Idle: sockets open, nothing landing. No Redis command on their behalf.
     const idleBefore = await commandCalls('evalsha');
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(await commandCalls('evalsha') - idleBefore).toBe(0);
+    expect((await commandCalls('evalsha')) - idleBefore).toBe(0);
 
     // Results land: overtakes, new players above everyone, ties created and broken.
     for (let round = 0; round < 30; round++) {
-      await produce(Array.from({ length: 5 }, (_, k) => [String(1 + ((round * 37 + k * 53) % 260)), 100 + round * 7 + k] as [string, number]));
+      await produce(
+        Array.from(
+          { length: 5 },
+          (_, k) => [String(1 + ((round * 37 + k * 53) % 260)), 100 + round * 7 + k] as [string, number],
+        ),
+      );
     }
     await new Promise((r) => setTimeout(r, 1_500));
     const truth = async () => {
-      const res = await api.gql(`query($ids: [ID!]!) { leaderboard(seasonId: ${id}) { friends(playerIds: $ids) { playerId rank points } } }`, { ids: watched });
-      return new Map((res.data!.leaderboard.friends as Array<{ playerId: string; rank: number; points: number }>).map((e) => [e.playerId, e]));
+      const res = await api.gql(
+        `query($ids: [ID!]!) { leaderboard(seasonId: ${id}) { friends(playerIds: $ids) { playerId rank points } } }`,
+        { ids: watched },
+      );
+      return new Map(
+        (res.data!.leaderboard.friends as Array<{ playerId: string; rank: number; points: number }>).map((e) => [
+          e.playerId,
+          e,
+        ]),
+      );
     };
-    await waitFor('every push to match Redis', async () => {
-      const t = await truth();
-      return subs.every((sub, i) => JSON.stringify(sub.events.at(-1)?.data?.rankChanged) === JSON.stringify(t.get(watched[i]!)));
-    }, 10_000);
+    await waitFor(
+      'every push to match Redis',
+      async () => {
+        const t = await truth();
+        return subs.every(
+          (sub, i) => JSON.stringify(sub.events.at(-1)?.data?.rankChanged) === JSON.stringify(t.get(watched[i]!)),
+        );
+      },
+      10_000,
+    );
     // And a resync (the low-rate drift check) finds nothing to correct.
     const drift = () => api.app.api!.rankWatcher.watchedPlayers();
     expect(drift()).toBe(40);
@@ -147,7 +232,9 @@ describe('subscriptions', () => {
       return queries.map((q) => api.subscribe(q, undefined, client));
     });
     // ...and 20 raw sockets that vanish without a close frame.
-    const abrupt = await Promise.all(Array.from({ length: 20 }, () => rawSubscriber(api.url.replace('http', 'ws'), queries)));
+    const abrupt = await Promise.all(
+      Array.from({ length: 20 }, () => rawSubscriber(api.url.replace('http', 'ws'), queries)),
+    );
     // topChanged and rankChanged of the same board, limit and player: one execution serves all 40.
     await waitFor('every subscription to be open', async () => {
       const o = open();
@@ -158,10 +245,14 @@ describe('subscriptions', () => {
 
     for (const subs of clean) for (const s of subs) s.close();
     for (const socket of abrupt) socket.terminate();
-    await waitFor('every subscription to be closed', async () => {
-      const o = open();
-      return o.recordUpdated + o.topChanged + o.rankChanged === 0;
-    }, 15_000);
+    await waitFor(
+      'every subscription to be closed',
+      async () => {
+        const o = open();
+        return o.recordUpdated + o.topChanged + o.rankChanged === 0;
+      },
+      15_000,
+    );
     expect(api.app.api!.services.live.listeners()).toBe(0);
     expect(await numpat()).toBe(patterns);
     expect(await numsub(updatesChannel(0, seasonId))).toBe(0);
@@ -180,9 +271,13 @@ const numsub = async (channel: string) => Number((await redis.pubsub('NUMSUB', c
 /** A graphql-transport-ws client by hand, so the test can drop the TCP connection. */
 async function rawSubscriber(url: string, queries: string[]): Promise<WebSocket> {
   const socket = new WebSocket(url, 'graphql-transport-ws');
-  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
   socket.send(JSON.stringify({ type: 'connection_init' }));
-  await new Promise((resolve, reject) => { // connection_ack
+  await new Promise((resolve, reject) => {
+    // connection_ack
     socket.once('message', resolve);
     socket.once('close', (code, reason) => reject(new Error(`socket closed: ${code} ${reason}`)));
   });

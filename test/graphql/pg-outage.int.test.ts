@@ -18,9 +18,21 @@ beforeAll(async () => {
   via.port = String(proxy.port);
   api = await startApi({ DATABASE_URL: via.toString(), DATABASE_TIMEOUT_MS: '1000', API_KEY_CACHE_MS: '100' });
   [keys.admin, keys.submit, keys.unseen] = [await api.key('admin'), await api.key('submit'), await api.key('submit')];
-  seasonId = (await api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-    i: { name: 'pg outage', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
-  }, keys.admin)).data!.createSeason.id;
+  seasonId = (
+    await api.gql(
+      'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+      {
+        i: {
+          name: 'pg outage',
+          startsAt: minutesFromNow(-60),
+          endsAt: minutesFromNow(600),
+          scoring: 'BEST',
+          maxPointsPerMatch: 10,
+        },
+      },
+      keys.admin,
+    )
+  ).data!.createSeason.id;
 });
 afterAll(async () => {
   proxy?.restore();
@@ -36,22 +48,52 @@ async function ask(query: string, variables?: Record<string, unknown>, key?: str
     body: JSON.stringify({ query, variables }),
     signal: AbortSignal.timeout(10_000),
   });
-  return await res.json() as { data?: Record<string, unknown>; errors?: Array<{ extensions?: { code?: string } }> };
+  return (await res.json()) as { data?: Record<string, unknown>; errors?: Array<{ extensions?: { code?: string } }> };
 }
 
 const requests: Array<[string, () => Promise<Awaited<ReturnType<typeof ask>>>]> = [
   ['a season', () => ask(`{ season(id: ${seasonId}) { id } }`)],
   ['the seasons', () => ask('{ seasons { id } }')],
   ['a leaderboard (its season)', () => ask(`{ leaderboard(seasonId: ${seasonId}) { size } }`)],
-  ['a submission (its season)', () => ask('mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }', {
-    i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId: '1', points: 1 }] },
-  }, keys.submit)],
-  ['a submission with a key not seen yet', () => ask('mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }', {
-    i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId: '1', points: 1 }] },
-  }, keys.unseen)],
-  ['a new season', () => ask('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', {
-    i: { name: 'never', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(600), scoring: 'BEST', maxPointsPerMatch: 10 },
-  }, keys.admin)],
+  [
+    'a submission (its season)',
+    () =>
+      ask(
+        'mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }',
+        {
+          i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId: '1', points: 1 }] },
+        },
+        keys.submit,
+      ),
+  ],
+  [
+    'a submission with a key not seen yet',
+    () =>
+      ask(
+        'mutation($i: MatchResultInput!) { submitMatchResult(input: $i) { accepted } }',
+        {
+          i: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId: '1', points: 1 }] },
+        },
+        keys.unseen,
+      ),
+  ],
+  [
+    'a new season',
+    () =>
+      ask(
+        'mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }',
+        {
+          i: {
+            name: 'never',
+            startsAt: minutesFromNow(-60),
+            endsAt: minutesFromNow(600),
+            scoring: 'BEST',
+            maxPointsPerMatch: 10,
+          },
+        },
+        keys.admin,
+      ),
+  ],
 ];
 
 describe.each([
@@ -72,7 +114,11 @@ describe.each([
     }
     expect(codes).toEqual(requests.map(([name]) => [name, 'UNAVAILABLE']));
     proxy.restore();
-    await expect.poll(async () => (await ask(`{ season(id: ${seasonId}) { id } }`)).data?.season, { timeout: 15_000, interval: 250 })
+    await expect
+      .poll(async () => (await ask(`{ season(id: ${seasonId}) { id } }`)).data?.season, {
+        timeout: 15_000,
+        interval: 250,
+      })
       .toEqual({ id: seasonId });
   });
 });

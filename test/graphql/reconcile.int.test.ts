@@ -28,17 +28,41 @@ const RECONCILE = `mutation($s: Int!, $repair: Boolean) { reconcileLeaderboard(s
 } }`;
 
 async function seasonWithResults(): Promise<number> {
-  const created = await api.gql(`mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`, {
-    input: { name: 'reconcile e2e', startsAt: minutesFromNow(-3 * 24 * 60), endsAt: minutesFromNow(30 * 24 * 60), scoring: 'BEST', maxPointsPerMatch: 1000 },
-  }, admin);
+  const created = await api.gql(
+    `mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`,
+    {
+      input: {
+        name: 'reconcile e2e',
+        startsAt: minutesFromNow(-3 * 24 * 60),
+        endsAt: minutesFromNow(30 * 24 * 60),
+        scoring: 'BEST',
+        maxPointsPerMatch: 1000,
+      },
+    },
+    admin,
+  );
   const seasonId = created.data!.createSeason.id as number;
-  const submitted = await api.gql(`mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`, {
-    input: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-5), results: [
-      { playerId: '700000000001', points: 10 }, { playerId: '700000000002', points: 20 }, { playerId: '700000000003', points: 30 },
-    ] },
-  }, submitter);
+  const submitted = await api.gql(
+    `mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`,
+    {
+      input: {
+        matchId: randomUUID(),
+        seasonId,
+        endedAt: minutesFromNow(-5),
+        results: [
+          { playerId: '700000000001', points: 10 },
+          { playerId: '700000000002', points: 20 },
+          { playerId: '700000000003', points: 30 },
+        ],
+      },
+    },
+    submitter,
+  );
   expect(submitted.errors).toBeUndefined();
-  await waitFor('the match on the board', async () => (await api.s.redis.zcard(boardKey(seasonId, 'SEASON', ''))) === 3);
+  await waitFor(
+    'the match on the board',
+    async () => (await api.s.redis.zcard(boardKey(seasonId, 'SEASON', ''))) === 3,
+  );
   return seasonId;
 }
 
@@ -57,17 +81,33 @@ describe('reconcileLeaderboard', () => {
     const clean = await api.gql(RECONCILE, { s: seasonId }, admin);
     expect(clean.errors).toBeUndefined();
     const report = clean.data!.reconcileLeaderboard;
-    expect(report).toMatchObject({ seasonId, repair: false, total: { pgCount: 9, redisCount: 9, missing: 0, extra: 0, different: 0 } });
+    expect(report).toMatchObject({
+      seasonId,
+      repair: false,
+      total: { pgCount: 9, redisCount: 9, missing: 0, extra: 0, different: 0 },
+    });
     expect(report.boards.map((b: { window: string }) => b.window)).toEqual(['SEASON', 'DAY', 'WEEK']);
 
     await api.s.redis.zrem(boardKey(seasonId, 'SEASON', ''), '700000000002');
     const found = await api.gql(RECONCILE, { s: seasonId }, admin);
-    expect(found.data!.reconcileLeaderboard.total).toMatchObject({ missing: 1, repaired: 0, missingSample: ['700000000002'] });
-    expect(found.data!.reconcileLeaderboard.boards[0]).toMatchObject({ window: 'SEASON', pgCount: 3, redisCount: 2, missing: 1, redisScanned: true });
+    expect(found.data!.reconcileLeaderboard.total).toMatchObject({
+      missing: 1,
+      repaired: 0,
+      missingSample: ['700000000002'],
+    });
+    expect(found.data!.reconcileLeaderboard.boards[0]).toMatchObject({
+      window: 'SEASON',
+      pgCount: 3,
+      redisCount: 2,
+      missing: 1,
+      redisScanned: true,
+    });
 
     const repaired = await api.gql(RECONCILE, { s: seasonId, repair: true }, admin);
     expect(repaired.data!.reconcileLeaderboard).toMatchObject({ repair: true, total: { missing: 1, repaired: 1 } });
-    const top = await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size entry(playerId: "700000000002") { rank points } } }`);
+    const top = await api.gql(
+      `{ leaderboard(seasonId: ${seasonId}) { size entry(playerId: "700000000002") { rank points } } }`,
+    );
     expect(top.data!.leaderboard).toEqual({ size: 3, entry: { rank: 2, points: 20 } });
 
     const metrics = await (await fetch(`${api.base}/metrics`)).text();

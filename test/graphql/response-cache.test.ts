@@ -14,13 +14,36 @@ function setup(maxBytes = 10_000) {
   const versions = createBoardVersions();
   const cache = createResponseCache({ versions, namesEpoch: () => names, maxBytes, maxAgeMs: 5_000, now: () => t });
   const event = (b: Board, version: number, change: { rank: number; old: string | null }): BoardEvent => ({
-    seasonId: 7, window: b.window, period: b.period, version, kind: 'raise', changes: [{ playerId: 'p', score: '1', ...change }],
+    seasonId: 7,
+    window: b.window,
+    period: b.period,
+    version,
+    kind: 'raise',
+    changes: [{ playerId: 'p', score: '1', ...change }],
   });
-  return { cache, versions, event, tick: (ms: number) => { t += ms; }, renameSomeone: () => { names++; } };
+  return {
+    cache,
+    versions,
+    event,
+    tick: (ms: number) => {
+      t += ms;
+    },
+    renameSomeone: () => {
+      names++;
+    },
+  };
 }
 
 /** Stores `body` under `key` as read from `b` at `version` (top: the top snapshot; all: a live read). */
-function store(cache: ReturnType<typeof setup>['cache'], key: string, b: Board, version: number, depends: 'top' | 'all', body = 'x', names = false) {
+function store(
+  cache: ReturnType<typeof setup>['cache'],
+  key: string,
+  b: Board,
+  version: number,
+  depends: 'top' | 'all',
+  body = 'x',
+  names = false,
+) {
   const reads = cache.reads();
   reads.saw(b, depends, version);
   reads.usesNames = names;
@@ -65,7 +88,9 @@ describe('the response cache', () => {
   it('expires answers after maxAgeMs and DAY answers when their day ends', () => {
     const { cache, tick } = setup();
     store(cache, 'season', board, 1, 'top');
-    expect(store(cache, 'day', day, 1, 'top')!.validUntil).toBeLessThanOrEqual(new Date('2026-12-01T00:00:00Z').getTime());
+    expect(store(cache, 'day', day, 1, 'top')!.validUntil).toBeLessThanOrEqual(
+      new Date('2026-12-01T00:00:00Z').getTime(),
+    );
     tick(4_999);
     expect(cache.get('season')).toBeDefined();
     tick(1);

@@ -9,11 +9,17 @@ describe('the printed schema', () => {
   });
 
   it.each([
-    'type Query', 'season(id: Int!): Season', 'seasons(status: SeasonStatus): [Season!]!',
-    'leaderboard(', 'top(limit: Int = 100, offset: Int = 0): [Entry!]!', 'entry(playerId: ID!): Entry',
-    'around(playerId: ID!, radius: Int = 5): [Entry!]!', 'friends(playerIds: [ID!]!): [Entry!]!',
+    'type Query',
+    'season(id: Int!): Season',
+    'seasons(status: SeasonStatus): [Season!]!',
+    'leaderboard(',
+    'top(limit: Int = 100, offset: Int = 0): [Entry!]!',
+    'entry(playerId: ID!): Entry',
+    'around(playerId: ID!, radius: Int = 5): [Entry!]!',
+    'friends(playerIds: [ID!]!): [Entry!]!',
     'submitMatchResult(input: MatchResultInput!): SubmitMatchResultPayload!',
-    'createSeason(input: CreateSeasonInput!): Season!', 'closeSeason(id: Int!): Season!',
+    'createSeason(input: CreateSeasonInput!): Season!',
+    'closeSeason(id: Int!): Season!',
     'rebuildLeaderboard(seasonId: Int!): RebuildReport!',
     'recordUpdated(playerId: ID, seasonId: Int!): RecordUpdate!',
     'rankChanged(playerId: ID!, seasonId: Int!): Entry!',

@@ -13,12 +13,25 @@ beforeAll(async () => {
   admin = await api.key('admin');
   submitter = await api.key('submit');
 });
-afterAll(async () => { await api?.close(); });
+afterAll(async () => {
+  await api?.close();
+});
 
 async function createSeason(input: Record<string, unknown> = {}): Promise<number> {
-  const res = await api.gql(`mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`, {
-    input: { name: 'serving', startsAt: minutesFromNow(-60), endsAt: minutesFromNow(30 * 24 * 60), scoring: 'BEST', maxPointsPerMatch: 100_000, ...input },
-  }, admin);
+  const res = await api.gql(
+    `mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`,
+    {
+      input: {
+        name: 'serving',
+        startsAt: minutesFromNow(-60),
+        endsAt: minutesFromNow(30 * 24 * 60),
+        scoring: 'BEST',
+        maxPointsPerMatch: 100_000,
+        ...input,
+      },
+    },
+    admin,
+  );
   expect(res.errors).toBeUndefined();
   return res.data!.createSeason.id;
 }
@@ -26,9 +39,14 @@ async function createSeason(input: Record<string, unknown> = {}): Promise<number
 /** Results straight into Kafka, one message per player (what the API would produce). */
 async function produce(seasonId: number, results: Array<[string, number]>): Promise<void> {
   const matchId = randomUUID();
-  await produceRaw(api.s.kafka, api.config.kafka.topic, results.map(([playerId, points]) => ({
-    key: playerId, value: JSON.stringify({ v: 1, matchId, seasonId, endedAt: minutesFromNow(-1), playerId, points }),
-  })));
+  await produceRaw(
+    api.s.kafka,
+    api.config.kafka.topic,
+    results.map(([playerId, points]) => ({
+      key: playerId,
+      value: JSON.stringify({ v: 1, matchId, seasonId, endedAt: minutesFromNow(-1), playerId, points }),
+    })),
+  );
 }
 
 /** Keeps results landing on a board until stopped: new players and improvements. */
@@ -38,11 +56,18 @@ function writer(seasonId: number, firstPlayer: number, pauseMs = 20) {
   const done = (async () => {
     while (!stop) {
       n++;
-      await produce(seasonId, [[String(firstPlayer + n), (n * 7_919) % 5_000], [String(firstPlayer + (n % 7) + 1), 5_000 + n]]);
+      await produce(seasonId, [
+        [String(firstPlayer + n), (n * 7_919) % 5_000],
+        [String(firstPlayer + (n % 7) + 1), 5_000 + n],
+      ]);
       await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
-  return async () => { stop = true; await done; return n; };
+  return async () => {
+    stop = true;
+    await done;
+    return n;
+  };
 }
 
 type Row = { rank: number; playerId: string; points: number };
@@ -54,14 +79,20 @@ function expectedRanks(style: 'ORDINAL' | 'COMPETITION', points: number[]): numb
 }
 
 describe('one snapshot per board', () => {
-  for (const [order, rankStyle] of [['DESC', 'ORDINAL'], ['DESC', 'COMPETITION'], ['ASC', 'ORDINAL'], ['ASC', 'COMPETITION']] as const) {
+  for (const [order, rankStyle] of [
+    ['DESC', 'ORDINAL'],
+    ['DESC', 'COMPETITION'],
+    ['ASC', 'ORDINAL'],
+    ['ASC', 'COMPETITION'],
+  ] as const) {
     it(`${order} ${rankStyle}: size, top, entry, around and friends agree in every answer while results land`, async () => {
       const seasonId = await createSeason({ order, rankStyle });
       const stopWriting = writer(seasonId, 1_000, 0);
       // Player 1001 keeps improving (the writer's second result), 1002-1004 too, 1100 comes later.
       const row = 'rank playerId points';
-      const query = `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 1000) { ${row} } entry(playerId: "1001") { ${row} } `
-        + `around(playerId: "1001", radius: 2) { ${row} } friends(playerIds: ["1004", "1001", "1100", "9999"]) { ${row} } } }`;
+      const query =
+        `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 1000) { ${row} } entry(playerId: "1001") { ${row} } ` +
+        `around(playerId: "1001", radius: 2) { ${row} } friends(playerIds: ["1004", "1001", "1100", "9999"]) { ${row} } } }`;
       let answers = 0;
       let lastSize = 0;
       try {
@@ -69,9 +100,18 @@ describe('one snapshot per board', () => {
         while (Date.now() < until || lastSize < 20) {
           const res = await api.gql<{ leaderboard: Top }>(query);
           expect(res.errors).toBeUndefined();
-          const { size, top, entry, around, friends } = res.data!.leaderboard as Top & { entry: Row | null; around: Row[]; friends: Row[] };
+          const { size, top, entry, around, friends } = res.data!.leaderboard as Top & {
+            entry: Row | null;
+            around: Row[];
+            friends: Row[];
+          };
           expect(top.length).toBe(size);
-          expect(top.map((e) => e.rank)).toEqual(expectedRanks(rankStyle, top.map((e) => e.points)));
+          expect(top.map((e) => e.rank)).toEqual(
+            expectedRanks(
+              rankStyle,
+              top.map((e) => e.points),
+            ),
+          );
           // The per-player fields are read at the same instant as the top (one board, one snapshot).
           const at = top.findIndex((e) => e.playerId === '1001');
           expect(entry).toEqual(at < 0 ? null : top[at]);
@@ -91,8 +131,14 @@ describe('one snapshot per board', () => {
 
   it('a top read that starts after this process heard of a record shows it', async () => {
     const seasonId = await createSeason();
-    await produce(seasonId, Array.from({ length: 30 }, (_, i) => [String(i + 1), 100 + i] as [string, number]));
-    await waitFor('the first players', async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 30);
+    await produce(
+      seasonId,
+      Array.from({ length: 30 }, (_, i) => [String(i + 1), 100 + i] as [string, number]),
+    );
+    await waitFor(
+      'the first players',
+      async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 30,
+    );
     const records = api.subscribe(`subscription { recordUpdated(seasonId: ${seasonId}) { playerId points } }`);
     const stopWriting = writer(seasonId, 5_000);
     try {
@@ -101,7 +147,9 @@ describe('one snapshot per board', () => {
         await produce(seasonId, [[String(i), points]]);
         // The event reached this process (it pushed it to the socket): the next read must show it.
         await records.waitFor(`record ${i}`, (e) => e.data?.recordUpdated.points === points);
-        const res = await api.gql<{ leaderboard: Top }>(`{ leaderboard(seasonId: ${seasonId}) { top(limit: 1) { playerId points } } }`);
+        const res = await api.gql<{ leaderboard: Top }>(
+          `{ leaderboard(seasonId: ${seasonId}) { top(limit: 1) { playerId points } } }`,
+        );
         expect(res.data!.leaderboard.top[0]).toEqual({ playerId: String(i), points });
       }
     } finally {
@@ -114,17 +162,32 @@ describe('one snapshot per board', () => {
 describe('shared snapshot subscriptions', () => {
   it('one execution serves every client of the same topChanged, a late joiner gets the current top first', async () => {
     const seasonId = await createSeason();
-    await produce(seasonId, [['1', 10], ['2', 20], ['3', 30]]);
-    await waitFor('the players', async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 3);
+    await produce(seasonId, [
+      ['1', 10],
+      ['2', 20],
+      ['3', 30],
+    ]);
+    await waitFor(
+      'the players',
+      async () => (await api.gql(`{ leaderboard(seasonId: ${seasonId}) { size } }`)).data!.leaderboard.size === 3,
+    );
     const query = `subscription { topChanged(seasonId: ${seasonId}, limit: 2) { playerId points } }`;
     const first = [api.subscribe(query), api.subscribe(query)];
-    const initial = [{ playerId: '3', points: 30 }, { playerId: '2', points: 20 }];
-    for (const sub of first) await sub.waitFor('the first top', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(initial));
+    const initial = [
+      { playerId: '3', points: 30 },
+      { playerId: '2', points: 20 },
+    ];
+    for (const sub of first)
+      await sub.waitFor('the first top', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(initial));
     const executions = api.app.api!.server.sharedSubscriptions();
 
     await produce(seasonId, [['4', 40]]);
-    const next = [{ playerId: '4', points: 40 }, { playerId: '3', points: 30 }];
-    for (const sub of first) await sub.waitFor('the new top', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(next));
+    const next = [
+      { playerId: '4', points: 40 },
+      { playerId: '3', points: 30 },
+    ];
+    for (const sub of first)
+      await sub.waitFor('the new top', (e) => JSON.stringify(e.data?.topChanged) === JSON.stringify(next));
     const late = api.subscribe(query);
     const firstLate = await late.waitFor('a first message', () => true);
     expect(firstLate.data?.topChanged).toEqual(next);
@@ -139,21 +202,34 @@ describe('the response cache and HTTP caching', () => {
 
   it('answers identical reads from one serialisation until the board changes', async () => {
     const seasonId = await createSeason();
-    await produce(seasonId, [['1', 10], ['2', 20]]);
+    await produce(seasonId, [
+      ['1', 10],
+      ['2', 20],
+    ]);
     const query = `{ leaderboard(seasonId: ${seasonId}) { size top(limit: 10) { rank playerId points } } }`;
     await waitFor('both players', async () => (await api.gql(query)).data!.leaderboard.size === 2);
     const before = stats();
-    const first = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const first = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     const body = await first.text();
     for (let i = 0; i < 5; i++) {
-      const again = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const again = await fetch(api.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       expect(await again.text()).toBe(body);
       expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
     }
     expect(stats().hits - before.hits).toBeGreaterThanOrEqual(5);
     expect(first.headers.get('cache-control')).toBeNull(); // POST answers are not for shared caches
     const revalidated = await fetch(api.url, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'if-none-match': first.headers.get('etag')! }, body: JSON.stringify({ query }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'if-none-match': first.headers.get('etag')! },
+      body: JSON.stringify({ query }),
     });
     expect(revalidated.status).toBe(200); // 304 is GET semantics
 
@@ -170,23 +246,40 @@ describe('the response cache and HTTP caching', () => {
     const hash = sha256(query);
     const ext = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
     const vars = encodeURIComponent(JSON.stringify({ s: seasonId }));
-    const get = (headers: Record<string, string> = {}) => fetch(`${api.url}?extensions=${ext}&variables=${vars}`, { headers: { accept: 'application/json', ...headers } });
+    const get = (headers: Record<string, string> = {}) =>
+      fetch(`${api.url}?extensions=${ext}&variables=${vars}`, { headers: { accept: 'application/json', ...headers } });
 
-    const unknown = await (await get()).json() as { errors: Array<{ extensions: { code: string } }> };
+    const unknown = (await (await get()).json()) as { errors: Array<{ extensions: { code: string } }> };
     expect(unknown.errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    const wrong = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('other') } } }) });
-    expect(((await wrong.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+    const wrong = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: sha256('other') } } }),
+    });
+    expect(
+      ((await wrong.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code,
+    ).toBe('BAD_USER_INPUT');
 
     const register = await fetch(api.url, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query, variables: { s: seasonId }, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query,
+        variables: { s: seasonId },
+        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
+      }),
     });
     expect(((await register.json()) as { errors?: unknown }).errors).toBeUndefined();
-    await waitFor('the player', async () => ((await (await get()).json()) as { data: { leaderboard: Top } }).data.leaderboard.top.length === 1);
+    await waitFor(
+      'the player',
+      async () => ((await (await get()).json()) as { data: { leaderboard: Top } }).data.leaderboard.top.length === 1,
+    );
 
     const ok = await get();
     expect(ok.status).toBe(200);
-    expect(((await ok.json()) as { data: { leaderboard: Top } }).data.leaderboard.top).toEqual([{ rank: 1, playerId: '7', points: 70 }]);
+    expect(((await ok.json()) as { data: { leaderboard: Top } }).data.leaderboard.top).toEqual([
+      { rank: 1, playerId: '7', points: 70 },
+    ]);
     const etag = ok.headers.get('etag')!;
     expect(etag).toMatch(/^".+"$/);
     expect(ok.headers.get('cache-control')).toBe(`public, max-age=${api.config.serving.httpCacheMaxAgeSeconds}`);
@@ -203,33 +296,57 @@ describe('the response cache and HTTP caching', () => {
   it('never caches answers with errors, authenticated reads or reads of other data', async () => {
     const seasonId = await createSeason();
     const tooMany = JSON.stringify(Array.from({ length: 201 }, (_, i) => String(i + 1)));
-    const bad = await fetch(`${api.url}?query=${encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { friends(playerIds: ${tooMany}) { rank } } }`)}`, { headers: { accept: 'application/json' } });
-    expect(((await bad.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('BAD_USER_INPUT');
+    const bad = await fetch(
+      `${api.url}?query=${encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { friends(playerIds: ${tooMany}) { rank } } }`)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(((await bad.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe(
+      'BAD_USER_INPUT',
+    );
     expect(bad.headers.get('etag')).toBeNull();
     expect(bad.headers.get('cache-control')).toBeNull();
 
     const q = encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { size } }`);
-    const authed = await fetch(`${api.url}?query=${q}`, { headers: { accept: 'application/json', authorization: `Bearer ${submitter}` } });
+    const authed = await fetch(`${api.url}?query=${q}`, {
+      headers: { accept: 'application/json', authorization: `Bearer ${submitter}` },
+    });
     expect(authed.status).toBe(200);
     expect(authed.headers.get('etag')).toBeNull();
     expect(authed.headers.get('cache-control')).toBeNull();
 
-    const withSeason = await fetch(`${api.url}?query=${encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { size season { status } } }`)}`, { headers: { accept: 'application/json' } });
-    expect(((await withSeason.json()) as { data: { leaderboard: { season: { status: string } } } }).data.leaderboard.season.status).toBe('ACTIVE');
+    const withSeason = await fetch(
+      `${api.url}?query=${encodeURIComponent(`{ leaderboard(seasonId: ${seasonId}) { size season { status } } }`)}`,
+      { headers: { accept: 'application/json' } },
+    );
+    expect(
+      ((await withSeason.json()) as { data: { leaderboard: { season: { status: string } } } }).data.leaderboard.season
+        .status,
+    ).toBe('ACTIVE');
     expect(withSeason.headers.get('etag')).toBeNull();
   });
 
   it('shows display names from memory and a changed name at once', async () => {
     const seasonId = await createSeason();
     const submit = async (playerId: string, points: number, displayName: string) => {
-      const res = await api.gql(`mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`, {
-        input: { matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1), results: [{ playerId, points, displayName }] },
-      }, submitter);
+      const res = await api.gql(
+        `mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }`,
+        {
+          input: {
+            matchId: randomUUID(),
+            seasonId,
+            endedAt: minutesFromNow(-1),
+            results: [{ playerId, points, displayName }],
+          },
+        },
+        submitter,
+      );
       expect(res.errors).toBeUndefined();
     };
     await submit('11', 50, 'Ann');
     const query = `{ leaderboard(seasonId: ${seasonId}) { top(limit: 3) { playerId player { displayName } } } }`;
-    const name = async () => (await api.gql<{ leaderboard: { top: Array<{ player: { displayName: string } }> } }>(query)).data!.leaderboard.top[0]?.player.displayName;
+    const name = async () =>
+      (await api.gql<{ leaderboard: { top: Array<{ player: { displayName: string } }> } }>(query)).data!.leaderboard
+        .top[0]?.player.displayName;
     await waitFor('Ann on the board', async () => (await name()) === 'Ann');
     const before = stats();
     for (let i = 0; i < 5; i++) expect(await name()).toBe('Ann');
@@ -242,21 +359,41 @@ describe('the response cache and HTTP caching', () => {
 
 describe('reads executed by the read path (prepared once, run without yoga)', () => {
   const post = (base: TestApi, query: string, variables?: Record<string, unknown>) =>
-    fetch(base.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    fetch(base.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
 
   it('give the same answers compiled (graphql-jit) and interpreted (graphql-js), errors included', async () => {
-    const interpreted = await startApi({ GRAPHQL_JIT: 'false', RATE_LIMIT_READS_PER_SEC: '1000000', RATE_LIMIT_READS_BURST: '1000000' });
+    const interpreted = await startApi({
+      GRAPHQL_JIT: 'false',
+      RATE_LIMIT_READS_PER_SEC: '1000000',
+      RATE_LIMIT_READS_BURST: '1000000',
+    });
     try {
       const seasonId = await createSeason({ rankStyle: 'COMPETITION' });
-      await produce(seasonId, [['1', 50], ['2', 40], ['3', 40], ['4', 30], ['5', 10]]);
+      await produce(seasonId, [
+        ['1', 50],
+        ['2', 40],
+        ['3', 40],
+        ['4', 30],
+        ['5', 10],
+      ]);
       const board = `leaderboard(seasonId: ${seasonId})`;
       await waitFor('five players', async () => (await api.gql(`{ ${board} { size } }`)).data!.leaderboard.size === 5);
       const reads: Array<[string, Record<string, unknown>?]> = [
         [`{ ${board} { size window top(limit: 10) { rank playerId points achievedAt player { id displayName } } } }`],
         [`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: '3' }],
         [`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: 'nobody' }],
-        [`query ($p: ID!, $r: Int!) { ${board} { around(playerId: $p, radius: $r) { rank playerId } } }`, { p: '4', r: 1 }],
-        [`query Friends($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`, { ps: ['5', '1', 'x'] }],
+        [
+          `query ($p: ID!, $r: Int!) { ${board} { around(playerId: $p, radius: $r) { rank playerId } } }`,
+          { p: '4', r: 1 },
+        ],
+        [
+          `query Friends($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`,
+          { ps: ['5', '1', 'x'] },
+        ],
         [`query ($p: ID!) { ${board} { entry(playerId: $p) { rank } } }`, { p: 7 }], // coerced: an Int is a valid ID
         [`query ($p: ID!) { ${board} { entry(playerId: $p) { rank } } }`, {}], // missing variable: an error
         [`query ($r: Int!) { ${board} { around(playerId: "1", radius: $r) { rank } } }`, { r: 51 }], // over the limit: BAD_USER_INPUT

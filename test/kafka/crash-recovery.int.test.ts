@@ -5,7 +5,15 @@ import { parseConfig } from '../../src/config.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testEnv } from '../support/env.js';
 import { generateResults, prng, toRecords, withReplays } from '../support/generate.js';
-import { createSeason, createTopics, openServices, produceRaw, waitFor, waitUntilCaughtUp, type Services } from '../support/services.js';
+import {
+  createSeason,
+  createTopics,
+  openServices,
+  produceRaw,
+  waitFor,
+  waitUntilCaughtUp,
+  type Services,
+} from '../support/services.js';
 
 // A short session timeout: after a SIGKILL the group reassigns the dead member's partitions
 // only once its session expires.
@@ -38,7 +46,10 @@ describe('an ingest process killed with SIGKILL', () => {
   it('loses nothing and double-counts nothing when restarted, killed at random points mid-run', async () => {
     const best = await createSeason(s, { name: 'crash best' });
     const sum = await createSeason(s, { name: 'crash sum', scoring: 'SUM' });
-    const inputs = [best, sum].map((season, i) => ({ season, input: generateResults(season, { results: 10_000, players: 1_000, seed: 101 + i }) }));
+    const inputs = [best, sum].map((season, i) => ({
+      season,
+      input: generateResults(season, { results: 10_000, players: 1_000, seed: 101 + i }),
+    }));
     const all = inputs.flatMap((x) => x.input);
     await produceRaw(s.kafka, config.kafka.topic, toRecords(withReplays(all, 5)));
 
@@ -72,7 +83,11 @@ describe('an ingest process killed with SIGKILL', () => {
 
     for (const { season, input } of inputs) {
       await expectStoredOnce(s, season.id, 10_000);
-      await expectBoardsMatchOracle(s, season, input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
+      await expectBoardsMatchOracle(
+        s,
+        season,
+        input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+      );
     }
   }, 300_000);
 });

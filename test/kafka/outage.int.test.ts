@@ -5,7 +5,16 @@ import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, testConfig } from '../support/env.js';
 import { generateResults, toRecords } from '../support/generate.js';
-import { caughtUp, createSeason, createTopics, groupProgress, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
+import {
+  caughtUp,
+  createSeason,
+  createTopics,
+  groupProgress,
+  openServices,
+  produceRaw,
+  waitFor,
+  type Services,
+} from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 const pgUrl = new URL(TEST_DATABASE_URL);
@@ -50,7 +59,9 @@ describe('an outage of PostgreSQL or Redis', () => {
     };
     try {
       await deliver(all.slice(0, 1_000));
-      await waitFor('the first results to be committed', () => caughtUp(admin, config.kafka.groupId, config.kafka.topic));
+      await waitFor('the first results to be committed', () =>
+        caughtUp(admin, config.kafka.groupId, config.kafka.topic),
+      );
 
       for (const [name, proxy, part] of [
         ['Redis', redisProxy, all.slice(1_000, 2_000)],
@@ -61,10 +72,20 @@ describe('an outage of PostgreSQL or Redis', () => {
         await deliver([...part]);
         await new Promise((r) => setTimeout(r, 3_000));
         const during = await groupProgress(admin, config.kafka.groupId, config.kafka.topic);
-        expect(during.map((p) => p.committed), `${name} down: nothing committed`).toEqual(committedBefore.map((p) => p.committed));
-        expect(during.some((p) => p.end > p.committed), `${name} down: messages are waiting`).toBe(true);
+        expect(
+          during.map((p) => p.committed),
+          `${name} down: nothing committed`,
+        ).toEqual(committedBefore.map((p) => p.committed));
+        expect(
+          during.some((p) => p.end > p.committed),
+          `${name} down: messages are waiting`,
+        ).toBe(true);
         proxy.restore();
-        await waitFor(`ingest to resume after ${name} returns`, () => caughtUp(admin, config.kafka.groupId, config.kafka.topic), 60_000);
+        await waitFor(
+          `ingest to resume after ${name} returns`,
+          () => caughtUp(admin, config.kafka.groupId, config.kafka.topic),
+          60_000,
+        );
       }
       const dlq = await admin.fetchTopicOffsets(config.kafka.dlqTopic);
       expect(dlq.map((p) => Number(p.high))).toEqual([0]);
@@ -72,6 +93,10 @@ describe('an outage of PostgreSQL or Redis', () => {
       await admin.disconnect();
     }
     await expectStoredOnce(s, season.id, 3_000);
-    await expectBoardsMatchOracle(s, season as Season, applied.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
+    await expectBoardsMatchOracle(
+      s,
+      season as Season,
+      applied.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+    );
   });
 });

@@ -3,7 +3,14 @@ import type { ErrorCode } from '../../src/domain/errors.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle, toRecords } from '../support/generate.js';
-import { readTopic, createSeason, produceRaw, waitUntilCaughtUp, startIngest, type Services } from '../support/services.js';
+import {
+  readTopic,
+  createSeason,
+  produceRaw,
+  waitUntilCaughtUp,
+  startIngest,
+  type Services,
+} from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
@@ -14,7 +21,9 @@ beforeAll(async () => {
   s = ingest.s;
 });
 
-afterAll(async () => { await ingest?.close(); });
+afterAll(async () => {
+  await ingest?.close();
+});
 
 describe('poison messages', () => {
   it('go to the DLQ with their reason and source, 50 of every kind among good ones, and every good one is applied', async () => {
@@ -50,12 +59,20 @@ describe('poison messages', () => {
     for (const p of poison) {
       const m = byKey.get(p.key);
       expect(m, p.key).toBeDefined();
-      expect({ value: m!.value, code: m!.headers['x-error-code'], field: m!.headers['x-error-field'], topic: m!.headers['x-source-topic'] })
-        .toEqual({ value: p.value, code: p.code, field: p.field, topic: config.kafka.topic });
+      expect({
+        value: m!.value,
+        code: m!.headers['x-error-code'],
+        field: m!.headers['x-error-field'],
+        topic: m!.headers['x-source-topic'],
+      }).toEqual({ value: p.value, code: p.code, field: p.field, topic: config.kafka.topic });
       expect(m!.headers['x-source-offset']).toMatch(/^\d+$/);
       expect(m!.headers['x-source-partition']).toMatch(/^\d+$/);
     }
     await expectStoredOnce(s, season.id, 1_000);
-    await expectBoardsMatchOracle(s, season, good.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
+    await expectBoardsMatchOracle(
+      s,
+      season,
+      good.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+    );
   });
 });

@@ -9,12 +9,15 @@ import { createTopics, openServices, waitFor } from '../support/services.js';
 
 const config = testConfig({ KAFKA_SESSION_TIMEOUT_MS: '6000', LOG_LEVEL: 'info' });
 const logs: Array<{ level: number; msg: string; component?: string; error?: string }> = [];
-const logger = pino({ level: 'debug' }, new Writable({
-  write(chunk: Buffer, _enc, done) {
-    logs.push(JSON.parse(chunk.toString()));
-    done();
-  },
-}));
+const logger = pino(
+  { level: 'debug' },
+  new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  }),
+);
 const apps: App[] = [];
 afterAll(async () => {
   for (const app of apps) await app.stop().catch(() => {});
@@ -37,7 +40,11 @@ it('logs a rebalance while another instance joins and leaves below error level',
   const first = await start('first');
   const second = await start('second');
   // The first instance hears of the rebalance at its next heartbeat or fetch.
-  await waitFor('the first instance to rejoin', async () => logs.some((l) => /rebalanc/i.test(`${l.msg} ${l.error ?? ''}`)), 20_000);
+  await waitFor(
+    'the first instance to rejoin',
+    async () => logs.some((l) => /rebalanc/i.test(`${l.msg} ${l.error ?? ''}`)),
+    20_000,
+  );
   await second.stop();
   apps.splice(apps.indexOf(second), 1);
   await new Promise((r) => setTimeout(r, 2_000));

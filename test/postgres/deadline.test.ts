@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { bounded, createDeadline, isUnreachable } from '../../src/postgres/deadline.js';
 
-const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).message));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof DomainError ? e.code : (e as Error).message),
+  );
 const never = new Promise<never>(() => {});
 
 describe('isUnreachable', () => {
@@ -37,7 +41,9 @@ describe('createDeadline', () => {
   it('maps a connection failure to UNAVAILABLE and leaves other errors as they are', async () => {
     const deadline = createDeadline(1_000);
     expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('x'), { code: '23505' }))))).toBe('x');
-    expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))))).toBe('UNAVAILABLE');
+    expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))))).toBe(
+      'UNAVAILABLE',
+    );
   });
 
   it('bounds every method of an object that returns a promise, and leaves the others alone', async () => {

@@ -22,12 +22,19 @@ describe('the guarded repair (settle)', () => {
     await s.redis.zadd(key, '100', '1');
     const other = s.redis.duplicate();
     const seen: Array<Array<string | null>> = [];
-    const changed = await createBoardInspector(s.redis, TTL).settle(season, 'SEASON', '', ['1'], async (scores) => {
-      seen.push(scores);
-      // A concurrent ingest write lands once, after the first read.
-      if (seen.length === 1) await other.zadd(key, 'GT', '200', '1');
-      return [['1', '150']];
-    }, true);
+    const changed = await createBoardInspector(s.redis, TTL).settle(
+      season,
+      'SEASON',
+      '',
+      ['1'],
+      async (scores) => {
+        seen.push(scores);
+        // A concurrent ingest write lands once, after the first read.
+        if (seen.length === 1) await other.zadd(key, 'GT', '200', '1');
+        return [['1', '150']];
+      },
+      true,
+    );
     other.disconnect();
     expect(seen).toEqual([['100'], ['200']]);
     expect(changed).toBe(1);

@@ -17,7 +17,10 @@ afterAll(async () => {
 });
 
 describe('swapStatus', () => {
-  it.each([[1, 'swapped'], [0, 'noCopy']] as const)('reads %d as %s', (returned, status) => {
+  it.each([
+    [1, 'swapped'],
+    [0, 'noCopy'],
+  ] as const)('reads %d as %s', (returned, status) => {
     expect(swapStatus(returned)).toBe(status);
   });
 
@@ -34,12 +37,16 @@ describe('the board rebuilder', () => {
     await s.redis.zadd(board, '1', '42');
     expect(await rebuilder.acquire(season.id)).toBe(true);
 
-    await rebuilder.fill(season, 'SEASON', '', [{ seasonId: season.id, window: 'SEASON', period: '', playerId: '7', points: 10, achievedAt: season.startsAt }]);
+    await rebuilder.fill(season, 'SEASON', '', [
+      { seasonId: season.id, window: 'SEASON', period: '', playerId: '7', points: 10, achievedAt: season.startsAt },
+    ]);
     await rebuilder.swap(season, 'SEASON', '');
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
 
     // The copy vanished (expired, deleted) between fill and swap: no silent "rebuilt".
-    await rebuilder.fill(season, 'SEASON', '', [{ seasonId: season.id, window: 'SEASON', period: '', playerId: '8', points: 10, achievedAt: season.startsAt }]);
+    await rebuilder.fill(season, 'SEASON', '', [
+      { seasonId: season.id, window: 'SEASON', period: '', playerId: '8', points: 10, achievedAt: season.startsAt },
+    ]);
     await s.redis.del(rebuildCopyKey(board));
     await expect(rebuilder.swap(season, 'SEASON', '')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);

@@ -3,7 +3,12 @@ import type { ErrorCode } from '../../src/domain/errors.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { createApiKeysRepo, type ApiKeysRepo } from '../../src/postgres/api-keys-repo.js';
 import {
-  createApiKey, createAuthenticator, hashApiKey, requireScope, type ApiKeyStore, type Principal,
+  createApiKey,
+  createAuthenticator,
+  hashApiKey,
+  requireScope,
+  type ApiKeyStore,
+  type Principal,
 } from '../../src/service/api-keys.js';
 import { testConfig, uniqueName } from '../support/env.js';
 import { openServices, type Services } from '../support/services.js';
@@ -24,7 +29,10 @@ afterAll(async () => {
 
 /** Asserts `p` rejects with a DomainError of this code (and field). */
 async function expectCode(p: Promise<unknown>, code: ErrorCode, field?: string): Promise<void> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(DomainError);
   expect(err).toMatchObject(field ? { code, field } : { code });
 }
@@ -50,7 +58,9 @@ describe('createApiKey', () => {
   it('returns a random ldr_ key that authenticates with exactly its scopes', async () => {
     const created = await createApiKey(repo, { name: uniqueName('game-server'), scopes: ['submit'] });
     expect(created.key).toMatch(/^ldr_[A-Za-z0-9_-]{43}$/);
-    const principal = await createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${created.key}`);
+    const principal = await createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(
+      `Bearer ${created.key}`,
+    );
     expect(principal).toMatchObject({ keyId: created.id, name: created.name });
     expect(scopesOf(principal)).toEqual(['submit']);
   });
@@ -80,7 +90,10 @@ describe('createApiKey', () => {
     ['a blank name', { name: '   ', scopes: ['submit'] }, 'name'],
     ['a name over 100 characters', { name: 'x'.repeat(101), scopes: ['submit'] }, 'name'],
   ])('refuses %s with BAD_USER_INPUT on its field', async (_, input, field) => {
-    const store = { insert: () => Promise.reject(new Error('must not be stored')), findActiveByHash: repo.findActiveByHash };
+    const store = {
+      insert: () => Promise.reject(new Error('must not be stored')),
+      findActiveByHash: repo.findActiveByHash,
+    };
     await expectCode(createApiKey(store, input), 'BAD_USER_INPUT', field);
   });
 
@@ -107,7 +120,10 @@ describe('authenticate', () => {
   });
 
   it('refuses a well-formed key that was never created', async () => {
-    await expectCode(createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${unknownKey}`), 'UNAUTHENTICATED');
+    await expectCode(
+      createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${unknownKey}`),
+      'UNAUTHENTICATED',
+    );
   });
 
   it.each([
@@ -152,7 +168,10 @@ describe('authenticate', () => {
     t += 1;
     await expectCode(auth.authenticate(`Bearer ${key}`), 'UNAUTHENTICATED');
     // A fresh authenticator (a restarted server) refuses it at once.
-    await expectCode(createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${key}`), 'UNAUTHENTICATED');
+    await expectCode(
+      createAuthenticator(repo, { cacheTtlMs: CACHE_TTL_MS }).authenticate(`Bearer ${key}`),
+      'UNAUTHENTICATED',
+    );
   });
 
   it('answers UNAVAILABLE when the store fails, and asks again on the next request', async () => {

@@ -16,7 +16,9 @@ beforeAll(async () => {
   s = openServices(testConfig());
   await s.pg.sql`select 1`;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 const accepted = (ms: readonly MatchResultMessage[]): AcceptedResult[] =>
   ms.map((m, i) => ({ ...m, endedAt: new Date(m.endedAt), partition: 0, offset: String(i) }));
@@ -40,19 +42,38 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
         else await applyResults(deps, accepted(chunk));
       }
       // Redelivery from the last committed offset: the lost chunks, with later ones, shuffled together.
-      const replay = shuffle([...chunks[2]!, ...chunks[5]!, ...chunks[6]!, ...chunks[7]!, ...chunks[8]!.slice(0, 100)], rand);
+      const replay = shuffle(
+        [...chunks[2]!, ...chunks[5]!, ...chunks[6]!, ...chunks[7]!, ...chunks[8]!.slice(0, 100)],
+        rand,
+      );
       const report = await applyResults(deps, accepted(replay));
       expect(report.inserted).toBe(0);
       await expectStoredOnce(s, season.id, 3_000);
-      await expectBoardsMatchOracle(s, season, input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
+      await expectBoardsMatchOracle(
+        s,
+        season,
+        input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+      );
     });
   }
 
   it('counts the new results of a chunk whose results change no standing', async () => {
     const season = await createSeason(s, { name: 'no change' });
-    const deps = { store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, TTL), seasonOf: () => season, now: Date.now };
+    const deps = {
+      store: createResultsStore(s.pg.sql),
+      boards: createBoardWriter(s.redis, TTL),
+      seasonOf: () => season,
+      now: Date.now,
+    };
     const endedAt = new Date(season.startsAt.getTime() + 3_600_000).toISOString();
-    const one = (matchId: string, points: number): MatchResultMessage => ({ v: 1, matchId, seasonId: season.id, endedAt, playerId: '1', points });
+    const one = (matchId: string, points: number): MatchResultMessage => ({
+      v: 1,
+      matchId,
+      seasonId: season.id,
+      endedAt,
+      playerId: '1',
+      points,
+    });
     await applyResults(deps, accepted([one(randomUUID(), 50)]));
     const r = await applyResults(deps, accepted([one(randomUUID(), 10)]));
     expect(r).toEqual({ inserted: 1, changed: 0, unencodable: [] });
@@ -60,11 +81,26 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
 
   it("writes a new version of the player's SEASON row for every new result, raised or not (a removal's race check reads it)", async () => {
     const season = await createSeason(s, { name: 'season row version' });
-    const deps = { store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, TTL), seasonOf: () => season, now: Date.now };
+    const deps = {
+      store: createResultsStore(s.pg.sql),
+      boards: createBoardWriter(s.redis, TTL),
+      seasonOf: () => season,
+      now: Date.now,
+    };
     const endedAt = new Date(season.startsAt.getTime() + 3_600_000).toISOString();
-    const one = (points: number): MatchResultMessage => ({ v: 1, matchId: randomUUID(), seasonId: season.id, endedAt, playerId: '1', points });
-    const version = async () => (await s.pg.sql<{ v: string; points: string }[]>`
-      select xmin::text as v, points from standings where season_id = ${season.id} and "window" = 'SEASON' and player_id = 1`)[0];
+    const one = (points: number): MatchResultMessage => ({
+      v: 1,
+      matchId: randomUUID(),
+      seasonId: season.id,
+      endedAt,
+      playerId: '1',
+      points,
+    });
+    const version = async () =>
+      (
+        await s.pg.sql<{ v: string; points: string }[]>`
+      select xmin::text as v, points from standings where season_id = ${season.id} and "window" = 'SEASON' and player_id = 1`
+      )[0];
     await applyResults(deps, accepted([one(50)]));
     const before = await version();
     await applyResults(deps, accepted([one(10)]));

@@ -6,10 +6,15 @@ function loader(lists: Record<number, string[]>) {
   let fail = false;
   return {
     calls,
-    failNext: () => { fail = true; },
+    failNext: () => {
+      fail = true;
+    },
     load: async (seasonId: number) => {
       calls.push(seasonId);
-      if (fail) { fail = false; throw new Error('postgres down'); }
+      if (fail) {
+        fail = false;
+        throw new Error('postgres down');
+      }
       return new Set(lists[seasonId] ?? []);
     },
   };

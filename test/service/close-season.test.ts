@@ -4,8 +4,17 @@ import type { Season } from '../../src/domain/season.js';
 import { closeSeason, waitForIngest, type CloseDeps, type IngestProgress } from '../../src/service/close-season.js';
 
 const season: Season = {
-  id: 7, name: 's', startsAt: new Date(0), endsAt: new Date(1e12), status: 'ACTIVE', scoring: 'BEST', order: 'DESC',
-  rankStyle: 'ORDINAL', maxPointsPerMatch: 10, split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 }, finalizedAt: null,
+  id: 7,
+  name: 's',
+  startsAt: new Date(0),
+  endsAt: new Date(1e12),
+  status: 'ACTIVE',
+  scoring: 'BEST',
+  order: 'DESC',
+  rankStyle: 'ORDINAL',
+  maxPointsPerMatch: 10,
+  split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 },
+  finalizedAt: null,
 };
 
 /** Fake dependencies on a fake clock; `log` records every effect in order. */
@@ -14,24 +23,42 @@ function fakes(over: { stored?: Season; committed?: bigint[]; keysLeft?: boolean
   let clock = 1_000_000;
   let stored: Season | undefined = over.stored ?? season;
   const ingest: IngestProgress = {
-    endOffsets: async () => [{ partition: 0, end: 10n, start: 0n }, { partition: 1, end: 5n, start: 5n }],
+    endOffsets: async () => [
+      { partition: 0, end: 10n, start: 0n },
+      { partition: 1, end: 5n, start: 5n },
+    ],
     committedOffsets: async () => new Map([[0, over.committed?.shift() ?? 10n]]),
   };
   const deps: CloseDeps = {
     store: {
       get: async () => stored,
-      markClosed: async () => { log.push('markClosed'); stored = { ...stored!, status: 'CLOSED' }; },
-      finalize: async () => { log.push('finalize'); return { boards: 3, rows: 30 }; },
+      markClosed: async () => {
+        log.push('markClosed');
+        stored = { ...stored!, status: 'CLOSED' };
+      },
+      finalize: async () => {
+        log.push('finalize');
+        return { boards: 3, rows: 30 };
+      },
     },
     ingest,
     keys: {
       remaining: async () => over.keysLeft ?? false,
-      remove: async () => { log.push('remove'); return 3; },
+      remove: async () => {
+        log.push('remove');
+        return 3;
+      },
     },
     invalidate: () => log.push('invalidate'),
-    cacheTtlMs: 5_000, graceMs: 10_000, drainTimeoutMs: 60_000, pollMs: 200,
+    cacheTtlMs: 5_000,
+    graceMs: 10_000,
+    drainTimeoutMs: 60_000,
+    pollMs: 200,
     now: () => clock,
-    sleep: async (ms) => { log.push(`sleep ${ms}`); clock += ms; },
+    sleep: async (ms) => {
+      log.push(`sleep ${ms}`);
+      clock += ms;
+    },
   };
   return { deps, log };
 }
@@ -42,8 +69,25 @@ describe('the close procedure', () => {
   it('marks CLOSED, waits out caches and in-flight sends, drains ingest, finalizes, waits out caches again, removes the keys', async () => {
     const { deps, log } = fakes({ committed: [3n, 9n, 10n] });
     const report = await closeSeason(deps, 7, by);
-    expect(log).toEqual(['markClosed', 'invalidate', 'sleep 15000', 'sleep 200', 'sleep 200', 'finalize', 'invalidate', 'sleep 5000', 'remove']);
-    expect(report).toMatchObject({ seasonId: 7, finalized: true, boards: 3, rows: 30, keysRemoved: 3, durationMs: 20_400 });
+    expect(log).toEqual([
+      'markClosed',
+      'invalidate',
+      'sleep 15000',
+      'sleep 200',
+      'sleep 200',
+      'finalize',
+      'invalidate',
+      'sleep 5000',
+      'remove',
+    ]);
+    expect(report).toMatchObject({
+      seasonId: 7,
+      finalized: true,
+      boards: 3,
+      rows: 30,
+      keysRemoved: 3,
+      durationMs: 20_400,
+    });
     expect(report.steps).toEqual({ waitInFlight: 15_000, drain: 400, finalize: 0, waitReaders: 5_000, removeKeys: 0 });
   });
 
@@ -54,7 +98,10 @@ describe('the close procedure', () => {
   });
 
   it('finishes the key cleanup of a finalized season once the caches saw it final', async () => {
-    const { deps, log } = fakes({ stored: { ...season, status: 'CLOSED', finalizedAt: new Date(998_000) }, keysLeft: true });
+    const { deps, log } = fakes({
+      stored: { ...season, status: 'CLOSED', finalizedAt: new Date(998_000) },
+      keysLeft: true,
+    });
     expect(await closeSeason(deps, 7, by)).toMatchObject({ finalized: false, keysRemoved: 3 });
     expect(log).toEqual(['sleep 3000', 'remove']);
   });
@@ -68,11 +115,21 @@ describe('the close procedure', () => {
 
 describe('waiting for ingest', () => {
   const clock = { t: 0 };
-  const opts = { timeoutMs: 1_000, pollMs: 250, now: () => clock.t, sleep: async (ms: number) => { clock.t += ms; } };
+  const opts = {
+    timeoutMs: 1_000,
+    pollMs: 250,
+    now: () => clock.t,
+    sleep: async (ms: number) => {
+      clock.t += ms;
+    },
+  };
 
   it('gives up with UNAVAILABLE naming the partitions behind', async () => {
     const stuck: IngestProgress = {
-      endOffsets: async () => [{ partition: 0, end: 10n, start: 0n }, { partition: 2, end: 4n, start: 0n }],
+      endOffsets: async () => [
+        { partition: 0, end: 10n, start: 0n },
+        { partition: 2, end: 4n, start: 0n },
+      ],
       committedOffsets: async () => new Map([[0, 10n]]),
     };
     const err = await waitForIngest(stuck, opts).catch((e: unknown) => e);
@@ -82,7 +139,10 @@ describe('waiting for ingest', () => {
   });
 
   it('counts a partition whose kept log is empty as caught up, even with nothing committed', async () => {
-    const empty: IngestProgress = { endOffsets: async () => [{ partition: 0, end: 7n, start: 7n }], committedOffsets: async () => new Map() };
+    const empty: IngestProgress = {
+      endOffsets: async () => [{ partition: 0, end: 7n, start: 7n }],
+      committedOffsets: async () => new Map(),
+    };
     await expect(waitForIngest(empty, opts)).resolves.toBeUndefined();
   });
 });

@@ -11,7 +11,16 @@ import { boardKey } from '../../src/redis/keys.js';
 import { createLeaderboardReads } from '../../src/service/leaderboard-reads.js';
 import { testConfig } from '../support/env.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { boardsOf, expectSameBoards, ingestDirect, labelOf, readWhole, sampleReads, tieHeavyResults, readSources } from '../support/season-boards.js';
+import {
+  boardsOf,
+  expectSameBoards,
+  ingestDirect,
+  labelOf,
+  readWhole,
+  sampleReads,
+  tieHeavyResults,
+  readSources,
+} from '../support/season-boards.js';
 import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
 
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
@@ -47,12 +56,22 @@ describe('an expired DAY board', () => {
     const redis = createBoardReader(s.redis);
     const before = await readWhole(redis, [yesterday]);
     expect(before.get(labelOf(yesterday))!.length).toBeGreaterThan(100);
-    const samples = await sampleReads(createLeaderboardReads(readSources(redis)), yesterday, before.get(labelOf(yesterday))!);
-    await waitFor("yesterday's board to expire from Redis", async () => (await s.redis.exists(key(yesterday))) === 0, 15_000);
+    const samples = await sampleReads(
+      createLeaderboardReads(readSources(redis)),
+      yesterday,
+      before.get(labelOf(yesterday))!,
+    );
+    await waitFor(
+      "yesterday's board to expire from Redis",
+      async () => (await s.redis.exists(key(yesterday))) === 0,
+      15_000,
+    );
 
     const history = createStandingsRanker(s.pg.sql);
     const reads = createLeaderboardReads({
-      ...readSources(redis), history, expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, ttl),
+      ...readSources(redis),
+      history,
+      expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, ttl),
     });
     expectSameBoards(await readWhole(history, [yesterday]), before);
     expect(await sampleReads(reads, yesterday, before.get(labelOf(yesterday))!)).toEqual(samples);
@@ -62,10 +81,17 @@ describe('an expired DAY board', () => {
       const rows = await s.pg.sql<Array<{ player_id: string; points: string; ms: string }>>`
         select player_id::text, points::text, floor(extract(epoch from achieved_at) * 1000)::int8::text as ms
         from standings where season_id = ${season.id} and "window" = 'DAY' and period = ${b.period}`;
-      const expected = rankStandings(rows.map((r) => ({ playerId: r.player_id, points: Number(r.points), achievedAt: new Date(Number(r.ms)) })),
-        season.order, season.rankStyle, season.split.timeUnitSeconds, season.startsAt);
+      const expected = rankStandings(
+        rows.map((r) => ({ playerId: r.player_id, points: Number(r.points), achievedAt: new Date(Number(r.ms)) })),
+        season.order,
+        season.rankStyle,
+        season.split.timeUnitSeconds,
+        season.startsAt,
+      );
       const got = await reads.top(b, 1_000, 0);
-      expect(got.map((e) => [e.rank, e.playerId, e.points])).toEqual(expected.slice(0, 1_000).map((e) => [e.rank, e.playerId, e.points]));
+      expect(got.map((e) => [e.rank, e.playerId, e.points])).toEqual(
+        expected.slice(0, 1_000).map((e) => [e.rank, e.playerId, e.points]),
+      );
       expect(await reads.size(b)).toBe(rows.length);
     }
     // Today's board is still in Redis and read from there.

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, exportFinalStandings, formatRows, parseExportFilter, type ExportRow } from '../../src/service/export-final-standings.js';
+import {
+  csvField,
+  exportFinalStandings,
+  formatRows,
+  parseExportFilter,
+  type ExportRow,
+} from '../../src/service/export-final-standings.js';
 import type { Season } from '../../src/domain/season.js';
 import { thrown } from '../domain/helpers.js';
 
 const row = (displayName: string | null): ExportRow => ({
-  rank: 1, playerId: '9007199254740993', displayName, points: '120', achievedAt: new Date('2026-03-02T10:00:00Z'), window: 'DAY', period: '2026-03-02',
+  rank: 1,
+  playerId: '9007199254740993',
+  displayName,
+  points: '120',
+  achievedAt: new Date('2026-03-02T10:00:00Z'),
+  window: 'DAY',
+  period: '2026-03-02',
 });
 
 describe('CSV per RFC 4180', () => {
@@ -21,16 +33,22 @@ describe('CSV per RFC 4180', () => {
 
   it('ends every record with CRLF and writes a missing name as an empty field', () => {
     expect(formatRows([row('Doe, "J"'), row(null)], 'csv')).toBe(
-      '1,9007199254740993,"Doe, ""J""",120,2026-03-02T10:00:00.000Z,DAY,2026-03-02\r\n'
-      + '1,9007199254740993,,120,2026-03-02T10:00:00.000Z,DAY,2026-03-02\r\n');
+      '1,9007199254740993,"Doe, ""J""",120,2026-03-02T10:00:00.000Z,DAY,2026-03-02\r\n' +
+        '1,9007199254740993,,120,2026-03-02T10:00:00.000Z,DAY,2026-03-02\r\n',
+    );
   });
 
   it('writes NDJSON with ids as strings (above 2^53) and names as JSON escapes them', () => {
     const line = formatRows([row('a\n"b"')], 'ndjson');
     expect(line.endsWith('\n') && line.split('\n').length).toBe(2);
     expect(JSON.parse(line)).toEqual({
-      rank: 1, player_id: '9007199254740993', display_name: 'a\n"b"', points: 120,
-      achieved_at: '2026-03-02T10:00:00.000Z', window: 'DAY', period: '2026-03-02',
+      rank: 1,
+      player_id: '9007199254740993',
+      display_name: 'a\n"b"',
+      points: 120,
+      achieved_at: '2026-03-02T10:00:00.000Z',
+      window: 'DAY',
+      period: '2026-03-02',
     });
   });
 });
@@ -52,24 +70,50 @@ describe('export filters', () => {
 
 describe('exportFinalStandings', () => {
   const season = { id: 3, finalizedAt: null } as unknown as Season;
-  const source = { async *pages() { yield [row('x')]; } };
+  const source = {
+    async *pages() {
+      yield [row('x')];
+    },
+  };
 
   it('refuses a season that is not finalized (CONFLICT) and an unknown one, writing nothing', async () => {
     const written: string[] = [];
-    const write = async (c: string) => { written.push(c); };
-    await expect(exportFinalStandings({ seasonById: async () => season, source }, { seasonId: 3, filter: {}, format: 'csv' }, write))
-      .rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('not finalized yet') });
-    await expect(exportFinalStandings({ seasonById: async () => undefined, source }, { seasonId: 4, filter: {}, format: 'csv' }, write))
-      .rejects.toMatchObject({ code: 'SEASON_NOT_FOUND' });
+    const write = async (c: string) => {
+      written.push(c);
+    };
+    await expect(
+      exportFinalStandings(
+        { seasonById: async () => season, source },
+        { seasonId: 3, filter: {}, format: 'csv' },
+        write,
+      ),
+    ).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('not finalized yet') });
+    await expect(
+      exportFinalStandings(
+        { seasonById: async () => undefined, source },
+        { seasonId: 4, filter: {}, format: 'csv' },
+        write,
+      ),
+    ).rejects.toMatchObject({ code: 'SEASON_NOT_FOUND' });
     expect(written).toEqual([]);
   });
 
   it('writes the header, then page after page, and counts rows', async () => {
     const written: string[] = [];
     const finalized = { ...season, finalizedAt: new Date() };
-    const pages = { async *pages() { yield [row('a'), row('b')]; yield [row('c')]; } };
-    const r = await exportFinalStandings({ seasonById: async () => finalized, source: pages }, { seasonId: 3, filter: {}, format: 'csv' },
-      async (c) => { written.push(c); });
+    const pages = {
+      async *pages() {
+        yield [row('a'), row('b')];
+        yield [row('c')];
+      },
+    };
+    const r = await exportFinalStandings(
+      { seasonById: async () => finalized, source: pages },
+      { seasonId: 3, filter: {}, format: 'csv' },
+      async (c) => {
+        written.push(c);
+      },
+    );
     expect(r).toEqual({ rows: 3 });
     expect(written[0]).toBe('rank,player_id,display_name,points,achieved_at,window,period\r\n');
     expect(written).toHaveLength(3);

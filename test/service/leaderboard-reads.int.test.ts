@@ -13,16 +13,38 @@ import { ingestDirect } from '../support/season-boards.js';
 import { createSeason, openServices, type Services } from '../support/services.js';
 
 let s: Services;
-beforeAll(() => { s = openServices(testConfig()); });
-afterAll(async () => { await s?.close(); });
+beforeAll(() => {
+  s = openServices(testConfig());
+});
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('leaderboard reads of one response', () => {
   it('answer size, top, entry, around and friends at one instant, newer than a snapshot the process kept', async () => {
     const season = await createSeason(s, { name: 'one instant' });
-    const results = (points: Array<[string, number]>): AcceptedResult[] => points.map(([playerId, p], i) => ({
-      matchId: randomUUID(), playerId, seasonId: season.id, points: p, endedAt: new Date(Date.now() - 60_000), partition: 0, offset: String(i),
-    }));
-    await ingestDirect(s, season, results([['1', 50], ['2', 40], ['3', 30], ['4', 20], ['5', 10]]), 3600);
+    const results = (points: Array<[string, number]>): AcceptedResult[] =>
+      points.map(([playerId, p], i) => ({
+        matchId: randomUUID(),
+        playerId,
+        seasonId: season.id,
+        points: p,
+        endedAt: new Date(Date.now() - 60_000),
+        partition: 0,
+        offset: String(i),
+      }));
+    await ingestDirect(
+      s,
+      season,
+      results([
+        ['1', 50],
+        ['2', 40],
+        ['3', 30],
+        ['4', 20],
+        ['5', 10],
+      ]),
+      3600,
+    );
     const reader = createBoardReader(s.redis);
     // No board events reach these versions: the top cache keeps its first snapshot (maxAge 1 min).
     const top = createTopCache({ source: reader, versions: createBoardVersions(), maxAgeMs: 60_000 });
@@ -32,7 +54,15 @@ describe('leaderboard reads of one response', () => {
     const ids = (rows: Array<{ playerId: string }>) => rows.map((r) => r.playerId);
 
     expect(ids(await reads.top(view(), 10, 0))).toEqual(['1', '2', '3', '4', '5']);
-    await ingestDirect(s, season, results([['6', 45], ['3', 60]]), 3600); // unheard by this process
+    await ingestDirect(
+      s,
+      season,
+      results([
+        ['6', 45],
+        ['3', 60],
+      ]),
+      3600,
+    ); // unheard by this process
 
     // The top alone is the snapshot this process holds (as fresh as the events it heard)...
     const alone = view();
@@ -40,7 +70,11 @@ describe('leaderboard reads of one response', () => {
     // ...but beside a per-player field, every field comes from one read of the board as it is now.
     const b = view();
     const [size, rows, entry, around, friends] = await Promise.all([
-      reads.size(b), reads.top(b, 10, 0), reads.entry(b, '6'), reads.around(b, '6', 1), reads.friends(b, ['5', '3', '9']),
+      reads.size(b),
+      reads.top(b, 10, 0),
+      reads.entry(b, '6'),
+      reads.around(b, '6', 1),
+      reads.friends(b, ['5', '3', '9']),
     ]);
     expect(size).toBe(6);
     expect(ids(rows)).toEqual(['3', '1', '6', '2', '4', '5']);

@@ -2,25 +2,49 @@ import { describe, expect, it } from 'vitest';
 import { createNameCache } from '../../src/service/name-cache.js';
 
 function setup(maxEntries?: number) {
-  const stored = new Map([['1', 'Ann'], ['2', 'Bob']]);
+  const stored = new Map([
+    ['1', 'Ann'],
+    ['2', 'Bob'],
+  ]);
   let release: (() => void) | undefined;
   let slow = false;
   const cache = createNameCache({
     maxEntries,
     load: async (ids) => {
       const answer = new Map(ids.map((id) => [id, stored.get(id) ?? null]));
-      if (slow) await new Promise<void>((r) => { release = r; });
+      if (slow)
+        await new Promise<void>((r) => {
+          release = r;
+        });
       return answer;
     },
   });
-  return { cache, stored, slowDown: () => { slow = true; }, release: () => release?.() };
+  return {
+    cache,
+    stored,
+    slowDown: () => {
+      slow = true;
+    },
+    release: () => release?.(),
+  };
 }
 
 describe('the name cache', () => {
   it('reads each name from PostgreSQL once', async () => {
     const { cache } = setup();
-    expect(await cache.names(['1', '2', '3'])).toEqual(new Map([['1', 'Ann'], ['2', 'Bob'], ['3', null]]));
-    expect(await cache.names(['2', '1'])).toEqual(new Map([['2', 'Bob'], ['1', 'Ann']]));
+    expect(await cache.names(['1', '2', '3'])).toEqual(
+      new Map([
+        ['1', 'Ann'],
+        ['2', 'Bob'],
+        ['3', null],
+      ]),
+    );
+    expect(await cache.names(['2', '1'])).toEqual(
+      new Map([
+        ['2', 'Bob'],
+        ['1', 'Ann'],
+      ]),
+    );
     expect(cache.stats().loads).toBe(1);
   });
 

@@ -10,8 +10,16 @@ import { createRankWatcher } from '../../src/service/rank-watcher.js';
 
 const split = { pointsBits: 6, timeBits: 4, timeUnitSeconds: 1 }; // points = floor(score / 16)
 const seasonOf = (rankStyle: RankStyle): Season => ({
-  id: 1, name: 'model', startsAt: new Date('2026-01-01T00:00:00Z'), endsAt: new Date('2026-12-31T00:00:00Z'),
-  status: 'ACTIVE', scoring: 'BEST', order: 'DESC', rankStyle, maxPointsPerMatch: 63, split,
+  id: 1,
+  name: 'model',
+  startsAt: new Date('2026-01-01T00:00:00Z'),
+  endsAt: new Date('2026-12-31T00:00:00Z'),
+  status: 'ACTIVE',
+  scoring: 'BEST',
+  order: 'DESC',
+  rankStyle,
+  maxPointsPerMatch: 63,
+  split,
 });
 const MAX_SCORE = 2 ** 10 - 1;
 const PLAYERS = ['1', '2', '3', '9', '10', '11', '42', 'a', 'b', 'c'];
@@ -27,7 +35,12 @@ function modelBoard(season: Season) {
     let above = 0;
     for (const [m, s] of scores) {
       if (m === x) continue;
-      if (season.rankStyle === 'COMPETITION' ? Math.floor(s / step) > Math.floor(sx / step) : compareEntries(s, m, sx, x) < 0) above++;
+      if (
+        season.rankStyle === 'COMPETITION'
+          ? Math.floor(s / step) > Math.floor(sx / step)
+          : compareEntries(s, m, sx, x) < 0
+      )
+        above++;
     }
     return above + 1;
   };
@@ -43,8 +56,14 @@ function modelBoard(season: Season) {
       for (const [m, score] of pairs) {
         const old = scores.get(m) ?? null;
         if (old === score || (kind === 'raise' && (score === null || (old !== null && score <= old)))) continue;
-        if (score === null) scores.delete(m); else scores.set(m, score);
-        changes.push({ playerId: m, old: old === null ? null : String(old), score: score === null ? null : String(score), rank: score === null ? 0 : rankOf(m) });
+        if (score === null) scores.delete(m);
+        else scores.set(m, score);
+        changes.push({
+          playerId: m,
+          old: old === null ? null : String(old),
+          score: score === null ? null : String(score),
+          rank: score === null ? 0 : rankOf(m),
+        });
       }
       if (changes.length > 0) version++;
       return { seasonId: 1, window: 'SEASON', period: '', version, kind, changes };
@@ -65,8 +84,31 @@ type Op =
 
 const player = fc.constantFrom(...PLAYERS);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('write' as const), kind: fc.constant('raise' as const), pairs: fc.array(fc.tuple(player, fc.integer({ min: 0, max: MAX_SCORE }).map((n): number | null => n)), { minLength: 1, maxLength: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('write' as const), kind: fc.constant('reset' as const), pairs: fc.array(fc.tuple(player, fc.option(fc.integer({ min: 0, max: MAX_SCORE }), { nil: null })), { minLength: 1, maxLength: 2 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      op: fc.constant('write' as const),
+      kind: fc.constant('raise' as const),
+      pairs: fc.array(
+        fc.tuple(
+          player,
+          fc.integer({ min: 0, max: MAX_SCORE }).map((n): number | null => n),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('write' as const),
+      kind: fc.constant('reset' as const),
+      pairs: fc.array(fc.tuple(player, fc.option(fc.integer({ min: 0, max: MAX_SCORE }), { nil: null })), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('deliver' as const), n: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('watch' as const), player }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('unwatch' as const), player }) },
@@ -94,30 +136,53 @@ async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number): Prom
         return new Promise((resolve) => answers.push(() => resolve(snapshot)));
       },
     },
-    onError: (err) => { throw err; },
+    onError: (err) => {
+      throw err;
+    },
   });
   const last = new Map<string, RankedStanding | null>();
   const stops = new Map<string, () => void>();
-  const deliver = (n: number) => { for (const e of inFlight.splice(0, n)) watcher.note(e); };
+  const deliver = (n: number) => {
+    for (const e of inFlight.splice(0, n)) watcher.note(e);
+  };
 
   for (const [i, op] of ops.entries()) {
     if (i === resyncAt) void watcher.resync();
     switch (op.op) {
-      case 'write': inFlight.push(model.set(op.kind, op.pairs)); break;
-      case 'deliver': deliver(op.n); break;
-      case 'watch':
-        if (!stops.has(op.player)) stops.set(op.player, watcher.watch(board, op.player, (e) => last.set(op.player, e)));
+      case 'write':
+        inFlight.push(model.set(op.kind, op.pairs));
         break;
-      case 'unwatch': stops.get(op.player)?.(); stops.delete(op.player); last.delete(op.player); break;
-      case 'answer': answers.shift()?.(); break;
-      case 'turn': await turn(); break;
+      case 'deliver':
+        deliver(op.n);
+        break;
+      case 'watch':
+        if (!stops.has(op.player))
+          stops.set(
+            op.player,
+            watcher.watch(board, op.player, (e) => last.set(op.player, e)),
+          );
+        break;
+      case 'unwatch':
+        stops.get(op.player)?.();
+        stops.delete(op.player);
+        last.delete(op.player);
+        break;
+      case 'answer':
+        answers.shift()?.();
+        break;
+      case 'turn':
+        await turn();
+        break;
     }
   }
   // Everything arrives: events in order, every read answered (and the reads those trigger).
   for (let round = 0; round < 5; round++) {
     await turn();
     deliver(inFlight.length);
-    while (answers.length > 0) { answers.shift()!(); await turn(); }
+    while (answers.length > 0) {
+      answers.shift()!();
+      await turn();
+    }
   }
   watcher.flush(); // ranks moved by others go out once a second
   for (const p of stops.keys()) {
@@ -128,15 +193,21 @@ async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number): Prom
 describe('rankChanged from update events (a model board, late events, slow reads)', () => {
   for (const style of ['ORDINAL', 'COMPETITION'] as const) {
     it(`${style}: every watched player's last push is their entry on the board`, async () => {
-      await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 80 }), async (ops) => {
-        await runScenario(style, ops);
-      }), { numRuns: 300 });
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 80 }), async (ops) => {
+          await runScenario(style, ops);
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it(`${style}: a resync in the middle changes nothing that was right`, async () => {
-      await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 60 }), fc.nat(60), async (ops, at) => {
-        await runScenario(style, ops, at);
-      }), { numRuns: 150 });
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 60 }), fc.nat(60), async (ops, at) => {
+          await runScenario(style, ops, at);
+        }),
+        { numRuns: 150 },
+      );
     });
   }
 });

@@ -30,33 +30,46 @@ afterAll(async () => {
 });
 
 function ingest(season: Season, results: ReturnType<typeof generateResults>, offset = 0) {
-  const accepted: AcceptedResult[] = results.map((m, i) => ({ ...m, endedAt: new Date(m.endedAt), partition: 0, offset: String(offset + i) }));
-  return applyResults({
-    store: createResultsStore(s.pg.sql),
-    boards: createBoardWriter(s.redis, TTL),
-    seasonOf: () => season,
-    now: Date.now,
-  }, accepted);
+  const accepted: AcceptedResult[] = results.map((m, i) => ({
+    ...m,
+    endedAt: new Date(m.endedAt),
+    partition: 0,
+    offset: String(offset + i),
+  }));
+  return applyResults(
+    {
+      store: createResultsStore(s.pg.sql),
+      boards: createBoardWriter(s.redis, TTL),
+      seasonOf: () => season,
+      now: Date.now,
+    },
+    accepted,
+  );
 }
 
 function rebuild(season: Season, onProgress?: (members: number) => void) {
-  return rebuildSeason({
-    source: createStandingsReader(s.pg.sql),
-    target: createBoardRebuilder(s.redis, TTL),
-    expireAt: (se, w, p) => boardExpireAt(se, w, p, TTL),
-    now: Date.now,
-    onProgress,
-  }, season);
+  return rebuildSeason(
+    {
+      source: createStandingsReader(s.pg.sql),
+      target: createBoardRebuilder(s.redis, TTL),
+      expireAt: (se, w, p) => boardExpireAt(se, w, p, TTL),
+      now: Date.now,
+      onProgress,
+    },
+    season,
+  );
 }
 
 /** Every key of the season with its DUMP payload (the exact serialised value) and expiry. */
 async function snapshot(seasonId: number) {
   const keys = await boardKeys(s.redis, seasonId);
-  return Promise.all(keys.map(async (key) => ({
-    key,
-    dump: (await s.redis.dumpBuffer(key))?.toString('hex') ?? `missing ${key}`,
-    expireAt: Math.round((await s.redis.pexpiretime(key)) / 1000),
-  })));
+  return Promise.all(
+    keys.map(async (key) => ({
+      key,
+      dump: (await s.redis.dumpBuffer(key))?.toString('hex') ?? `missing ${key}`,
+      expireAt: Math.round((await s.redis.pexpiretime(key)) / 1000),
+    })),
+  );
 }
 
 describe('rebuilding a season from PostgreSQL', () => {
@@ -109,7 +122,11 @@ describe('rebuilding a season from PostgreSQL', () => {
     expect(report.members).toBeGreaterThanOrEqual(20_000);
     expect(reads).toBeGreaterThan(10);
     expect(emptyReads).toBe(0);
-    await expectBoardsMatchOracle(s, season, [...first, ...later].map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
+    await expectBoardsMatchOracle(
+      s,
+      season,
+      [...first, ...later].map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+    );
   });
 
   it('refuses a second rebuild of the same season while one runs', async () => {

@@ -5,10 +5,20 @@ import { createReconcileJob, type ReconcileJobDeps } from '../../src/service/rec
 import type { ReconcileReport } from '../../src/service/reconcile-season.js';
 
 const season = (id: number) => ({ id }) as Season;
-const report = (seasonId: number): ReconcileReport => ({ seasonId, repair: false, boards: [], total: emptyTally(), durationMs: 1 });
+const report = (seasonId: number): ReconcileReport => ({
+  seasonId,
+  repair: false,
+  boards: [],
+  total: emptyTally(),
+  durationMs: 1,
+});
 
 function fakeDeps(overrides: Partial<ReconcileJobDeps> = {}) {
-  const calls = { reconciled: [] as Array<[number, boolean]>, runs: [] as ReconcileReport[][], errors: [] as Array<number | undefined> };
+  const calls = {
+    reconciled: [] as Array<[number, boolean]>,
+    runs: [] as ReconcileReport[][],
+    errors: [] as Array<number | undefined>,
+  };
   const deps: ReconcileJobDeps = {
     intervalMs: 1_000,
     repair: true,
@@ -18,16 +28,25 @@ function fakeDeps(overrides: Partial<ReconcileJobDeps> = {}) {
       if (s.id === 2) throw new Error('boom');
       return report(s.id);
     },
-    exclusive: async (fn) => { await fn(); return { acquired: true }; },
-    onRun: (reports) => { calls.runs.push(reports); },
-    onError: (_err, seasonId) => { calls.errors.push(seasonId); },
+    exclusive: async (fn) => {
+      await fn();
+      return { acquired: true };
+    },
+    onRun: (reports) => {
+      calls.runs.push(reports);
+    },
+    onError: (_err, seasonId) => {
+      calls.errors.push(seasonId);
+    },
     now: Date.now,
     ...overrides,
   };
   return { deps, calls };
 }
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the scheduled reconcile', () => {
   it('runs on multiples of the interval, reconciles every active season and reports a failing one without stopping', async () => {
@@ -38,7 +57,11 @@ describe('the scheduled reconcile', () => {
     await vi.advanceTimersByTimeAsync(599);
     expect(calls.reconciled).toEqual([]);
     await vi.advanceTimersByTimeAsync(1); // 11,000: the next multiple of 1,000
-    expect(calls.reconciled).toEqual([[1, true], [2, true], [3, true]]);
+    expect(calls.reconciled).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
     expect(calls.errors).toEqual([2]);
     expect(calls.runs).toEqual([[report(1), report(3)]]);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -71,7 +94,9 @@ describe('the scheduled reconcile', () => {
       reconcile: async (s, opts) => {
         calls.reconciled.push([s.id, opts.repair]);
         signal = opts.signal;
-        await new Promise<void>((r) => { release = r; });
+        await new Promise<void>((r) => {
+          release = r;
+        });
         return report(s.id);
       },
     });

@@ -43,10 +43,21 @@ async function ingest(season: Season, opts: { results: number; players: number; 
 }
 
 function apply(season: Season, results: ReturnType<typeof generateResults>) {
-  const accepted: AcceptedResult[] = results.map((m, i) => ({ ...m, endedAt: new Date(m.endedAt), partition: 0, offset: String(i) }));
-  return applyResults({
-    store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, TTL), seasonOf: () => season, now: Date.now,
-  }, accepted);
+  const accepted: AcceptedResult[] = results.map((m, i) => ({
+    ...m,
+    endedAt: new Date(m.endedAt),
+    partition: 0,
+    offset: String(i),
+  }));
+  return applyResults(
+    {
+      store: createResultsStore(s.pg.sql),
+      boards: createBoardWriter(s.redis, TTL),
+      seasonOf: () => season,
+      now: Date.now,
+    },
+    accepted,
+  );
 }
 
 /** Reconciles with the real PostgreSQL and Redis sides; counts the pages each side served. */
@@ -54,37 +65,57 @@ async function reconcile(season: Season, options: ReconcileOptions = {}, finaliz
   const pages = { postgres: 0, redis: 0 };
   const standings = createStandingsPages(s.pg.sql);
   const inspector = createBoardInspector(s.redis, TTL);
-  const report = await reconcileSeason({
-    standings: { ...standings, page: (...a) => { pages.postgres++; return standings.page(...a); } },
-    boards: {
-      ...inspector,
-      async *members(...a) { for await (const page of inspector.members(...a)) { pages.redis++; yield page; } },
+  const report = await reconcileSeason(
+    {
+      standings: {
+        ...standings,
+        page: (...a) => {
+          pages.postgres++;
+          return standings.page(...a);
+        },
+      },
+      boards: {
+        ...inspector,
+        async *members(...a) {
+          for await (const page of inspector.members(...a)) {
+            pages.redis++;
+            yield page;
+          }
+        },
+      },
+      codecOf,
+      isFinalized: async () => finalized,
+      expireAt: (se, w, p) => boardExpireAt(se, w, p, TTL),
+      now: Date.now,
     },
-    codecOf,
-    isFinalized: async () => finalized,
-    expireAt: (se, w, p) => boardExpireAt(se, w, p, TTL),
-    now: Date.now,
-  }, season, { sampleSize: 10_000, ...options });
+    season,
+    { sampleSize: 10_000, ...options },
+  );
   return { report, pages };
 }
 
 function rebuild(season: Season) {
-  return rebuildSeason({
-    source: createStandingsReader(s.pg.sql),
-    target: createBoardRebuilder(s.redis, TTL),
-    expireAt: (se, w, p) => boardExpireAt(se, w, p, TTL),
-    now: Date.now,
-  }, season);
+  return rebuildSeason(
+    {
+      source: createStandingsReader(s.pg.sql),
+      target: createBoardRebuilder(s.redis, TTL),
+      expireAt: (se, w, p) => boardExpireAt(se, w, p, TTL),
+      now: Date.now,
+    },
+    season,
+  );
 }
 
 /** Every key of the season: its members and scores (ZRANGE WITHSCORES) and its expiry. */
 async function snapshot(seasonId: number) {
   const keys = await boardKeys(s.redis, seasonId);
-  return Promise.all(keys.map(async (key) => ({
-    key,
-    entries: await boardContents(s.redis, key),
-    expireAt: Math.round((await s.redis.pexpiretime(key)) / 1000),
-  })));
+  return Promise.all(
+    keys.map(async (key) => ({
+      key,
+      entries: await boardContents(s.redis, key),
+      expireAt: Math.round((await s.redis.pexpiretime(key)) / 1000),
+    })),
+  );
 }
 
 const keyOf = (seasonId: number, b: { window: Season['order'] | string; period: string }) =>
@@ -96,7 +127,9 @@ function driftByKey(seasonId: number, report: ReconcileReport) {
   for (const b of report.boards) {
     if (b.missing + b.extra + b.different === 0) continue;
     out[keyOf(seasonId, b)] = {
-      missing: [...b.samples.missing].sort(), extra: [...b.samples.extra].sort(), different: [...b.samples.different].sort(),
+      missing: [...b.samples.missing].sort(),
+      extra: [...b.samples.extra].sort(),
+      different: [...b.samples.different].sort(),
     };
   }
   return out;
@@ -106,13 +139,23 @@ describe('reconciling a season with PostgreSQL', () => {
   it('finds no drift on a clean season, comparing every live board page by page', async () => {
     const season = await createSeason(s, { name: 'reconcile clean', scoring: 'SUM', rankStyle: 'COMPETITION' });
     await ingest(season, { results: 3_000, players: 700, seed: 81 });
-    const [{ n }] = await s.pg.sql<[{ n: number }]>`select count(*)::int as n from standings where season_id = ${season.id}`;
+    const [{ n }] = await s.pg.sql<
+      [{ n: number }]
+    >`select count(*)::int as n from standings where season_id = ${season.id}`;
     const keys = await boardKeys(s.redis, season.id);
     const players = await s.redis.zcard(boardKey(season.id, 'SEASON', ''));
 
     const { report, pages } = await reconcile(season, { pageSize: 50 });
 
-    expect(report.total).toMatchObject({ missing: 0, extra: 0, different: 0, repaired: 0, unencodable: 0, pgCount: n, redisCount: n });
+    expect(report.total).toMatchObject({
+      missing: 0,
+      extra: 0,
+      different: 0,
+      repaired: 0,
+      unencodable: 0,
+      pgCount: n,
+      redisCount: n,
+    });
     expect(report.boards.map((b) => keyOf(season.id, b)).sort()).toEqual(keys);
     expect(report.boards[0]).toMatchObject({ window: 'SEASON', period: '', pgCount: players, redisCount: players });
     // PostgreSQL pages are 5 Redis pages (250 rows) at most, plus the short last page of each board.
@@ -135,7 +178,12 @@ describe('reconciling a season with PostgreSQL', () => {
     const drift = damage.total;
     expect(found.report.total).toMatchObject({ ...drift, repaired: 0 });
     const seasonBoard = found.report.boards[0]!;
-    expect(seasonBoard).toMatchObject({ window: 'SEASON', pgCount: players, redisCount: players - 3 + 3, redisScanned: true });
+    expect(seasonBoard).toMatchObject({
+      window: 'SEASON',
+      pgCount: players,
+      redisCount: players - 3 + 3,
+      redisScanned: true,
+    });
     // ~900 members at ~50 per ZSCAN call: the Redis side was paged too.
     expect(found.pages.redis).toBeGreaterThan(10);
     expect(await snapshot(season.id)).not.toEqual(before); // report only: nothing written
@@ -194,7 +242,11 @@ describe('repairing while results are ingested', () => {
     await writer;
     // Report only from here: a repair now would hide a value the concurrent passes lowered.
     expect((await reconcile(season)).report.total).toMatchObject({ missing: 0, extra: 0, different: 0 });
-    await expectBoardsMatchOracle(s, season, [...first, ...later].map((m) => ({ ...m, endedAt: new Date(m.endedAt) })));
+    await expectBoardsMatchOracle(
+      s,
+      season,
+      [...first, ...later].map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+    );
   });
 });
 
@@ -209,9 +261,9 @@ async function damageBoards(season: Season) {
   const score = async (key: string, member: string) => Number(await s.redis.zscore(key, member));
   const step = 2 ** season.split.timeBits;
   await s.redis.zrem(seasonKey, m[0]!, m[1]!, m[2]!);
-  await s.redis.zadd(seasonKey, String(await score(seasonKey, m[3]!) + 1), m[3]!);
-  await s.redis.zadd(seasonKey, String(await score(seasonKey, m[4]!) - step), m[4]!);
-  await s.redis.zadd(seasonKey, String(await score(seasonKey, m[5]!) + 0.5), m[5]!);
+  await s.redis.zadd(seasonKey, String((await score(seasonKey, m[3]!)) + 1), m[3]!);
+  await s.redis.zadd(seasonKey, String((await score(seasonKey, m[4]!)) - step), m[4]!);
+  await s.redis.zadd(seasonKey, String((await score(seasonKey, m[5]!)) + 0.5), m[5]!);
   await s.redis.zadd(seasonKey, '1', '990000001', '2', '990000002', '3', '0042');
 
   const keys = await s.redis.keys(`lb:{s${season.id}}:*`);
@@ -229,7 +281,11 @@ async function damageBoards(season: Season) {
 
   const sorted = (ids: string[]) => [...ids].sort();
   const expected = {
-    [seasonKey]: { missing: sorted(m.slice(0, 3)), extra: sorted(['990000001', '990000002', '0042']), different: sorted(m.slice(3, 6)) },
+    [seasonKey]: {
+      missing: sorted(m.slice(0, 3)),
+      extra: sorted(['990000001', '990000002', '0042']),
+      different: sorted(m.slice(3, 6)),
+    },
     [dayKey]: { missing: sorted(dm.slice(0, 2)), extra: ['990000003'], different: [] },
     [weekKey]: { missing: sorted(wm), extra: [], different: [] },
     [ghostKey]: { missing: [], extra: ['990000004', '990000005'], different: [] },

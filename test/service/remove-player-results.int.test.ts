@@ -27,12 +27,19 @@ let offset = 0;
 beforeAll(() => {
   s = openServices(testConfig());
   admin = createPlayerAdmin({
-    sql: s.pg.sql, redis: s.redis, seasonById: (id) => s.seasons.get(id), windowTtlSeconds: TTL,
-    blockedPlayersCacheMs: 0, logger: s.logger, settleMs: 50,
+    sql: s.pg.sql,
+    redis: s.redis,
+    seasonById: (id) => s.seasons.get(id),
+    windowTtlSeconds: TTL,
+    blockedPlayersCacheMs: 0,
+    logger: s.logger,
+    settleMs: 50,
   });
   deps = {
-    seasonById: (id) => s.seasons.get(id), store: createPlayerResultsStore(s.pg.sql),
-    boards: createBoardResetter(s.redis, TTL), now: Date.now,
+    seasonById: (id) => s.seasons.get(id),
+    store: createPlayerResultsStore(s.pg.sql),
+    boards: createBoardResetter(s.redis, TTL),
+    now: Date.now,
   };
 });
 afterAll(async () => {
@@ -41,11 +48,25 @@ afterAll(async () => {
 
 /** Applies results as the consumer does (PostgreSQL, then Redis), without Kafka. */
 async function ingest(season: Season, messages: readonly MatchResultMessage[]): Promise<void> {
-  const accepted: AcceptedResult[] = messages.map((m) => ({ ...m, endedAt: new Date(m.endedAt), partition: 0, offset: String(offset++) }));
-  await applyResults({ store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, TTL), seasonOf: () => season, now: Date.now }, accepted);
+  const accepted: AcceptedResult[] = messages.map((m) => ({
+    ...m,
+    endedAt: new Date(m.endedAt),
+    partition: 0,
+    offset: String(offset++),
+  }));
+  await applyResults(
+    {
+      store: createResultsStore(s.pg.sql),
+      boards: createBoardWriter(s.redis, TTL),
+      seasonOf: () => season,
+      now: Date.now,
+    },
+    accepted,
+  );
 }
 
-const asOracle = (messages: readonly MatchResultMessage[]) => messages.map((m) => ({ ...m, endedAt: new Date(m.endedAt) }));
+const asOracle = (messages: readonly MatchResultMessage[]) =>
+  messages.map((m) => ({ ...m, endedAt: new Date(m.endedAt) }));
 
 /** Asserts PostgreSQL's standings and every Redis board equal an independent recomputation from `kept`. */
 async function expectSeasonHolds(season: Season, kept: readonly MatchResultMessage[]): Promise<void> {
@@ -70,36 +91,67 @@ const seasonRank = async (seasonId: number, playerId: string) => {
 
 describe('removing a cheater', () => {
   it.each<[ScoringMode, 'all' | 'one match', number]>([
-    ['BEST', 'all', 11], ['BEST', 'one match', 12], ['SUM', 'all', 13], ['SUM', 'one match', 14],
-  ])('%s season, %s: standings and every board equal a recomputation without the removed results', async (scoring, what, seed) => {
-    const { season, honest, cheats } = await seasonWithCheater(scoring, seed);
-    const best = cheats.at(-1)!;
-    const victim = (await s.redis.zrevrange(boardKey(season.id, 'SEASON', ''), 1, 1))[0]!;
-    expect(await seasonRank(season.id, CHEATER)).toBe(1);
-    expect(await seasonRank(season.id, victim)).toBe(2);
+    ['BEST', 'all', 11],
+    ['BEST', 'one match', 12],
+    ['SUM', 'all', 13],
+    ['SUM', 'one match', 14],
+  ])(
+    '%s season, %s: standings and every board equal a recomputation without the removed results',
+    async (scoring, what, seed) => {
+      const { season, honest, cheats } = await seasonWithCheater(scoring, seed);
+      const best = cheats.at(-1)!;
+      const victim = (await s.redis.zrevrange(boardKey(season.id, 'SEASON', ''), 1, 1))[0]!;
+      expect(await seasonRank(season.id, CHEATER)).toBe(1);
+      expect(await seasonRank(season.id, victim)).toBe(2);
 
-    const report = await admin.removeAndSettle({
-      seasonId: season.id, playerId: CHEATER, matchId: what === 'all' ? null : best.matchId, reason: 'aimbot', actor: 'test',
-    });
+      const report = await admin.removeAndSettle({
+        seasonId: season.id,
+        playerId: CHEATER,
+        matchId: what === 'all' ? null : best.matchId,
+        reason: 'aimbot',
+        actor: 'test',
+      });
 
-    const kept = what === 'all' ? honest : [...honest, ...cheats.filter((c) => c !== best)];
-    await expectSeasonHolds(season, kept);
-    expect(report).toMatchObject({ removedResults: what === 'all' ? 5 : 1, blocked: false, settled: { removedResults: 0 } });
-    expect(report.boards.find((b) => b.window === 'SEASON')!.standing === null).toBe(what === 'all');
-    if (what === 'all') {
-      // Everyone below the cheater moved up one place.
-      expect(await seasonRank(season.id, CHEATER)).toBeNull();
-      expect(await seasonRank(season.id, victim)).toBe(1);
-    }
-  });
+      const kept = what === 'all' ? honest : [...honest, ...cheats.filter((c) => c !== best)];
+      await expectSeasonHolds(season, kept);
+      expect(report).toMatchObject({
+        removedResults: what === 'all' ? 5 : 1,
+        blocked: false,
+        settled: { removedResults: 0 },
+      });
+      expect(report.boards.find((b) => b.window === 'SEASON')!.standing === null).toBe(what === 'all');
+      if (what === 'all') {
+        // Everyone below the cheater moved up one place.
+        expect(await seasonRank(season.id, CHEATER)).toBeNull();
+        expect(await seasonRank(season.id, victim)).toBe(1);
+      }
+    },
+  );
 
   it('writes one audit row with who, when, why and what was removed, and one for the block', async () => {
     const { season, cheats } = await seasonWithCheater('BEST', 21);
     const before = new Date(Date.now() - 1000);
     const report = await admin.removeAndSettle({
-      seasonId: season.id, playerId: CHEATER, matchId: cheats[0]!.matchId.toUpperCase(), reason: '  wallhack  ', block: true, actor: 'cli:ops',
+      seasonId: season.id,
+      playerId: CHEATER,
+      matchId: cheats[0]!.matchId.toUpperCase(),
+      reason: '  wallhack  ',
+      block: true,
+      actor: 'cli:ops',
     });
-    const rows = await s.pg.sql<Array<{ id: number; at: string; actor: string; action: string; season_id: number; player_id: string; match_id: string | null; reason: string; details: any }>>`
+    const rows = await s.pg.sql<
+      Array<{
+        id: number;
+        at: string;
+        actor: string;
+        action: string;
+        season_id: number;
+        player_id: string;
+        match_id: string | null;
+        reason: string;
+        details: any;
+      }>
+    >`
       select id, at::text, actor, action, season_id, player_id, match_id::text, reason, details from admin_audit
       where season_id = ${season.id} order by id`;
     expect(rows.map((r) => [r.action, r.actor, r.player_id, r.match_id, r.reason])).toEqual([
@@ -109,10 +161,14 @@ describe('removing a cheater', () => {
     expect(rows[0]!.id).toBe(report.auditId);
     expect(new Date(rows[0]!.at).getTime()).toBeGreaterThan(before.getTime());
     expect(rows[0]!.details).toMatchObject({
-      selection: 'only', removedCount: 1, keptCount: 4,
+      selection: 'only',
+      removedCount: 1,
+      keptCount: 4,
       removed: [{ matchId: cheats[0]!.matchId, points: 900, endedAt: cheats[0]!.endedAt }],
     });
-    expect(await s.pg.sql`select 1 from blocked_players where season_id = ${season.id} and player_id = ${CHEATER}`).toHaveLength(1);
+    expect(
+      await s.pg.sql`select 1 from blocked_players where season_id = ${season.id} and player_id = ${CHEATER}`,
+    ).toHaveLength(1);
   });
 
   it('takes back results of a blocked player that raced the removal, in PostgreSQL and on the boards', async () => {
@@ -122,12 +178,27 @@ describe('removing a cheater', () => {
     // A consumer that classified the cheater's messages before the block was visible keeps applying them.
     const racer = (async () => {
       while (racing) {
-        await ingest(season, [{ v: 1, matchId: randomUUID(), seasonId: season.id, endedAt: honest[0]!.endedAt, playerId: CHEATER, points: 999 }]);
+        await ingest(season, [
+          {
+            v: 1,
+            matchId: randomUUID(),
+            seasonId: season.id,
+            endedAt: honest[0]!.endedAt,
+            playerId: CHEATER,
+            points: 999,
+          },
+        ]);
         raced++;
       }
     })();
     await new Promise((r) => setTimeout(r, 50));
-    const { report, settle } = await removePlayerResults(deps, { seasonId: season.id, playerId: CHEATER, reason: 'bot', block: true, actor: 'test' });
+    const { report, settle } = await removePlayerResults(deps, {
+      seasonId: season.id,
+      playerId: CHEATER,
+      reason: 'bot',
+      block: true,
+      actor: 'test',
+    });
     const racedBefore = raced;
     await new Promise((r) => setTimeout(r, 150));
     racing = false;
@@ -137,7 +208,9 @@ describe('removing a cheater', () => {
     const settled = await settlePlayerRemoval(deps, settle);
     expect(report.removedResults).toBeGreaterThanOrEqual(5);
     expect(settled.removedResults).toBeGreaterThan(0);
-    expect(await s.pg.sql`select 1 from match_results where season_id = ${season.id} and player_id = ${CHEATER}`).toHaveLength(0);
+    expect(
+      await s.pg.sql`select 1 from match_results where season_id = ${season.id} and player_id = ${CHEATER}`,
+    ).toHaveLength(0);
     await expectSeasonHolds(season, honest);
   });
 
@@ -145,7 +218,9 @@ describe('removing a cheater', () => {
     const { season, honest, cheats } = await seasonWithCheater('BEST', 35);
     const late = randomUUID();
     let commit!: () => void;
-    const gate = new Promise<void>((r) => { commit = r; });
+    const gate = new Promise<void>((r) => {
+      commit = r;
+    });
     // An ingest transaction of the cheater, caught between its upsert (row locked) and its commit.
     const ingesting = s.pg.sql.begin(async (tx) => {
       await tx`insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
@@ -154,21 +229,39 @@ describe('removing a cheater', () => {
                where season_id = ${season.id} and "window" = 'SEASON' and period = '' and player_id = ${CHEATER}`;
       await gate;
     });
-    const removing = removePlayerResults(deps, { seasonId: season.id, playerId: CHEATER, reason: 'bot', actor: 'test' });
-    await waitFor('the removal to wait for the row lock', async () => (await s.pg.sql`
-      select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%xmin%for update%'`).length > 0);
+    const removing = removePlayerResults(deps, {
+      seasonId: season.id,
+      playerId: CHEATER,
+      reason: 'bot',
+      actor: 'test',
+    });
+    await waitFor(
+      'the removal to wait for the row lock',
+      async () =>
+        (
+          await s.pg.sql`
+      select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%xmin%for update%'`
+        ).length > 0,
+    );
     commit();
     await ingesting;
     const { report } = await removing;
 
     expect(report.removedResults).toBe(6); // the late result too: its scan before the lock could not see it
-    expect(await s.pg.sql`select 1 from match_results where season_id = ${season.id} and player_id = ${CHEATER}`).toHaveLength(0);
+    expect(
+      await s.pg.sql`select 1 from match_results where season_id = ${season.id} and player_id = ${CHEATER}`,
+    ).toHaveLength(0);
     await expectSeasonHolds(season, honest);
   });
 
-  it('without a block, takes back a redelivered removed result but keeps the player\'s new results', async () => {
+  it("without a block, takes back a redelivered removed result but keeps the player's new results", async () => {
     const { season, honest, cheats } = await seasonWithCheater('BEST', 41);
-    const { settle } = await removePlayerResults(deps, { seasonId: season.id, playerId: CHEATER, reason: 'bot', actor: 'test' });
+    const { settle } = await removePlayerResults(deps, {
+      seasonId: season.id,
+      playerId: CHEATER,
+      reason: 'bot',
+      actor: 'test',
+    });
     const fresh = { ...honest[1]!, matchId: randomUUID(), playerId: CHEATER, points: 7 };
     await ingest(season, [cheats[2]!, fresh]); // a Kafka redelivery of a removed result, and a new match
     expect(await seasonRank(season.id, CHEATER)).toBe(1);
@@ -179,7 +272,13 @@ describe('removing a cheater', () => {
 
   it('records a removal that found nothing, and changes no board', async () => {
     const { season, honest, cheats } = await seasonWithCheater('BEST', 51);
-    const report = await admin.removeAndSettle({ seasonId: season.id, playerId: '123456', matchId: randomUUID(), reason: 'typo', actor: 'test' });
+    const report = await admin.removeAndSettle({
+      seasonId: season.id,
+      playerId: '123456',
+      matchId: randomUUID(),
+      reason: 'typo',
+      actor: 'test',
+    });
     expect(report).toMatchObject({ removedResults: 0, boards: [], boardChanges: 0 });
     expect(await s.pg.sql`select 1 from admin_audit where id = ${report.auditId}`).toHaveLength(1);
     await expectSeasonHolds(season, [...honest, ...cheats]);
@@ -195,15 +294,20 @@ describe('removing a cheater', () => {
     ['a missing reason', { reason: undefined }, 'BAD_USER_INPUT', 'reason'],
   ])('refuses %s with a clear code', async (_name, over, code, field) => {
     const season = await createSeason(s, { name: 'bad removal' });
-    const input = { seasonId: season.id, playerId: CHEATER, reason: 'r', actor: 'test', ...over } as Parameters<PlayerAdmin['remove']>[0];
+    const input = { seasonId: season.id, playerId: CHEATER, reason: 'r', actor: 'test', ...over } as Parameters<
+      PlayerAdmin['remove']
+    >[0];
     await expect(admin.remove(input)).rejects.toMatchObject({ code, field });
   });
 
   it('refuses to change a season whose final standings are written (SEASON_CLOSED)', async () => {
     const { season } = await seasonWithCheater('BEST', 61);
     await s.pg.sql`update seasons set status = 'CLOSED', finalized_at = now() where id = ${season.id}`;
-    await expect(admin.remove({ seasonId: season.id, playerId: CHEATER, reason: 'late', actor: 'test' }))
-      .rejects.toMatchObject({ code: 'SEASON_CLOSED', field: 'seasonId' });
-    expect(await s.pg.sql`select 1 from match_results where season_id = ${season.id} and player_id = ${CHEATER}`).toHaveLength(5);
+    await expect(
+      admin.remove({ seasonId: season.id, playerId: CHEATER, reason: 'late', actor: 'test' }),
+    ).rejects.toMatchObject({ code: 'SEASON_CLOSED', field: 'seasonId' });
+    expect(
+      await s.pg.sql`select 1 from match_results where season_id = ${season.id} and player_id = ${CHEATER}`,
+    ).toHaveLength(5);
   });
 });

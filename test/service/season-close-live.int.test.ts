@@ -8,7 +8,15 @@ import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, toRecords } from '../support/generate.js';
 import { expectedBoards } from '../support/oracle.js';
-import { caughtUp, createSeason, groupProgress, produceRaw, waitFor, startIngest, type Services } from '../support/services.js';
+import {
+  caughtUp,
+  createSeason,
+  groupProgress,
+  produceRaw,
+  waitFor,
+  startIngest,
+  type Services,
+} from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
@@ -19,7 +27,9 @@ beforeAll(async () => {
   s = ingest.s;
 });
 
-afterAll(async () => { await ingest?.close(); });
+afterAll(async () => {
+  await ingest?.close();
+});
 
 /** season_final_standings of a board as the oracle's keys name it, best first: [playerId, points]. */
 async function finalBoards(season: Season): Promise<Map<string, Array<[string, number]>>> {
@@ -28,7 +38,8 @@ async function finalBoards(season: Season): Promise<Map<string, Array<[string, n
     where season_id = ${season.id} order by "window", period, position`;
   const out = new Map<string, Array<[string, number]>>();
   for (const r of rows) {
-    const key = r.window === 'SEASON' ? `lb:{s${season.id}}` : `lb:{s${season.id}}:${r.window === 'DAY' ? 'd' : 'w'}:${r.period}`;
+    const key =
+      r.window === 'SEASON' ? `lb:{s${season.id}}` : `lb:{s${season.id}}:${r.window === 'DAY' ? 'd' : 'w'}:${r.period}`;
     out.set(key, [...(out.get(key) ?? []), [r.player_id, Number(r.points)]]);
   }
   return out;
@@ -38,8 +49,14 @@ async function finalBoards(season: Season): Promise<Map<string, Array<[string, n
 function oracleBoards(season: Season, input: readonly MatchResultMessage[]): Map<string, Array<[string, number]>> {
   const codec = createCodec(season);
   const out = new Map<string, Array<[string, number]>>();
-  for (const [key, entries] of expectedBoards(season, input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })))) {
-    out.set(key, entries.map(([player, score]): [string, number] => [player, codec.decode(Number(score)).points]).reverse());
+  for (const [key, entries] of expectedBoards(
+    season,
+    input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+  )) {
+    out.set(
+      key,
+      entries.map(([player, score]): [string, number] => [player, codec.decode(Number(score)).points]).reverse(),
+    );
   }
   return out;
 }
@@ -55,14 +72,20 @@ describe('closing a season during live ingest', () => {
     const admin = s.kafka.admin();
     await admin.connect();
     try {
-      const backlog = (await groupProgress(admin, config.kafka.groupId, config.kafka.topic))
-        .reduce((n, p) => n + p.end - Math.max(0, p.committed), 0);
+      const backlog = (await groupProgress(admin, config.kafka.groupId, config.kafka.topic)).reduce(
+        (n, p) => n + p.end - Math.max(0, p.committed),
+        0,
+      );
       const report = await ingest.app.lifecycle.close(closing.id, { actor: 'test', reason: 'close under load' });
-      console.log(`[season close live] backlog at close ${backlog} messages; drain ${report.steps.drain} ms, `
-        + `finalize ${report.steps.finalize} ms, total ${report.durationMs} ms`);
+      console.log(
+        `[season close live] backlog at close ${backlog} messages; drain ${report.steps.drain} ms, ` +
+          `finalize ${report.steps.finalize} ms, total ${report.durationMs} ms`,
+      );
       expect(report).toMatchObject({ finalized: true });
 
-      const [{ n }] = await s.pg.sql<[{ n: number }]>`select count(*)::int as n from match_results where season_id = ${closing.id}`;
+      const [{ n }] = await s.pg.sql<
+        [{ n: number }]
+      >`select count(*)::int as n from match_results where season_id = ${closing.id}`;
       expect(n).toBe(input.length);
       expect(await finalBoards(closing)).toEqual(oracleBoards(closing, input));
       expect(await s.redis.keys(`lb:{s${closing.id}}*`)).toEqual([]);
@@ -70,8 +93,14 @@ describe('closing a season during live ingest', () => {
       // Produced after the close, though its endedAt is inside the season: refused (DLQ), never applied.
       const late: MatchResultMessage = { ...input[0]!, matchId: randomUUID(), points: 29 };
       await produceRaw(s.kafka, config.kafka.topic, toRecords([late]));
-      await waitFor('the consumer to commit everything', () => caughtUp(admin, config.kafka.groupId, config.kafka.topic), 60_000);
-      const [{ m }] = await s.pg.sql<[{ m: number }]>`select count(*)::int as m from match_results where match_id = ${late.matchId}`;
+      await waitFor(
+        'the consumer to commit everything',
+        () => caughtUp(admin, config.kafka.groupId, config.kafka.topic),
+        60_000,
+      );
+      const [{ m }] = await s.pg.sql<
+        [{ m: number }]
+      >`select count(*)::int as m from match_results where match_id = ${late.matchId}`;
       expect(m).toBe(0);
       expect(await s.redis.keys(`lb:{s${closing.id}}*`)).toEqual([]);
     } finally {

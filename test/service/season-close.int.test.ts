@@ -11,7 +11,18 @@ import { closeSeason, type IngestProgress } from '../../src/service/close-season
 import { createLeaderboardReads } from '../../src/service/leaderboard-reads.js';
 import { testConfig } from '../support/env.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { boardsOf, expectSameBoards, ingestDirect, labelOf, line, readWhole, sampleReads, tieHeavyResults, usedMemory, readSources } from '../support/season-boards.js';
+import {
+  boardsOf,
+  expectSameBoards,
+  ingestDirect,
+  labelOf,
+  line,
+  readWhole,
+  sampleReads,
+  tieHeavyResults,
+  usedMemory,
+  readSources,
+} from '../support/season-boards.js';
 import { createSeason, openServices, type Services } from '../support/services.js';
 
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
@@ -33,13 +44,28 @@ afterAll(async () => {
 const drained: IngestProgress = { endOffsets: async () => [], committedOffsets: async () => new Map() };
 
 function close(seasonId: number) {
-  return closeSeason({
-    store: createSeasonLifecycleStore(s.pg), ingest: drained, keys: createSeasonKeys(s.redis),
-    invalidate: () => {}, cacheTtlMs: 0, graceMs: 0, drainTimeoutMs: 1_000,
-  }, seasonId, { actor: 'test', reason: 'season close test' });
+  return closeSeason(
+    {
+      store: createSeasonLifecycleStore(s.pg),
+      ingest: drained,
+      keys: createSeasonKeys(s.redis),
+      invalidate: () => {},
+      cacheTtlMs: 0,
+      graceMs: 0,
+      drainTimeoutMs: 1_000,
+    },
+    seasonId,
+    { actor: 'test', reason: 'season close test' },
+  );
 }
 
-async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, seed: number, maxPoints: number, repeat?: number) {
+async function closeAndCompare(
+  def: Partial<SeasonDefinition>,
+  players: number,
+  seed: number,
+  maxPoints: number,
+  repeat?: number,
+) {
   const season = await createSeason(s, { name: `close ${players}`, maxPointsPerMatch: 1_000, ...def });
   const results = tieHeavyResults(season, { players, seed, maxPoints, repeat });
   const t0 = performance.now();
@@ -56,7 +82,12 @@ async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, 
   const t = performance.now();
   const middle = await createStandingsRanker(s.pg.sql).top(seasonBoard, Math.floor(players / 2), 100);
   const onTheFlyMs = performance.now() - t;
-  expect(middle.map(line)).toEqual(before.get(labelOf(seasonBoard))!.slice(Math.floor(players / 2), Math.floor(players / 2) + 100).map(line));
+  expect(middle.map(line)).toEqual(
+    before
+      .get(labelOf(seasonBoard))!
+      .slice(Math.floor(players / 2), Math.floor(players / 2) + 100)
+      .map(line),
+  );
 
   const memBefore = await usedMemory(s);
   const t1 = performance.now();
@@ -78,13 +109,29 @@ async function closeAndCompare(def: Partial<SeasonDefinition>, players: number, 
   const seasonRows = before.get(labelOf(seasonBoard))!;
   for (let i = 0; i < seasonRows.length; i += 200) {
     const want = seasonRows.slice(i, i + 200);
-    const got = await archive.entries({ ...seasonBoard, season: final }, want.map((e) => e.playerId));
+    const got = await archive.entries(
+      { ...seasonBoard, season: final },
+      want.map((e) => e.playerId),
+    );
     expect(got.map(line)).toEqual(want.map(line));
   }
   const reads = createLeaderboardReads({ ...readSources(redis), archive });
-  const samplesAfter = await Promise.all(finalBoards.slice(0, 3).map((b) => sampleReads(reads, b, before.get(labelOf(b))!)));
+  const samplesAfter = await Promise.all(
+    finalBoards.slice(0, 3).map((b) => sampleReads(reads, b, before.get(labelOf(b))!)),
+  );
   expect(samplesAfter).toEqual(samplesBefore);
-  return { season, results: results.length, total, boards: boards.length, ingestMs, closeMs, onTheFlyMs, memBefore, memAfter, report };
+  return {
+    season,
+    results: results.length,
+    total,
+    boards: boards.length,
+    ingestMs,
+    closeMs,
+    onTheFlyMs,
+    memBefore,
+    memAfter,
+    report,
+  };
 }
 
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
@@ -92,29 +139,39 @@ const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 describe('closing a season', () => {
   it('keeps the rank and points every one of 100,000 players had in Redis (COMPETITION, ties everywhere), from PostgreSQL, and frees Redis', async () => {
     const r = await closeAndCompare({ rankStyle: 'COMPETITION' }, 100_000, 101, 60, 0.1);
-    console.log(`[season close] 100k players, ${r.results} results, ${r.total} board entries on ${r.boards} boards: `
-      + `ingest ${(r.ingestMs / 1000).toFixed(1)} s; close ${(r.closeMs / 1000).toFixed(2)} s `
-      + `(finalize ${r.report.steps.finalize} ms, remove keys ${r.report.steps.removeKeys} ms); `
-      + `Redis used_memory ${mib(r.memBefore)} → ${mib(r.memAfter)}; a page of the SEASON board ranked on the fly ${r.onTheFlyMs.toFixed(0)} ms`);
+    console.log(
+      `[season close] 100k players, ${r.results} results, ${r.total} board entries on ${r.boards} boards: ` +
+        `ingest ${(r.ingestMs / 1000).toFixed(1)} s; close ${(r.closeMs / 1000).toFixed(2)} s ` +
+        `(finalize ${r.report.steps.finalize} ms, remove keys ${r.report.steps.removeKeys} ms); ` +
+        `Redis used_memory ${mib(r.memBefore)} → ${mib(r.memAfter)}; a page of the SEASON board ranked on the fly ${r.onTheFlyMs.toFixed(0)} ms`,
+    );
     expect(r.memAfter).toBeLessThan(r.memBefore - 20 * 2 ** 20);
   }, 240_000);
 
   it.each([
     ['an ORDINAL time trial (ASC)', { order: 'ASC', rankStyle: 'ORDINAL' }, 25],
     ['an ORDINAL running total (SUM, minute clock)', { scoring: 'SUM', rankStyle: 'ORDINAL' }, 20],
-  ] as const)('keeps every rank of %s', async (_name, def, maxPoints) => {
-    await closeAndCompare(def, 15_000, 202, maxPoints);
-  }, 120_000);
+  ] as const)(
+    'keeps every rank of %s',
+    async (_name, def, maxPoints) => {
+      await closeAndCompare(def, 15_000, 202, maxPoints);
+    },
+    120_000,
+  );
 
   it('is a no-op on a season already final, and a second close leaves the final standings alone', async () => {
     const season = await createSeason(s, { name: 'close twice' });
     await ingestDirect(s, season, tieHeavyResults(season, { players: 500, seed: 303, maxPoints: 10 }), TTL);
     const first = await close(season.id);
-    const rows = await s.pg.sql`select * from season_final_standings where season_id = ${season.id} order by "window", period, position`;
+    const rows = await s.pg
+      .sql`select * from season_final_standings where season_id = ${season.id} order by "window", period, position`;
     const second = await close(season.id);
     expect(first).toMatchObject({ finalized: true, rows: rows.length });
     expect(second).toMatchObject({ finalized: false, rows: 0, keysRemoved: 0 });
-    expect(await s.pg.sql`select * from season_final_standings where season_id = ${season.id} order by "window", period, position`).toEqual(rows);
+    expect(
+      await s.pg
+        .sql`select * from season_final_standings where season_id = ${season.id} order by "window", period, position`,
+    ).toEqual(rows);
     const audit = await s.pg.sql<Array<{ action: string; actor: string; reason: string }>>`
       select action, actor, reason from admin_audit where season_id = ${season.id} order by id`;
     expect(audit).toEqual([

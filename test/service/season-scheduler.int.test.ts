@@ -1,7 +1,12 @@
 // The season scheduler over the real PostgreSQL store, advisory lock and close procedure. Each
 // scheduler here sees only this file's seasons: ladder_test holds every earlier run's seasons.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateSeasonDefinition, type Season, type SeasonDefinition, type SeasonStatus } from '../../src/domain/season.js';
+import {
+  validateSeasonDefinition,
+  type Season,
+  type SeasonDefinition,
+  type SeasonStatus,
+} from '../../src/domain/season.js';
 import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../../src/postgres/advisory-lock.js';
 import { createSeasonLifecycleStore } from '../../src/postgres/season-lifecycle-store.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
@@ -30,8 +35,13 @@ afterAll(async () => {
 async function insertSeason(status: SeasonStatus, startsInMs: number, endsInMs: number): Promise<Season> {
   const now = Math.floor(Date.now() / 1000) * 1000;
   const def: SeasonDefinition = {
-    name: 'scheduled', startsAt: new Date(now + startsInMs), endsAt: new Date(now + endsInMs),
-    scoring: 'BEST', order: 'DESC', rankStyle: 'ORDINAL', maxPointsPerMatch: 100,
+    name: 'scheduled',
+    startsAt: new Date(now + startsInMs),
+    endsAt: new Date(now + endsInMs),
+    scoring: 'BEST',
+    order: 'DESC',
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 100,
   };
   return s.seasons.insert(def, validateSeasonDefinition(def), status);
 }
@@ -56,11 +66,20 @@ function scheduler(ids: ReadonlySet<number>, gate: Promise<void> = Promise.resol
         await gate;
         closed.push(id);
         closedAt.set(id, Date.now());
-        return closeSeason({
-          store: real, keys: createSeasonKeys(s.redis), invalidate: () => {},
-          ingest: { endOffsets: async () => [], committedOffsets: async () => new Map() },
-          cacheTtlMs: 50, graceMs: 50, drainTimeoutMs: 1_000,
-        }, id, { actor: 'scheduler', reason }, signal);
+        return closeSeason(
+          {
+            store: real,
+            keys: createSeasonKeys(s.redis),
+            invalidate: () => {},
+            ingest: { endOffsets: async () => [], committedOffsets: async () => new Map() },
+            cacheTtlMs: 50,
+            graceMs: 50,
+            drainTimeoutMs: 1_000,
+          },
+          id,
+          { actor: 'scheduler', reason },
+          signal,
+        );
       },
     }),
   };
@@ -68,7 +87,9 @@ function scheduler(ids: ReadonlySet<number>, gate: Promise<void> = Promise.resol
 
 const keysOf = (seasonId: number) => s.redis.keys(`lb:{s${seasonId}}*`);
 const finalRows = async (seasonId: number) =>
-  (await s.pg.sql<[{ n: number }]>`select count(*)::int as n from season_final_standings where season_id = ${seasonId}`)[0].n;
+  (
+    await s.pg.sql<[{ n: number }]>`select count(*)::int as n from season_final_standings where season_id = ${seasonId}`
+  )[0].n;
 const standingRows = async (seasonId: number) =>
   (await s.pg.sql<[{ n: number }]>`select count(*)::int as n from standings where season_id = ${seasonId}`)[0].n;
 
@@ -81,8 +102,16 @@ describe('the season scheduler', () => {
     const { scheduler: sch, closedAt } = scheduler(new Set([ending.id, starting.id]));
     sch.start();
     try {
-      await waitFor('the scheduled season to become ACTIVE', async () => (await s.seasons.get(starting.id))!.status === 'ACTIVE', 10_000);
-      await waitFor('the ended season to be final', async () => (await s.seasons.get(ending.id))!.finalizedAt != null, 15_000);
+      await waitFor(
+        'the scheduled season to become ACTIVE',
+        async () => (await s.seasons.get(starting.id))!.status === 'ACTIVE',
+        10_000,
+      );
+      await waitFor(
+        'the ended season to be final',
+        async () => (await s.seasons.get(ending.id))!.finalizedAt != null,
+        15_000,
+      );
       await waitFor('its Redis keys to be removed', async () => (await keysOf(ending.id)).length === 0, 5_000);
     } finally {
       await sch.stop();
@@ -97,7 +126,9 @@ describe('the season scheduler', () => {
   it('lets one instance act at a time: a second tick while the first holds the lock does nothing', async () => {
     const season = await insertSeason('CLOSED', -DAY, DAY);
     let open!: () => void;
-    const gate = new Promise<void>((r) => { open = r; });
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
     const a = scheduler(new Set([season.id]), gate);
     const b = scheduler(new Set([season.id]));
     const first = a.scheduler.tick();

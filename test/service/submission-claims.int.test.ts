@@ -14,29 +14,58 @@ beforeAll(async () => {
   // send a uuid[] (the API's pool has run its start-up probe by the time it claims anything).
   await s.pg.sql`select 1`;
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 /** Records what would reach Kafka, one entry per produce request. */
 function recordingQueue() {
   const sends: MatchResultMessage[][] = [];
-  const queue: ResultQueue = { send: async (messages) => { sends.push([...messages]); } };
+  const queue: ResultQueue = {
+    send: async (messages) => {
+      sends.push([...messages]);
+    },
+  };
   return { queue, sends };
 }
 
-function match(matchId: string, results: Array<[string, number]>, seasonId = 1, endedAt = '2026-11-30T10:00:00.000Z'): MatchResultMessage[] {
+function match(
+  matchId: string,
+  results: Array<[string, number]>,
+  seasonId = 1,
+  endedAt = '2026-11-30T10:00:00.000Z',
+): MatchResultMessage[] {
   return results.map(([playerId, points]) => ({ v: 1, matchId, seasonId, endedAt, playerId, points }));
 }
 
-const outcome = (p: Promise<void>) => p.then(() => 'accepted', (err: { code?: string }) => err.code ?? String(err));
+const outcome = (p: Promise<void>) =>
+  p.then(
+    () => 'accepted',
+    (err: { code?: string }) => err.code ?? String(err),
+  );
 
 describe('matchId claims (the authoritative conflict check)', () => {
   it('refuses the same matchId with other points sent ~10 ms after the first, before either is in PostgreSQL', async () => {
     const { queue, sends } = recordingQueue();
     const batcher = createSubmissionBatcher({ queue, claims: createMatchClaims(s.pg.sql) });
     const id = randomUUID();
-    const first = outcome(batcher.send(match(id, [['1', 10], ['2', 20]])));
+    const first = outcome(
+      batcher.send(
+        match(id, [
+          ['1', 10],
+          ['2', 20],
+        ]),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 10));
-    const second = outcome(batcher.send(match(id, [['1', 99], ['2', 20]])));
+    const second = outcome(
+      batcher.send(
+        match(id, [
+          ['1', 99],
+          ['2', 20],
+        ]),
+      ),
+    );
     expect([await first, await second]).toEqual(['accepted', 'CONFLICT']);
     expect(sends.flat().map((m) => m.points)).toEqual([10, 20]);
   });
@@ -46,10 +75,42 @@ describe('matchId claims (the authoritative conflict check)', () => {
     const batcher = createSubmissionBatcher({ queue, claims: createMatchClaims(s.pg.sql) });
     const id = randomUUID();
     const outcomes = await Promise.all([
-      outcome(batcher.send(match(id, [['1', 10], ['2', 20]]))),
-      outcome(batcher.send(match(id, [['2', 21], ['1', 10]]))),
-      outcome(batcher.send(match(id, [['2', 20], ['1', 10]]))), // same payload, other order: a retry
-      outcome(batcher.send(match(id, [['1', 10], ['2', 20]], 2))), // another season
+      outcome(
+        batcher.send(
+          match(id, [
+            ['1', 10],
+            ['2', 20],
+          ]),
+        ),
+      ),
+      outcome(
+        batcher.send(
+          match(id, [
+            ['2', 21],
+            ['1', 10],
+          ]),
+        ),
+      ),
+      outcome(
+        batcher.send(
+          match(id, [
+            ['2', 20],
+            ['1', 10],
+          ]),
+        ),
+      ), // same payload, other order: a retry
+      outcome(
+        batcher.send(
+          match(
+            id,
+            [
+              ['1', 10],
+              ['2', 20],
+            ],
+            2,
+          ),
+        ),
+      ), // another season
     ]);
     expect(outcomes).toEqual(['accepted', 'CONFLICT', 'accepted', 'CONFLICT']);
     expect(sends).toHaveLength(1); // one produce for the round
@@ -62,10 +123,9 @@ describe('matchId claims (the authoritative conflict check)', () => {
       const a = createSubmissionBatcher({ queue: recordingQueue().queue, claims: createMatchClaims(s.pg.sql) });
       const b = createSubmissionBatcher({ queue: recordingQueue().queue, claims: createMatchClaims(other.pg.sql) });
       const ids = Array.from({ length: 20 }, () => randomUUID());
-      const outcomes = await Promise.all(ids.flatMap((id) => [
-        outcome(a.send(match(id, [['7', 1]]))),
-        outcome(b.send(match(id, [['7', 2]]))),
-      ]));
+      const outcomes = await Promise.all(
+        ids.flatMap((id) => [outcome(a.send(match(id, [['7', 1]]))), outcome(b.send(match(id, [['7', 2]])))]),
+      );
       for (let i = 0; i < ids.length; i++) {
         expect([outcomes[2 * i], outcomes[2 * i + 1]].sort()).toEqual(['CONFLICT', 'accepted']);
       }
@@ -80,9 +140,24 @@ describe('matchId claims (the authoritative conflict check)', () => {
   it('coalesces concurrent submissions into few produce requests, each answered after its request', async () => {
     const { queue, sends } = recordingQueue();
     const rounds: number[] = [];
-    const batcher = createSubmissionBatcher({ queue, claims: createMatchClaims(s.pg.sql), maxMessages: 100, onRound: (r) => rounds.push(r.submissions) });
-    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      outcome(batcher.send(match(randomUUID(), Array.from({ length: 10 }, (_, j) => [String(100 + i * 10 + j), j] as [string, number]))))));
+    const batcher = createSubmissionBatcher({
+      queue,
+      claims: createMatchClaims(s.pg.sql),
+      maxMessages: 100,
+      onRound: (r) => rounds.push(r.submissions),
+    });
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        outcome(
+          batcher.send(
+            match(
+              randomUUID(),
+              Array.from({ length: 10 }, (_, j) => [String(100 + i * 10 + j), j] as [string, number]),
+            ),
+          ),
+        ),
+      ),
+    );
     expect(outcomes.every((o) => o === 'accepted')).toBe(true);
     expect(sends.flat()).toHaveLength(500);
     expect(sends.every((m) => m.length <= 100)).toBe(true); // maxMessages
@@ -91,7 +166,10 @@ describe('matchId claims (the authoritative conflict check)', () => {
 
   it('answers UNAVAILABLE and produces nothing when claims cannot be taken', async () => {
     const { queue, sends } = recordingQueue();
-    const batcher = createSubmissionBatcher({ queue, claims: { claim: () => Promise.reject(new Error('connection refused')) } });
+    const batcher = createSubmissionBatcher({
+      queue,
+      claims: { claim: () => Promise.reject(new Error('connection refused')) },
+    });
     expect(await outcome(batcher.send(match(randomUUID(), [['1', 1]])))).toBe('UNAVAILABLE');
     expect(sends).toHaveLength(0);
   });
@@ -99,15 +177,29 @@ describe('matchId claims (the authoritative conflict check)', () => {
   it('migration 0002 claims matches stored before claims existed with the hash the API computes', async () => {
     const season = await createSeason(s, { name: 'claims backfill' });
     const id = randomUUID();
-    const messages = match(id, [['12', 5], ['3', 0], ['100', 7]], season.id, '2026-11-30T10:00:00.123Z');
+    const messages = match(
+      id,
+      [
+        ['12', 5],
+        ['3', 0],
+        ['100', 7],
+      ],
+      season.id,
+      '2026-11-30T10:00:00.123Z',
+    );
     for (const [i, m] of messages.entries()) {
-      await s.pg.sql`insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
+      await s.pg
+        .sql`insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
                      values (${m.matchId}, ${m.playerId}, ${m.seasonId}, ${m.points}, ${m.endedAt}, 0, ${i})`;
     }
     const migration = readFileSync(new URL('../../drizzle/0002_match_claims.sql', import.meta.url), 'utf8');
-    const backfill = migration.split('--> statement-breakpoint').find((part) => part.includes('INSERT INTO "match_claims"'))!;
+    const backfill = migration
+      .split('--> statement-breakpoint')
+      .find((part) => part.includes('INSERT INTO "match_claims"'))!;
     await s.pg.sql.unsafe(backfill);
-    const [row] = await s.pg.sql<{ hash: string }[]>`select encode(payload_hash, 'hex') as hash from match_claims where match_id = ${id}`;
+    const [row] = await s.pg.sql<
+      { hash: string }[]
+    >`select encode(payload_hash, 'hex') as hash from match_claims where match_id = ${id}`;
     expect(row?.hash).toBe(payloadHash(messages));
   });
 });

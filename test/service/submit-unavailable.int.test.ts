@@ -20,22 +20,36 @@ beforeAll(async () => {
   deadPort = (server.address() as net.AddressInfo).port;
   await new Promise((resolve) => server.close(resolve));
 });
-afterAll(async () => { await s?.close(); });
+afterAll(async () => {
+  await s?.close();
+});
 
 describe('a submission while Kafka is unreachable', () => {
   it('answers UNAVAILABLE, never a silent accept, and stores nothing', async () => {
     const season = await createSeason(s, { name: 'kafka down' });
-    const kafka = createKafka({ brokers: [`127.0.0.1:${deadPort}`], clientId: 'ladder-test', logger: createLogger('silent') });
+    const kafka = createKafka({
+      brokers: [`127.0.0.1:${deadPort}`],
+      clientId: 'ladder-test',
+      logger: createLogger('silent'),
+    });
     const producer = createResultProducer(kafka, 'match-results-unreachable');
     const matchId = randomUUID();
-    const attempt = submitMatchResult({
-      seasonById: async () => season,
-      queue: producer,
-      names: createPlayersRepo(s.pg.db),
-      now: () => new Date(),
-      skewMs: 60_000,
-      sendTimeoutMs: 1_500,
-    }, { matchId, seasonId: season.id, endedAt: new Date(Date.now() - 60_000), results: [{ playerId: '5', points: 3, displayName: 'Zed' }] });
+    const attempt = submitMatchResult(
+      {
+        seasonById: async () => season,
+        queue: producer,
+        names: createPlayersRepo(s.pg.db),
+        now: () => new Date(),
+        skewMs: 60_000,
+        sendTimeoutMs: 1_500,
+      },
+      {
+        matchId,
+        seasonId: season.id,
+        endedAt: new Date(Date.now() - 60_000),
+        results: [{ playerId: '5', points: 3, displayName: 'Zed' }],
+      },
+    );
     await expect(attempt).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     const [row] = await s.pg.sql`select count(*)::int as n from match_results where match_id = ${matchId}`;
     expect(row!.n).toBe(0);

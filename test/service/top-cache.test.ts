@@ -11,7 +11,12 @@ describe('top cache slots', () => {
     let t = 0;
     const reads: string[] = [];
     const cache = createTopCache({
-      source: { snapshot: async (b) => { reads.push(b.period); return { version: 1, size: 0, entries: [] }; } },
+      source: {
+        snapshot: async (b) => {
+          reads.push(b.period);
+          return { version: 1, size: 0, entries: [] };
+        },
+      },
       versions: createBoardVersions(),
       maxBoards: 3,
       now: () => ++t,
@@ -21,7 +26,10 @@ describe('top cache slots', () => {
     await cache.snapshot(day(3));
     await cache.snapshot(day(2)); // day 3 is now the least recently used
     for (let d = 4; d <= 20; d++) await cache.snapshot(day(d));
-    const held = cache.ages().map((a) => a.board.period).sort();
+    const held = cache
+      .ages()
+      .map((a) => a.board.period)
+      .sort();
     expect(held).toEqual(['2026-11-01', '2026-11-19', '2026-11-20']);
     unwatch();
     reads.length = 0;

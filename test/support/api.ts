@@ -26,21 +26,31 @@ export async function startApi(overrides: Record<string, string> = {}, opts: { l
   const base = `http://127.0.0.1:${port}`;
   const url = `${base}/graphql`;
   const keys = createApiKeysRepo(s.pg.db);
-  const key = async (...scopes: Scope[]) => (await createApiKey(keys, { name: `test ${scopes.join('+')}`, scopes })).key;
+  const key = async (...scopes: Scope[]) =>
+    (await createApiKey(keys, { name: `test ${scopes.join('+')}`, scopes })).key;
   const clients: Client[] = [];
 
-  async function gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, apiKey?: string): Promise<GqlResponse<T>> {
+  async function gql<T = Record<string, any>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    apiKey?: string,
+  ): Promise<GqlResponse<T>> {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: res.status, ...(await res.json() as object) };
+    return { status: res.status, ...((await res.json()) as object) };
   }
 
   /** A graphql-ws client on its own socket. */
   function wsClient(): Client {
-    const client = createClient({ url: url.replace('http', 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+    const client = createClient({
+      url: url.replace('http', 'ws'),
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+    });
     clients.push(client);
     return client;
   }
@@ -52,27 +62,51 @@ export async function startApi(overrides: Record<string, string> = {}, opts: { l
   function subscribe(query: string, variables?: Record<string, unknown>, client: Client = wsClient()) {
     const events: Array<GqlResponse> = [];
     let failure: unknown;
-    const dispose = client.subscribe({ query, variables }, {
-      next: (value) => { events.push(value as GqlResponse); },
-      error: (err) => { failure = err; },
-      complete: () => {},
-    });
+    const dispose = client.subscribe(
+      { query, variables },
+      {
+        next: (value) => {
+          events.push(value as GqlResponse);
+        },
+        error: (err) => {
+          failure = err;
+        },
+        complete: () => {},
+      },
+    );
     return {
       events,
-      get failure() { return failure; },
+      get failure() {
+        return failure;
+      },
       /** Waits until some event satisfies `match` and returns it. */
-      async waitFor<T = any>(what: string, match: (e: GqlResponse) => boolean, timeoutMs = 10_000): Promise<GqlResponse<T>> {
+      async waitFor<T = any>(
+        what: string,
+        match: (e: GqlResponse) => boolean,
+        timeoutMs = 10_000,
+      ): Promise<GqlResponse<T>> {
         let found: GqlResponse | undefined;
         await waitFor(what, async () => (found = events.find(match)) !== undefined || failure !== undefined, timeoutMs);
         if (!found) throw Object.assign(new Error(`subscription failed: ${JSON.stringify(failure)}`), { failure });
         return found as GqlResponse<T>;
       },
-      close: () => { dispose(); void client.dispose(); },
+      close: () => {
+        dispose();
+        void client.dispose();
+      },
     };
   }
 
   return {
-    config, s, app, base, url, key, gql, subscribe, wsClient,
+    config,
+    s,
+    app,
+    base,
+    url,
+    key,
+    gql,
+    subscribe,
+    wsClient,
     async close() {
       for (const c of clients) await c.dispose();
       await app.stop();

@@ -4,7 +4,11 @@ import { expectedBoards, type OracleResult } from './oracle.js';
 import { boardContents, boardKeys, type Services } from './services.js';
 
 /** Asserts every board of the season equals the oracle byte for byte, and no other board exists. */
-export async function expectBoardsMatchOracle(s: Services, season: Season, input: readonly OracleResult[]): Promise<void> {
+export async function expectBoardsMatchOracle(
+  s: Services,
+  season: Season,
+  input: readonly OracleResult[],
+): Promise<void> {
   const expected = expectedBoards(season, input);
   const actualKeys = await boardKeys(s.redis, season.id);
   expect(actualKeys.sort()).toEqual([...expected.keys()].sort());

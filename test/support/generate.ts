@@ -29,7 +29,8 @@ export function shuffle<T>(items: T[], rand: () => number): T[] {
  * seconds, so ties are exercised. Times are whole seconds.
  */
 export function generateResults(
-  season: Season, opts: { results: number; players: number; seed: number; maxPoints?: number; now?: number },
+  season: Season,
+  opts: { results: number; players: number; seed: number; maxPoints?: number; now?: number },
 ): MatchResultMessage[] {
   const rand = prng(opts.seed);
   const maxPoints = opts.maxPoints ?? 60;
@@ -40,7 +41,7 @@ export function generateResults(
   while (out.length < opts.results) {
     const matchId = randomUUID();
     // One match in five ends in the same second as the previous one: same-second ties.
-    const endedMs = rand() < 0.2 ? lastEnded : from + Math.floor(rand() * (to - from) / 1000) * 1000;
+    const endedMs = rand() < 0.2 ? lastEnded : from + Math.floor((rand() * (to - from)) / 1000) * 1000;
     lastEnded = endedMs;
     const endedAt = new Date(endedMs).toISOString();
     const inMatch = new Set<string>();

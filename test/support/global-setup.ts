@@ -9,9 +9,15 @@ function reachable(hostPort: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port: Number(port) });
     socket.setTimeout(2_000);
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -19,7 +25,7 @@ export default async function setup(): Promise<void> {
   await ensureDatabase(TEST_DATABASE_URL);
   await migrateDatabase(TEST_DATABASE_URL);
   const broker = TEST_KAFKA_BROKERS.split(',')[0]!;
-  if (!await reachable(broker)) {
+  if (!(await reachable(broker))) {
     throw new Error(`Kafka does not answer on ${broker}: run \`npm run stack:up\` first.`);
   }
 }

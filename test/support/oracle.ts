@@ -5,7 +5,12 @@ import { createCodec } from '../../src/domain/score-codec.js';
 import type { Season } from '../../src/domain/season.js';
 import { boardKey } from '../../src/redis/keys.js';
 
-export interface OracleResult { matchId: string; playerId: string; points: number; endedAt: Date }
+export interface OracleResult {
+  matchId: string;
+  playerId: string;
+  points: number;
+  endedAt: Date;
+}
 
 /** The UTC day of an instant, computed independently of src/domain/windows.ts. */
 export const utcDay = (d: Date) => d.toISOString().slice(0, 10);
@@ -64,7 +69,10 @@ export function expectedBoards(season: Season, results: readonly OracleResult[])
   const out = new Map<string, Array<[string, string]>>();
   for (const [key, entries] of boards) {
     entries.sort((a, b) => a[2] - b[2] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    out.set(key, entries.map(([m, s]) => [m, s]));
+    out.set(
+      key,
+      entries.map(([m, s]) => [m, s]),
+    );
   }
   return out;
 }

@@ -18,19 +18,30 @@ export function spawnEntry(script: string, env: Record<string, string>, nodeArgs
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (d: Buffer) => { out.stdout += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out.stderr += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    out.stdout += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out.stderr += d.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal, ms: Date.now() - started }));
   });
   return {
     child,
     exited,
-    get stdout() { return out.stdout; },
-    get stderr() { return out.stderr; },
+    get stdout() {
+      return out.stdout;
+    },
+    get stderr() {
+      return out.stderr;
+    },
     /** The JSON log lines on stdout. */
     logs(): Array<Record<string, any>> {
-      return out.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+      return out.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, any>);
     },
     /** Kills it if still running (afterAll). */
     kill(): void {
@@ -68,16 +79,30 @@ export async function occupyPort(port = 0): Promise<{ port: number; close(): Pro
  * `agent`, on a connection of its own: with API_WORKERS > 1 each new connection goes to the
  * next worker.
  */
-export function request(port: number, path: string, opts: { method?: string; body?: string; agent?: http.Agent } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+export function request(
+  port: number,
+  path: string,
+  opts: { method?: string; body?: string; agent?: http.Agent } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1', port, path, method: opts.method ?? 'GET', agent: opts.agent ?? false, timeout: 10_000,
-      headers: opts.body ? { 'content-type': 'application/json' } : {},
-    }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => { body += d.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: opts.method ?? 'GET',
+        agent: opts.agent ?? false,
+        timeout: 10_000,
+        headers: opts.body ? { 'content-type': 'application/json' } : {},
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error(`no answer to ${path} within 10 s`)));
     req.end(opts.body);
@@ -85,11 +110,17 @@ export function request(port: number, path: string, opts: { method?: string; bod
 }
 
 /** Polls `check` every 100 ms until it returns a value; fails after `timeoutMs` or when `entry` exits. */
-export async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, entry?: Entry): Promise<T> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<T | undefined>,
+  entry?: Entry,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (entry && entry.child.exitCode !== null) throw new Error(`exited (${entry.child.exitCode}) before ${what}:\n${entry.stdout}\n${entry.stderr}`);
+    if (entry && entry.child.exitCode !== null)
+      throw new Error(`exited (${entry.child.exitCode}) before ${what}:\n${entry.stdout}\n${entry.stderr}`);
     try {
       const value = await check();
       if (value !== undefined) return value;

@@ -20,12 +20,20 @@ import type { Services } from './services.js';
  * and equal composite scores are everywhere; ids of 1, 10 and 19 digits make byte order differ
  * from numeric order. Times lie in the season's past days, spread over several DAY/WEEK boards.
  */
-export function tieHeavyResults(season: Season, opts: { players: number; seed: number; maxPoints: number; repeat?: number }): AcceptedResult[] {
+export function tieHeavyResults(
+  season: Season,
+  opts: { players: number; seed: number; maxPoints: number; repeat?: number },
+): AcceptedResult[] {
   const rand = prng(opts.seed);
   const from = season.startsAt.getTime();
   const span = Math.min(Date.now(), season.endsAt.getTime()) - from - 60_000;
   const instants = Array.from({ length: 400 }, () => from + Math.floor((rand() * span) / 1000) * 1000);
-  const idOf = (i: number) => (i % 3 === 0 ? String(i + 1) : i % 3 === 1 ? String(9_000_000_000n + BigInt(i)) : String(9_100_000_000_000_000_000n + BigInt(i)));
+  const idOf = (i: number) =>
+    i % 3 === 0
+      ? String(i + 1)
+      : i % 3 === 1
+        ? String(9_000_000_000n + BigInt(i))
+        : String(9_100_000_000_000_000_000n + BigInt(i));
   const entries: Array<{ playerId: string }> = [];
   for (let i = 0; i < opts.players; i++) {
     entries.push({ playerId: idOf(i) });
@@ -40,15 +48,34 @@ export function tieHeavyResults(season: Season, opts: { players: number; seed: n
     for (const { playerId } of entries.slice(i, i + 5)) {
       if (inMatch.has(playerId)) continue; // a player plays a match once
       inMatch.add(playerId);
-      out.push({ matchId, playerId, seasonId: season.id, endedAt, points: Math.floor(rand() * (opts.maxPoints + 1)), partition: 0, offset: String(out.length) });
+      out.push({
+        matchId,
+        playerId,
+        seasonId: season.id,
+        endedAt,
+        points: Math.floor(rand() * (opts.maxPoints + 1)),
+        partition: 0,
+        offset: String(out.length),
+      });
     }
   }
   return out;
 }
 
 /** Applies results the way the ingest consumer does (PostgreSQL, then Redis), in chunks. */
-export async function ingestDirect(s: Services, season: Season, results: readonly AcceptedResult[], windowTtlSeconds: number, chunk = 5_000): Promise<void> {
-  const deps = { store: createResultsStore(s.pg.sql), boards: createBoardWriter(s.redis, windowTtlSeconds), seasonOf: () => season, now: Date.now };
+export async function ingestDirect(
+  s: Services,
+  season: Season,
+  results: readonly AcceptedResult[],
+  windowTtlSeconds: number,
+  chunk = 5_000,
+): Promise<void> {
+  const deps = {
+    store: createResultsStore(s.pg.sql),
+    boards: createBoardWriter(s.redis, windowTtlSeconds),
+    seasonOf: () => season,
+    now: Date.now,
+  };
   for (let i = 0; i < results.length; i += chunk) await applyResults(deps, results.slice(i, i + chunk));
 }
 
@@ -62,7 +89,11 @@ export async function boardsOf(s: Services, season: Season): Promise<Board[]> {
 export const labelOf = (b: Pick<Board, 'window' | 'period'>) => `${b.window}:${b.period}`;
 
 /** Each board read whole, page by page through `reads.top`, keyed by labelOf. */
-export async function readWhole(reads: Pick<BoardReads, 'top'>, boards: readonly Board[], page = 1_000): Promise<Map<string, RankedStanding[]>> {
+export async function readWhole(
+  reads: Pick<BoardReads, 'top'>,
+  boards: readonly Board[],
+  page = 1_000,
+): Promise<Map<string, RankedStanding[]>> {
   const out = new Map<string, RankedStanding[]>();
   for (const b of boards) {
     const all: RankedStanding[] = [];
@@ -94,13 +125,28 @@ export const line = (e: RankedStanding) => `${e.rank} ${e.playerId} ${e.points} 
 export async function sampleReads(reads: LeaderboardReads, board: Board, whole: readonly RankedStanding[]) {
   const at = (i: number) => whole[Math.max(0, Math.min(whole.length - 1, i))]!.playerId;
   const picks = [0, 1, 3, Math.floor(whole.length / 2), whole.length - 2, whole.length - 1].map(at);
-  const friends = [...whole.filter((_, i) => i % Math.max(1, Math.floor(whole.length / 190)) === 0).map((e) => e.playerId).slice(0, 195), '2', '5', '8'];
+  const friends = [
+    ...whole
+      .filter((_, i) => i % Math.max(1, Math.floor(whole.length / 190)) === 0)
+      .map((e) => e.playerId)
+      .slice(0, 195),
+    '2',
+    '5',
+    '8',
+  ];
   return {
     size: await reads.size(board),
     top: (await reads.top(board, 100, 0)).map(line),
     deep: (await reads.top(board, 50, Math.floor(whole.length / 3))).map(line),
-    entries: await Promise.all([...picks, '2'].map(async (p) => { const e = await reads.entry(board, p); return e && line(e); })),
-    around: await Promise.all(picks.flatMap((p) => [0, 5, 50].map(async (r) => (await reads.around(board, p, r)).map(line)))),
+    entries: await Promise.all(
+      [...picks, '2'].map(async (p) => {
+        const e = await reads.entry(board, p);
+        return e && line(e);
+      }),
+    ),
+    around: await Promise.all(
+      picks.flatMap((p) => [0, 5, 50].map(async (r) => (await reads.around(board, p, r)).map(line))),
+    ),
     friends: (await reads.friends(board, friends)).map(line),
   };
 }
@@ -112,8 +158,11 @@ export function expectSameBoards(actual: Map<string, RankedStanding[]>, expected
     const want = rows.map(line);
     const got = actual.get(label)!.map(line);
     const i = want.findIndex((w, k) => got[k] !== w);
-    expect({ label, length: got.length, first: i < 0 ? null : { at: i, got: got[i], want: want[i] } })
-      .toEqual({ label, length: want.length, first: null });
+    expect({ label, length: got.length, first: i < 0 ? null : { at: i, got: got[i], want: want[i] } }).toEqual({
+      label,
+      length: want.length,
+      first: null,
+    });
   }
 }
 
@@ -132,7 +181,11 @@ export function readSources(reads: BoardReads | BoardReader) {
       }),
     },
     top: {
-      snapshot: async (b: Board) => ({ version: 0, size: await reads.size(b), entries: await reads.top(b, 0, LIMITS.topLimit) }),
+      snapshot: async (b: Board) => ({
+        version: 0,
+        size: await reads.size(b),
+        entries: await reads.top(b, 0, LIMITS.topLimit),
+      }),
     },
   };
 }

@@ -19,7 +19,12 @@ export function openServices(config: Config) {
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: 'ladder-test', logger });
   const seasons = createSeasonsRepo(pg.db);
   return {
-    config, logger, pg, redis, kafka, seasons,
+    config,
+    logger,
+    pg,
+    redis,
+    kafka,
+    seasons,
     async close() {
       redis.disconnect();
       await pg.close();
@@ -32,7 +37,10 @@ export type Services = ReturnType<typeof openServices>;
 const DAY = 24 * 3600 * 1000;
 
 /** Creates a season that started `daysAgo` days before `now` and runs 30 more days. */
-export async function createSeason(s: Services, def: Partial<SeasonDefinition> & { daysAgo?: number; now?: number } = {}): Promise<Season> {
+export async function createSeason(
+  s: Services,
+  def: Partial<SeasonDefinition> & { daysAgo?: number; now?: number } = {},
+): Promise<Season> {
   const now = def.now ?? Date.now();
   const startsAt = new Date(Math.floor((now - (def.daysAgo ?? 10) * DAY) / 1000) * 1000);
   const full: SeasonDefinition = {
@@ -70,7 +78,11 @@ export async function createTopics(kafka: Kafka, config: Config): Promise<void> 
 }
 
 /** Produces raw messages (key, value) as a game-server API would, acks=all. */
-export async function produceRaw(kafka: Kafka, topic: string, messages: Array<{ key: string; value: string }>): Promise<void> {
+export async function produceRaw(
+  kafka: Kafka,
+  topic: string,
+  messages: Array<{ key: string; value: string }>,
+): Promise<void> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   try {
@@ -99,13 +111,17 @@ export async function groupProgress(admin: Admin, groupId: string, topic: string
     admin.fetchOffsets({ groupId, topics: [topic] }),
   ]);
   const committedBy = new Map(committed[0]!.partitions.map((p) => [p.partition, Number(p.offset)]));
-  return ends.map((e) => ({ partition: e.partition, end: Number(e.high), committed: committedBy.get(e.partition) ?? -1 }));
+  return ends.map((e) => ({
+    partition: e.partition,
+    end: Number(e.high),
+    committed: committedBy.get(e.partition) ?? -1,
+  }));
 }
 
 /** True when the group committed every message of the topic. */
 export async function caughtUp(admin: Admin, groupId: string, topic: string): Promise<boolean> {
   const progress = await groupProgress(admin, groupId, topic);
-  return progress.every((p) => p.end === 0 ? p.committed <= 0 : p.committed === p.end);
+  return progress.every((p) => (p.end === 0 ? p.committed <= 0 : p.committed === p.end));
 }
 
 /** Waits until the config's consumer group committed every message of its topic. */

@@ -19,10 +19,16 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number) 
       return;
     }
     const upstream = net.connect({ host: upstreamHost, port: upstreamPort });
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       sockets.add(a);
       a.on('error', () => b.destroy());
-      a.on('close', () => { sockets.delete(a); b.destroy(); });
+      a.on('close', () => {
+        sockets.delete(a);
+        b.destroy();
+      });
       a.pipe(b);
     }
   });
@@ -41,7 +47,10 @@ export async function startTcpProxy(upstreamHost: string, upstreamPort: number) 
      */
     hang() {
       mode = 'hung';
-      for (const s of sockets) { s.unpipe(); s.pause(); }
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
     },
     /** Forwards new connections again; connections cut or held while hung are closed. */
     restore() {

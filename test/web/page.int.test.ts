@@ -37,7 +37,14 @@ beforeAll(async () => {
   await waitFor('the seeded board', async () => (await game.top({ seasonId, limit: 20 }))?.top.length === 12, 10_000);
   // The demo's load, on a season of its own so the assertions on the first one stay exact.
   loadedSeasonId = (await createSeason(api.s, { name: 'Demo season', maxPointsPerMatch: 10_000 })).id;
-  simulator = startSimulator({ url: api.url, apiKey: await api.key('submit'), seasonIds: [loadedSeasonId], ratePerSec: 20, players: 5000, log: () => {} });
+  simulator = startSimulator({
+    url: api.url,
+    apiKey: await api.key('submit'),
+    seasonIds: [loadedSeasonId],
+    ratePerSec: 20,
+    players: 5000,
+    log: () => {},
+  });
   await simulator.ready;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
@@ -52,37 +59,61 @@ afterAll(async () => {
 
 async function submit(results: Array<[number, number]>): Promise<void> {
   await game.submitMatchResult({
-    matchId: randomUUID(), seasonId, endedAt: minutesFromNow(-1),
+    matchId: randomUUID(),
+    seasonId,
+    endedAt: minutesFromNow(-1),
     results: results.map(([n, points]) => ({ playerId: id(n), points, displayName: playerName(n) })),
   });
 }
 
 /** The top rows as [rank, playerId, movement]. */
-const topRows = () => page.$$eval('#top tbody tr', (rows) => rows.map((r) => [
-  Number(r.getAttribute('data-rank')), r.getAttribute('data-player'), r.querySelector('.move')?.textContent ?? '',
-] as [number, string, string]));
+const topRows = () =>
+  page.$$eval('#top tbody tr', (rows) =>
+    rows.map(
+      (r) =>
+        [
+          Number(r.getAttribute('data-rank')),
+          r.getAttribute('data-player'),
+          r.querySelector('.move')?.textContent ?? '',
+        ] as [number, string, string],
+    ),
+  );
 
 it('shows the season board, live, at /', async () => {
   await page.goto(`${api.base}/?season=${seasonId}`);
   await page.waitForSelector('#status.live', { timeout: 10_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 12, undefined, { timeout: 10_000 });
-  expect((await topRows()).map(([rank, player]) => [rank, player])).toEqual(Array.from({ length: 12 }, (_, i) => [i + 1, id(i + 1)]));
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 12, undefined, {
+    timeout: 10_000,
+  });
+  expect((await topRows()).map(([rank, player]) => [rank, player])).toEqual(
+    Array.from({ length: 12 }, (_, i) => [i + 1, id(i + 1)]),
+  );
   expect(await page.textContent('#top tbody tr:first-child .name')).toBe(playerName(1));
   expect(await page.$eval('#season', (s) => (s as HTMLSelectElement).value)).toBe(String(seasonId));
 });
 
 it('shows a submitted result, and the ranks it moves, within 2 s', async () => {
   const t0 = Date.now();
-  await submit([[13, 500], [5, 395]]); // a new leader; player 5 climbs from 5th to 3rd
-  await page.waitForFunction(([leader, climber]) => {
-    const rows = [...document.querySelectorAll('#top tbody tr')].map((r) => r.getAttribute('data-player'));
-    return rows.length === 13 && rows[0] === leader && rows[2] === climber;
-  }, [id(13), id(5)], { timeout: 2_000 });
+  await submit([
+    [13, 500],
+    [5, 395],
+  ]); // a new leader; player 5 climbs from 5th to 3rd
+  await page.waitForFunction(
+    ([leader, climber]) => {
+      const rows = [...document.querySelectorAll('#top tbody tr')].map((r) => r.getAttribute('data-player'));
+      return rows.length === 13 && rows[0] === leader && rows[2] === climber;
+    },
+    [id(13), id(5)],
+    { timeout: 2_000 },
+  );
   console.log(`submitted -> shown on the page in ${Date.now() - t0} ms`);
   const rows = await topRows();
   // The match moved 13 in and 5 up; should its two results reach the page as two updates, 5's
   // rise counts from the first (▲3 instead of ▲2).
-  expect(rows.slice(0, 2)).toEqual([[1, id(13), 'new'], [2, id(1), '▼1']]);
+  expect(rows.slice(0, 2)).toEqual([
+    [1, id(13), 'new'],
+    [2, id(1), '▼1'],
+  ]);
   expect(rows[2]).toEqual([3, id(5), expect.stringMatching(/^▲[23]$/)]);
   expect(await page.$('#top tbody tr:first-child td.move.new')).not.toBeNull(); // highlighted
 });
@@ -90,42 +121,68 @@ it('shows a submitted result, and the ranks it moves, within 2 s', async () => {
 it("follows a searched player's rank as they are overtaken", async () => {
   await page.fill('#player', id(7));
   await page.click('#player-form button');
-  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '8', undefined, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '8',
+    undefined,
+    { timeout: 10_000 },
+  );
   expect(await page.textContent('#player-entry')).toContain(playerName(7));
-  expect(await page.$$eval('#around tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toContain(id(7));
+  expect(await page.$$eval('#around tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toContain(
+    id(7),
+  );
   expect(new URL(page.url()).searchParams.get('player')).toBe(id(7));
 
   await submit([[12, 375]]); // 12th passes player 7 (340)
-  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9', undefined, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9',
+    undefined,
+    { timeout: 10_000 },
+  );
   expect(await page.textContent('#player-entry')).toContain('▼1');
 });
 
 it('compares friends from a pasted list, and fits a phone screen', async () => {
   await page.fill('#friends', `${id(2)}, ${id(9)} ${id(99)}`);
   await page.click('#friends-form button');
-  await page.waitForFunction(() => document.querySelectorAll('#friends-table tbody tr').length === 2, undefined, { timeout: 10_000 });
-  expect(await page.$$eval('#friends-table tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toEqual([id(2), id(9)]);
+  await page.waitForFunction(() => document.querySelectorAll('#friends-table tbody tr').length === 2, undefined, {
+    timeout: 10_000,
+  });
+  expect(
+    await page.$$eval('#friends-table tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player'))),
+  ).toEqual([id(2), id(9)]);
   // Nothing wider than the phone: no sideways scrolling.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
 it("switches to this week's board", async () => {
   await page.selectOption('#window', 'WEEK');
-  await page.waitForFunction(() => new URL(location.href).searchParams.get('window') === 'WEEK', undefined, { timeout: 5_000 });
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('window') === 'WEEK', undefined, {
+    timeout: 5_000,
+  });
   // Every match of this file ended a minute before it was sent: this week's board has them all.
-  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 13, undefined, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 13, undefined, {
+    timeout: 10_000,
+  });
   expect((await topRows())[0]!.slice(0, 2)).toEqual([1, id(13)]);
-  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9', undefined, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9',
+    undefined,
+    { timeout: 10_000 },
+  );
 });
 
 it('follows the busy season of the demo: a full top 100 moving, a regular player found', async () => {
   const player = regularPlayerId(5000);
   await page.goto(`${api.base}/?season=${loadedSeasonId}&player=${player}`);
   await page.waitForSelector('#status.live', { timeout: 10_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 100, undefined, { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 100, undefined, {
+    timeout: 60_000,
+  });
   // Ranks move while the page is open: some row shows a rise.
   await page.waitForSelector('#top td.move.up', { timeout: 30_000 });
-  await page.waitForFunction(() => document.querySelector('#player-entry')?.hasAttribute('data-rank'), undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('#player-entry')?.hasAttribute('data-rank'), undefined, {
+    timeout: 30_000,
+  });
   const ranks = await topRows();
   expect(ranks.map(([rank]) => rank)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -138,7 +195,9 @@ it('follows the busy season of the demo: a full top 100 moving, a regular player
 it('serves the page offline: every asset from the API, none from elsewhere', async () => {
   const fresh = await browser.newPage();
   const foreign: string[] = [];
-  fresh.on('request', (r) => { if (!r.url().startsWith(api.base)) foreign.push(r.url()); });
+  fresh.on('request', (r) => {
+    if (!r.url().startsWith(api.base)) foreign.push(r.url());
+  });
   const failed: string[] = [];
   fresh.on('requestfailed', (r) => failed.push(r.url()));
   await fresh.goto(`${api.base}/boards?season=${seasonId}`);
