@@ -35,6 +35,7 @@ export interface CodecSeason {
 
 // Largest |epoch ms| a JS Date can hold (ECMA-262 TimeClip).
 const MAX_DATE_MS = 8_640_000_000_000_000n;
+const MAX_DATE_MS_NUM = Number(MAX_DATE_MS);
 // Canonical non-negative integer with at most 16 digits (2^53 has 16); Redis prints every
 // integer-valued double below 2^53 this way, both with %.17g (7.0) and ll2string (7.2+).
 const REDIS_INTEGER = /^(?:0|[1-9][0-9]{0,15})$/;
@@ -136,6 +137,13 @@ export function createCodec(season: CodecSeason): Codec {
       return Number((rank << timeBits) | (maxTimeN - t));
     },
     decode(score) {
+      // Fast path in plain numbers (reads decode every entry they return): dividing by a power of
+      // two is exact, and with a start at or after 1970 every step stays an integer below 2^53.
+      if (Number.isSafeInteger(score) && score >= 0 && score <= maxScoreNum && startMsNum >= 0) {
+        const rank = Math.floor(score / timeFactor);
+        const ms = startMsNum + (maxTimeNum - (score - rank * timeFactor)) * unitMsNum;
+        if (ms <= MAX_DATE_MS_NUM) return { points: desc ? rank : maxPointsNum - rank, achievedAt: new Date(ms) };
+      }
       const s = checkScore(score);
       const rank = s >> timeBits;
       const t = maxTimeN - (s & maxTimeN);
