@@ -10,6 +10,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from './context.js';
+import type { CostArgs } from './list-cost.js';
 import { maskError } from './errors.js';
 import { readsOnlyBoards } from './read-path.js';
 
@@ -56,7 +57,12 @@ function mapStream<T, U>(source: AsyncIterableIterator<T>, f: (value: T) => U | 
  * layers cost more than the rest together) and a push cheap. Anything else, and any subscription
  * whose start fails, goes through the envelop, so errors look the same either way.
  */
-export function createBoardSubscriptions(deps: { schema: GraphQLSchema; jit: boolean }) {
+export function createBoardSubscriptions(deps: {
+  schema: GraphQLSchema;
+  jit: boolean;
+  /** Is this operation over the list-cost limit with these variables (list-cost.ts)? The envelop then refuses it. */
+  overCost(args: CostArgs): boolean;
+}) {
   const prepared = new Map<string, PreparedSubscription | false>();
 
   function compile(document: DocumentNode, operationName: string | undefined): PreparedSubscription['run'] | undefined {
@@ -106,6 +112,7 @@ export function createBoardSubscriptions(deps: { schema: GraphQLSchema; jit: boo
       args: ExecutionArgs,
       fallback: () => Promise<Result> | Result,
     ): Promise<Result> {
+      if (deps.overCost({ ...args, document: p.document })) return fallback();
       const context = args.contextValue as Context;
       const source = await createSourceEventStream({ ...args, document: p.document });
       if (!(Symbol.asyncIterator in source)) return fallback();

@@ -121,8 +121,20 @@ function measure(
   return { cost, variable };
 }
 
-/** Refuses (BAD_USER_INPUT) an operation whose operationCost is over `maxCost`, before it runs. */
-export function listCostLimit(maxCost: number): Plugin {
+/** What the cost of an operation depends on. */
+export interface CostArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+}
+
+/**
+ * Refuses (BAD_USER_INPUT) an operation whose operationCost is over `maxCost`, before it runs.
+ * `over` answers the same question for the paths that run prepared operations without an
+ * envelop per request (read-path.ts, board-subscriptions.ts): they hand such an operation to yoga.
+ */
+export function listCostLimit(maxCost: number): Plugin & { over(args: CostArgs): boolean } {
   const refusal = (cost: number) => ({
     errors: [
       new GraphQLError(
@@ -135,12 +147,7 @@ export function listCostLimit(maxCost: number): Plugin {
   });
   // Documents come from yoga's parse cache: a cost that no variable changes is measured once.
   const fixed = new WeakMap<DocumentNode, Map<string, number>>();
-  const costOf = (args: {
-    schema: GraphQLSchema;
-    document: DocumentNode;
-    operationName?: string | null;
-    variableValues?: Record<string, unknown> | null;
-  }) => {
+  const costOf = (args: CostArgs) => {
     const known = fixed.get(args.document)?.get(args.operationName ?? '');
     if (known !== undefined) return known;
     const { cost, variable } = measure(args.schema, args.document, args.operationName, args.variableValues);
@@ -151,6 +158,7 @@ export function listCostLimit(maxCost: number): Plugin {
     return cost;
   };
   return {
+    over: (args) => costOf(args) > maxCost,
     onExecute: ({ args, setResultAndStopExecution }) => {
       const cost = costOf(args);
       if (cost > maxCost) setResultAndStopExecution(refusal(cost));

@@ -17,6 +17,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
 import { MAX_QUERY_LENGTH } from './query-size.js';
+import type { CostArgs } from './list-cost.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 
 /**
@@ -107,6 +108,7 @@ function boundedMap<V>(max: number) {
  * included) and compiled once; a miss runs it directly with a fresh context.
  */
 interface Prepared {
+  document: DocumentNode;
   run(context: Context, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult>;
   stringify(result: ExecutionResult): string;
 }
@@ -138,6 +140,8 @@ export function createReadPath(deps: {
   jit: boolean;
   /** Told the execution time of every read executed here (the metrics yoga's plugins would record). */
   onExecuted?(seconds: number): void;
+  /** Is this operation over the list-cost limit with these variables (list-cost.ts)? Yoga then refuses it. */
+  overCost(args: CostArgs): boolean;
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
 }) {
@@ -170,6 +174,7 @@ export function createReadPath(deps: {
   function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Prepared | false {
     if (!deps.jit) {
       return {
+        document,
         run: (contextValue, variableValues) =>
           execute({ schema, document, operationName, contextValue, variableValues }),
         stringify: (result) => JSON.stringify(result),
@@ -178,6 +183,7 @@ export function createReadPath(deps: {
     const compiled = compileQuery(schema, document, operationName);
     if (!isCompiledQuery(compiled)) return false;
     return {
+      document,
       run: (context, variables) => compiled.query(undefined, context, variables),
       stringify: (result) => compiled.stringify(result),
     };
@@ -234,13 +240,24 @@ export function createReadPath(deps: {
     res.writeHead(200, headers).end(body);
   }
 
-  /** Runs a prepared read; undefined when yoga must answer instead (errors, rate limit). */
+  /** Runs a prepared read; undefined when yoga must answer instead (errors, over the list cost). */
   async function run(
     req: IncomingMessage,
     op: Prepared,
     params: Params,
     reads: RequestReads,
   ): Promise<Buffer | undefined> {
+    const { schema } = deps;
+    if (
+      deps.overCost({
+        schema,
+        document: op.document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+      })
+    ) {
+      return undefined;
+    }
     const started = performance.now();
     const result = await op.run(deps.context(req, reads), params.variables);
     deps.onExecuted?.((performance.now() - started) / 1000);

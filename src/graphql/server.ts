@@ -121,6 +121,9 @@ export function createGraphQLServer(deps: {
     },
   };
 
+  // The list-cost limit, also asked by the paths that run prepared operations (read path, board subscriptions).
+  const listCost = listCostLimit(limits.maxCost);
+
   const yoga = createYoga<{ req: IncomingMessage; reads?: RequestReads }, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -148,7 +151,7 @@ export function createGraphQLServer(deps: {
       maxDirectivesPlugin({ n: 10 }),
       costLimitPlugin({ maxCost: 5_000 }),
       // graphql-armor's cost is static: it ignores `limit` and list sizes, which this one weighs.
-      listCostLimit(limits.maxCost),
+      listCost,
       useErrorCodes(),
       rateLimitReads,
       // Queries run as compiled functions (graphql-jit): several times cheaper per request than
@@ -167,6 +170,7 @@ export function createGraphQLServer(deps: {
     cache: deps.responses.cache,
     rateLimit: (address) => deps.services.rateLimit('read', address),
     context: contextFor,
+    overCost: (args) => listCost.over(args),
     jit: deps.jit !== false,
     onExecuted: deps.responses.onExecuted,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
@@ -288,7 +292,11 @@ export function createGraphQLServer(deps: {
     shareKey?: string;
   };
   const shared = createSharedSubscriptions();
-  const boardSubscriptions = createBoardSubscriptions({ schema, jit: deps.jit !== false });
+  const boardSubscriptions = createBoardSubscriptions({
+    schema,
+    jit: deps.jit !== false,
+    overCost: (args) => listCost.over(args),
+  });
   const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>(
     {
       execute: (args) => (args.rootValue as WsRoot).execute!(args),
