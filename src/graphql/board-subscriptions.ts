@@ -2,7 +2,6 @@ import {
   createSourceEventStream,
   execute,
   GraphQLError,
-  parse,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -79,25 +78,25 @@ export function createBoardSubscriptions(deps: {
 
   return {
     /**
-     * The prepared subscription, or false when the envelop must run it. `validate` is the
-     * envelop's (its limits included), asked once per query text.
+     * The prepared subscription, or false when the envelop must run it. `check` parses and
+     * validates the query with the envelop (its limits included): asked once per query text.
      */
     prepare(
       query: string,
       operationName: string | undefined,
-      validate: (document: DocumentNode) => readonly GraphQLError[],
+      check: () => DocumentNode | undefined,
     ): PreparedSubscription | false {
       const key = `${query}\n${operationName ?? ''}`;
       let p = prepared.get(key);
       if (p !== undefined) return p;
       p = false;
       try {
-        const document = parse(query);
+        const document = check();
         const run =
-          validate(document).length === 0 && readsOnlyBoards(deps.schema, document, 'subscription')
+          document && readsOnlyBoards(deps.schema, document, 'subscription')
             ? compile(document, operationName)
             : undefined;
-        if (run) p = { document, run };
+        if (document && run) p = { document, run };
       } catch {
         p = false;
       }

@@ -4,7 +4,6 @@ import {
   BREAK,
   execute,
   GraphQLError,
-  parse,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -160,8 +159,9 @@ export function createReadPath(deps: {
     if (p !== undefined) return p;
     p = false;
     try {
+      // The envelop's parse and validate: the query-length, token, depth, alias and cost limits apply.
+      const { parse, validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
       const document = parse(params.query);
-      const { validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
       if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document))
         p = compile(schema, document, params.operationName);
     } catch {

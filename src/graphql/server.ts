@@ -324,9 +324,10 @@ export function createGraphQLServer(deps: {
           // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
           const envelop = () => yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket, params });
           // Board-state subscriptions: validated once per query text, run without a per-subscription envelop.
-          const board = boardSubscriptions.prepare(params.query, params.operationName ?? undefined, (document) => {
-            const { schema: s, validate } = envelop();
-            return validate(s, document);
+          const board = boardSubscriptions.prepare(params.query, params.operationName ?? undefined, () => {
+            const { schema: s, parse, validate } = envelop();
+            const document = parse(params.query);
+            return validate(s, document).length === 0 ? document : undefined;
           });
           if (board) {
             const fallback = async (args: ExecutionArgs) => {
