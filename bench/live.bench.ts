@@ -392,6 +392,7 @@ async function main(): Promise<void> {
     ...common, LADDER_ROLES: 'api', API_WORKERS: '1', PORT: String(API_PORT), HOST: '127.0.0.1',
     KAFKA_GROUP_ID: `${GROUP_ID}-api-unused`, KAFKA_CLIENT_ID: 'ladder-bench-live-api',
     WS_SOCKETS_PER_ADDRESS: String(2 * SUBSCRIPTIONS + 100), WS_SUBSCRIPTIONS_PER_SOCKET: '1000',
+    HTTP_CONNECTIONS_PER_ADDRESS: '0', // every client is on 127.0.0.1
     RATE_LIMIT_READS_PER_SEC: '1000000000', RATE_LIMIT_READS_BURST: '1000000000',
   }, /GraphQL API listening/);
   ingest = await start('ingest', process.execPath, nodeArgs, {

@@ -55,7 +55,7 @@ export const defaultLimits: ServerLimits = {
   maxCost: 10_000,
   requestTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
-  connectionsPerAddress: 100,
+  connectionsPerAddress: 256,
   graphiql: true,
   graphiqlLoadsPerMinute: 6,
   corsOrigins: '*',
