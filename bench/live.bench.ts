@@ -494,6 +494,7 @@ async function main(): Promise<void> {
       KAFKA_CLIENT_ID: 'ladder-bench-live-api',
       WS_SOCKETS_PER_ADDRESS: String(2 * SUBSCRIPTIONS + 100),
       WS_SUBSCRIPTIONS_PER_SOCKET: '1000',
+      HTTP_CONNECTIONS_PER_ADDRESS: '0', // every client is on 127.0.0.1
       RATE_LIMIT_READS_PER_SEC: '1000000000',
       RATE_LIMIT_READS_BURST: '1000000000',
     },

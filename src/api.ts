@@ -78,7 +78,10 @@ export function createApi(deps: ApiDeps) {
   // player removal) are not: they run for minutes by design.
   const deadline = createDeadline(config.databaseTimeoutMs);
   const seasonStore = bounded(deps.seasonStore, deadline);
-  const seasonById = (id: number) => deadline(deps.seasons.get(id));
+  const seasonById = (id: number) => {
+    const cached = deps.seasons.peek(id);
+    return cached ? Promise.resolve(cached) : deadline(deps.seasons.get(id));
+  };
   const archive = bounded(createFinalStandingsReader(deps.sql), deadline);
   // A watched board (topChanged) outlives its season's close, and its slot keeps the season as it
   // was first read: look it up again (cached) so a finalized season's top comes from PostgreSQL.

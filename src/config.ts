@@ -42,7 +42,7 @@ const schema = z.object({
   RANK_RESYNC_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(5_000),
-  HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
+  HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
   GRAPHIQL: z
     .enum(['true', 'false'])
     .default('true')

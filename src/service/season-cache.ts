@@ -15,6 +15,11 @@ export function createSeasonCache(load: (id: number) => Promise<Season | undefin
       else entries.delete(id);
       return season;
     },
+    /** The cached season if fresh, without loading (no promise: the hot path of every read). */
+    peek(id: number): Season | undefined {
+      const hit = entries.get(id);
+      return hit && hit.expires > Date.now() ? hit.season : undefined;
+    },
     invalidate(id: number): void {
       entries.delete(id);
     },

@@ -78,4 +78,15 @@ describe('operationCost', () => {
   ] as const)('%s', (_name, query, expected, variables?: Record<string, unknown>, operationName?: string) => {
     expect(cost(query, variables, operationName)).toBe(expected);
   });
+
+  it('counts nested fragment spreads without walking every path (a fragment bomb)', () => {
+    // 10^11 paths: unmemoised, this would outlast the test's timeout.
+    const levels = 12;
+    const fragments = Array.from({ length: levels }, (_, i) =>
+      i === levels - 1
+        ? `fragment F${i} on Query { seasons { id } }`
+        : `fragment F${i} on Query { ${Array.from({ length: 10 }, () => `...F${i + 1}`).join(' ')} }`,
+    ).join(' ');
+    expect(cost(`{ ...F0 } ${fragments}`)).toBe(10 ** (levels - 1) * (1 + UNBOUNDED_LIST_SIZE));
+  });
 });
