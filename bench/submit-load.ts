@@ -44,14 +44,16 @@ export async function runSubmitLoad(opts: {
   seconds: number;
 }): Promise<SubmitReport> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // BENCH_SUBMIT_NODE_ARGS: extra node flags for the ladder process (e.g. --cpu-prof).
+  const nodeArgs = (process.env.BENCH_SUBMIT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: {
       ...process.env,
       ...opts.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LADDER_ROLES: 'api,ingest',
+      LADDER_ROLES: process.env.BENCH_SUBMIT_ROLES ?? 'api,ingest',
       API_WORKERS: '1',
       RATE_LIMIT_SUBMITS_PER_SEC: '1000000',
       RATE_LIMIT_SUBMITS_BURST: '1000000',

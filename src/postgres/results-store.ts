@@ -1,4 +1,4 @@
-import type { AcceptedResult, BoardStanding } from '../domain/board-deltas.js';
+import type { AcceptedResult, BoardRef, BoardStanding } from '../domain/board-deltas.js';
 import { compareIds } from '../domain/board-deltas.js';
 import type { ScoringMode, Season, SortOrder } from '../domain/season.js';
 import { dayPeriod, weekPeriod } from '../domain/windows.js';
@@ -60,8 +60,10 @@ const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
   },
 };
 
-// A standing Redis must mirror, or (inserted not null) the last row: how many results were new.
+// kind 's': a standing the statement changed; 'd': a board a duplicate counts on; 'n': how many
+// results were new (inserted).
 type StandingRow = {
+  kind: 's' | 'd' | 'n';
   season_id: number;
   window: BoardStanding['window'];
   period: string;
@@ -70,6 +72,15 @@ type StandingRow = {
   achieved_ms: string;
   inserted: string | null;
 };
+
+const toStanding = (r: Omit<StandingRow, 'kind' | 'inserted'>): BoardStanding => ({
+  seasonId: r.season_id,
+  window: r.window,
+  period: r.period,
+  playerId: r.player_id,
+  points: Number(r.points),
+  achievedAt: new Date(Number(r.achieved_ms)),
+});
 
 /** The batch write path of ingest: match_results and standings in one statement per combine rule. */
 export function createResultsStore(sql: Sql) {
@@ -85,13 +96,26 @@ export function createResultsStore(sql: Sql) {
     return p;
   };
 
+  /** The current standings of the given boards (a primary-key lookup each). */
+  async function currentStandings(refs: readonly BoardRef[]): Promise<BoardStanding[]> {
+    const rows = await sql<Array<Omit<StandingRow, 'kind' | 'inserted'>>>`
+      select s.season_id, s."window", s.period, s.player_id, s.points, floor(extract(epoch from s.achieved_at) * 1000)::int8 as achieved_ms
+      from unnest(
+        ${sql.array(refs.map((r) => r.seasonId))}::int4[],
+        ${sql.array(refs.map((r) => r.window))}::board_window[],
+        ${sql.array(refs.map((r) => r.period))}::text[],
+        ${sql.array(refs.map((r) => r.playerId))}::int8[]) as k(season_id, w, period, player_id)
+      join standings s on s.season_id = k.season_id and s."window" = k.w and s.period = k.period and s.player_id = k.player_id`;
+    return rows.map(toStanding);
+  }
+
   /**
    * One statement, so atomic without a transaction: insert the results (duplicates skipped by the
    * primary key), fold the newly inserted ones per board, upsert the standings they change and
-   * return those, plus the CURRENT standings of every board a duplicate counts on: a replayed
-   * chunk must still reach Redis (a crash between this commit and the Redis write). Its snapshot
-   * predates its own upserts; where a duplicate and a new result share a board, Redis gets both
-   * values and ZADD GT keeps the higher, which is the stored one.
+   * return those, and the boards every duplicate counts on, whose CURRENT standings are then read:
+   * a replayed chunk must still reach Redis (a crash between this commit and the Redis write).
+   * Where a duplicate and a new result share a board, Redis gets the value twice; ZADD GT keeps
+   * the higher, which is the stored one.
    */
   async function applyRule(
     rule: CombineRule,
@@ -156,33 +180,27 @@ export function createResultsStore(sql: Sql) {
         from r left join ins using (match_id, player_id)
         cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
         where ins.match_id is null
-      ), cur as (
-        select s.season_id, s."window", s.period, s.player_id, s.points, s.achieved_at
-        from dup join standings s on s.season_id = dup.season_id and s."window" = dup.win
-                                  and s.period = dup.period and s.player_id = dup.player_id
-      ), out as (
-        select * from up union all select * from cur
       )
-      select season_id, "window", period, player_id, points, floor(extract(epoch from achieved_at) * 1000)::int8 as achieved_ms, null::int8 as inserted
-      from out
+      select 's' as kind, season_id, "window", period, player_id, points,
+             floor(extract(epoch from achieved_at) * 1000)::int8 as achieved_ms, null::int8 as inserted
+      from up
       union all
-      select null, null, null, null, null, null, count(*) from ins`;
+      select 'd', season_id, win, period, player_id, null, null, null from dup
+      union all
+      select 'n', null, null, null, null, null, null, count(*) from ins`;
     let inserted = 0;
     const standings: BoardStanding[] = [];
+    const duplicates: BoardRef[] = [];
     for (const r of result) {
-      if (r.inserted !== null) {
-        inserted = Number(r.inserted);
-        continue;
-      }
-      standings.push({
-        seasonId: r.season_id,
-        window: r.window,
-        period: r.period,
-        playerId: r.player_id,
-        points: Number(r.points),
-        achievedAt: new Date(Number(r.achieved_ms)),
-      });
+      if (r.kind === 'n') inserted = Number(r.inserted);
+      else if (r.kind === 'd')
+        duplicates.push({ seasonId: r.season_id, window: r.window, period: r.period, playerId: r.player_id });
+      else standings.push(toStanding(r));
     }
+    // Read in a statement of its own: its snapshot sees a concurrent writer of the same results
+    // (a stale consumer during a rebalance) whose commit this statement's insert waited for; the
+    // statement above, whose snapshot predates that commit, would read the standing without them.
+    if (duplicates.length > 0) for (const st of await currentStandings(duplicates)) standings.push(st);
     return { inserted, standings };
   }
 

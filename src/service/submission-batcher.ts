@@ -13,6 +13,9 @@ export interface ClaimStore {
   claim(claims: ReadonlyArray<{ matchId: string; hash: string }>): Promise<Map<string, string>>;
 }
 
+/** Claim statements in flight at once (each a PostgreSQL commit). */
+const CLAIMS_IN_FLIGHT = 4;
+
 interface Waiting {
   messages: readonly MatchResultMessage[];
   hash: string;
@@ -26,24 +29,34 @@ export function payloadHash(messages: readonly MatchResultMessage[]): string {
 }
 
 /**
- * Runs `run` on everything queued, one batch at a time: items queued while a batch runs form the
- * next one (at most `max` by `size`, never splitting an item). `run` must settle its items itself.
+ * Runs `run` on everything queued, at most `concurrency` batches at a time: items queued while
+ * they run form the next batch (at most `max` by `size`, never splitting an item). `run` must
+ * settle its items itself.
  */
-function coalesce<T>(run: (batch: T[]) => Promise<void>, size: (item: T) => number, max: number): (item: T) => void {
+function coalesce<T>(
+  run: (batch: T[]) => Promise<void>,
+  size: (item: T) => number,
+  max: number,
+  concurrency = 1,
+): (item: T) => void {
   const waiting: T[] = [];
-  let running = false;
+  let running = 0;
+  let scheduled = false;
   function next(): void {
-    if (running || waiting.length === 0) return;
-    running = true;
+    if (scheduled || running >= concurrency || waiting.length === 0) return;
+    running++;
+    scheduled = true;
     // setImmediate: items queued in this turn of the event loop join this batch.
     setImmediate(() => {
+      scheduled = false;
       let total = 0;
       let n = 0;
       while (n < waiting.length && (n === 0 || total + size(waiting[n]!) <= max)) total += size(waiting[n++]!);
       void run(waiting.splice(0, n)).finally(() => {
-        running = false;
+        running--;
         next();
       });
+      next();
     });
   }
   return (item) => {
@@ -53,9 +66,9 @@ function coalesce<T>(run: (batch: T[]) => Promise<void>, size: (item: T) => numb
 }
 
 /**
- * Coalesces concurrent submissions in two stages, each one batch at a time and each running
- * while the other does: claims (all matchIds of a batch in one PostgreSQL statement), then
- * produce (all messages of a batch in one Kafka request). Each submission is answered only after
+ * Coalesces concurrent submissions in two stages that run side by side: claims (all matchIds
+ * waiting in one PostgreSQL statement, a few statements in flight), then produce (all claimed
+ * messages waiting in one Kafka request, one request at a time). Each submission is answered only after
  * the request holding its messages was acknowledged. One produce at a time is no loss: the
  * idempotent producer sends one request per broker at a time anyway (kafkajs' broker lock), so
  * separate sends would only queue.
@@ -105,9 +118,11 @@ export function createSubmissionBatcher(deps: {
         if (held.get(matchId) === w.hash) produce(w);
         else w.reject(conflict('matchId', `match ${matchId} was already submitted with different results`));
       }
+      // Claims commit (an fsync) several at a time: on a busy disk one commit can take hundreds of ms.
     },
     count,
     10 * maxMessages,
+    CLAIMS_IN_FLIGHT,
   );
 
   return {

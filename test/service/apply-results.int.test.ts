@@ -8,7 +8,7 @@ import { applyResults } from '../../src/service/apply-results.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle } from '../support/generate.js';
-import { createSeason, openServices, type Services } from '../support/services.js';
+import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
 
 const TTL = 90 * 24 * 3600;
 let s: Services;
@@ -107,5 +107,33 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
     const after = await version();
     expect(after!.points).toBe('50');
     expect(after!.v).not.toBe(before!.v);
+  });
+
+  it('reads back the standing a concurrent writer of the same result committed while this chunk waited for it (a stale consumer in a rebalance)', async () => {
+    const season = await createSeason(s, { name: 'concurrent writer' });
+    const store = createResultsStore(s.pg.sql);
+    const startsAt = season.startsAt.getTime();
+    const old: MatchResultMessage = { v: 1, matchId: randomUUID(), seasonId: season.id, endedAt: new Date(startsAt + 3_600_000).toISOString(), playerId: '77', points: 10 };
+    await store.applyBatch(accepted([old]), () => season);
+    const late: MatchResultMessage = { ...old, matchId: randomUUID(), points: 90 };
+    let commit!: () => void;
+    const gate = new Promise<void>((r) => { commit = r; });
+    let stored!: () => void;
+    const held = new Promise<void>((r) => { stored = r; });
+    // The other consumer: stores `late` and raises the standings, then holds its commit.
+    const other = s.pg.sql.begin(async (tx) => {
+      await createResultsStore(tx as unknown as typeof s.pg.sql).applyBatch(accepted([late]), () => season);
+      stored();
+      await gate;
+    });
+    await held;
+    const mine = store.applyBatch(accepted([late]), () => season);
+    await waitFor('this chunk to wait for the other writer', async () => (await s.pg.sql`
+      select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into match_results%'`).length > 0);
+    commit();
+    await other;
+    const { inserted, standings } = await mine;
+    expect(inserted).toBe(0);
+    expect(standings.filter((st) => st.window === 'SEASON').map((st) => st.points)).toEqual([90]);
   });
 });
