@@ -15,7 +15,7 @@ export type MatchResultInput = {
 };
 
 export type PlayerResultInput = {
-  /** up to 64 characters; stored, never sent through Kafka or Redis */
+  /** up to 64 characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT) */
   displayName?: string | null | undefined;
   /** a positive 64-bit integer, as a string */
   playerId: string;
