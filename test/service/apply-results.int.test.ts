@@ -113,13 +113,24 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
     const season = await createSeason(s, { name: 'concurrent writer' });
     const store = createResultsStore(s.pg.sql);
     const startsAt = season.startsAt.getTime();
-    const old: MatchResultMessage = { v: 1, matchId: randomUUID(), seasonId: season.id, endedAt: new Date(startsAt + 3_600_000).toISOString(), playerId: '77', points: 10 };
+    const old: MatchResultMessage = {
+      v: 1,
+      matchId: randomUUID(),
+      seasonId: season.id,
+      endedAt: new Date(startsAt + 3_600_000).toISOString(),
+      playerId: '77',
+      points: 10,
+    };
     await store.applyBatch(accepted([old]), () => season);
     const late: MatchResultMessage = { ...old, matchId: randomUUID(), points: 90 };
     let commit!: () => void;
-    const gate = new Promise<void>((r) => { commit = r; });
+    const gate = new Promise<void>((r) => {
+      commit = r;
+    });
     let stored!: () => void;
-    const held = new Promise<void>((r) => { stored = r; });
+    const held = new Promise<void>((r) => {
+      stored = r;
+    });
     // The other consumer: stores `late` and raises the standings, then holds its commit.
     const other = s.pg.sql.begin(async (tx) => {
       await createResultsStore(tx as unknown as typeof s.pg.sql).applyBatch(accepted([late]), () => season);
@@ -128,8 +139,14 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
     });
     await held;
     const mine = store.applyBatch(accepted([late]), () => season);
-    await waitFor('this chunk to wait for the other writer', async () => (await s.pg.sql`
-      select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into match_results%'`).length > 0);
+    await waitFor(
+      'this chunk to wait for the other writer',
+      async () =>
+        (
+          await s.pg.sql`
+      select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into match_results%'`
+        ).length > 0,
+    );
     commit();
     await other;
     const { inserted, standings } = await mine;
