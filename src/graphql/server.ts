@@ -104,10 +104,16 @@ export function createGraphQLServer(deps: {
       clientAddress: addressOf(req),
       // Made when a name is asked for: most reads and subscriptions never do.
       get players() {
-        return (players ??= new DataLoader(async (ids: readonly string[]) => {
-          const names = await deps.services.playerNames(ids);
-          return ids.map((id) => ({ id, displayName: names.get(id) ?? null }));
-        }));
+        // Batches one turn's lookups and keeps nothing: names come from the name cache (RAM), and a
+        // subscription's context lives as long as it does, so a cache here would show a name
+        // changed since forever.
+        return (players ??= new DataLoader(
+          async (ids: readonly string[]) => {
+            const names = await deps.services.playerNames(ids);
+            return ids.map((id) => ({ id, displayName: names.get(id) ?? null }));
+          },
+          { cache: false },
+        ));
       },
     };
   }

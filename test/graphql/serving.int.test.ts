@@ -354,6 +354,16 @@ describe('the response cache and HTTP caching', () => {
 
     await submit('11', 10, 'Ann the Second'); // a lower score: the board does not change, the name does
     await waitFor('the new name', async () => (await name()) === 'Ann the Second', 5_000);
+
+    // A live subscription shows the name as it is at each push, not the one it first loaded.
+    const live = api.subscribe(
+      `subscription { topChanged(seasonId: ${seasonId}, limit: 3) { playerId points player { displayName } } }`,
+    );
+    const shows = (points: number, displayName: string) => (e: { data?: any }) =>
+      e.data?.topChanged?.[0]?.points === points && e.data.topChanged[0].player.displayName === displayName;
+    await live.waitFor('the top with its name', shows(50, 'Ann the Second'));
+    await submit('11', 60, 'Ann the Third'); // a new best: the top changes and is pushed
+    await live.waitFor('the push with the new name', shows(60, 'Ann the Third'));
   });
 });
 
