@@ -81,6 +81,7 @@ function measure(
   }
   Object.assign(variables, variableValues ?? {});
 
+  const fragmentCosts = new Map<string, number>();
   const selectionCost = (typeName: string, set: SelectionSetNode, seen: Set<string>): number => {
     let cost = 0;
     for (const sel of set.selections) {
@@ -90,11 +91,18 @@ function measure(
         const fragment = fragments.get(sel.name.value);
         // A fragment spread twice on one path is a cycle (refused by validation); count it once.
         if (!fragment || seen.has(fragment.name.value)) continue;
-        cost += selectionCost(
-          fragment.typeCondition.name.value,
-          fragment.selectionSet,
-          new Set(seen).add(fragment.name.value),
-        );
+        // Memoised: fragments spreading fragments ten times each, eight deep, would otherwise
+        // take 10^8 steps to count (execution merges such spreads; the count does not).
+        let fragmentCost = fragmentCosts.get(fragment.name.value);
+        if (fragmentCost === undefined) {
+          fragmentCost = selectionCost(
+            fragment.typeCondition.name.value,
+            fragment.selectionSet,
+            new Set(seen).add(fragment.name.value),
+          );
+          fragmentCosts.set(fragment.name.value, fragmentCost);
+        }
+        cost += fragmentCost;
       } else {
         if (sel.name.value.startsWith('__')) continue;
         const type = schema.getType(typeName);
