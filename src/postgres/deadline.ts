@@ -52,7 +52,11 @@ export function createDeadline(ms: number, now: () => number = Date.now): Deadli
     return unavailable(message);
   };
   return <T>(work: PromiseLike<T>) => {
-    if (now() < downUntil) return Promise.reject(unavailable('PostgreSQL is not answering; retry later'));
+    if (now() < downUntil) {
+      // The work was started by the caller: its own failure, later, must not go unhandled.
+      Promise.resolve(work).catch(() => {});
+      return Promise.reject(unavailable('PostgreSQL is not answering; retry later'));
+    }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(down(`PostgreSQL did not answer within ${ms} ms; retry later`)), ms);

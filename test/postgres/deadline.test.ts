@@ -38,6 +38,25 @@ describe('createDeadline', () => {
     expect(await codeOf(deadline(Promise.resolve(1)))).toBe('ok');
   });
 
+  it('leaves no unhandled rejection behind when it answers at once and the work fails later', async () => {
+    let t = 0;
+    const deadline = createDeadline(30, () => t);
+    expect(await codeOf(deadline(never))).toBe('UNAVAILABLE');
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      let fail!: (err: Error) => void;
+      const work = new Promise<never>((_, reject) => (fail = reject));
+      expect(await codeOf(deadline(work))).toBe('UNAVAILABLE'); // not even waited for
+      fail(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+      await new Promise((r) => setTimeout(r, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('maps a connection failure to UNAVAILABLE and leaves other errors as they are', async () => {
     const deadline = createDeadline(1_000);
     expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('x'), { code: '23505' }))))).toBe('x');
