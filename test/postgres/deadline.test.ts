@@ -39,8 +39,7 @@ describe('createDeadline', () => {
   });
 
   it('leaves no unhandled rejection behind when it answers at once and the work fails later', async () => {
-    let t = 0;
-    const deadline = createDeadline(30, () => t);
+    const deadline = createDeadline(30, () => 0);
     expect(await codeOf(deadline(never))).toBe('UNAVAILABLE');
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => unhandled.push(reason);
