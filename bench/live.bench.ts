@@ -3,6 +3,7 @@
 //
 //   npm run bench:live                     # 1,000,000 players, 10,000 subscriptions, 1,000 results/s, 30 s per phase
 //   npm run bench:live -- --players 50000 --subscriptions 1000 --rate 200 --seconds 10
+//   npm run bench:live -- --api-workers 2   # the API on 2 processes (API_WORKERS): its CPU is the process tree's
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:live   # profile the API
 //
 // Processes: ladder's API (LADDER_ROLES=api) and ladder's ingest (LADDER_ROLES=ingest) as two
@@ -32,7 +33,7 @@ import type { Season } from '../src/domain/season.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
-import { cpuDelta, sampleCpu, type CpuSample, type CpuTargets } from './cpu.js';
+import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuSample, type CpuTargets } from './cpu.js';
 import { prng } from './generate.js';
 import { deleteKafkaState } from './kafka-e2e.js';
 import { builtLadder } from './built.js';
@@ -50,6 +51,7 @@ function arg(name: string, fallback: number): number {
 }
 
 const PLAYERS = arg('players', 1_000_000);
+const API_WORKERS = arg('api-workers', 1);
 const SUBSCRIPTIONS = arg('subscriptions', 10_000);
 const RATE = arg('rate', 1_000);
 const SECONDS = arg('seconds', 30);
@@ -487,7 +489,7 @@ async function main(): Promise<void> {
     {
       ...common,
       LADDER_ROLES: 'api',
-      API_WORKERS: '1',
+      API_WORKERS: String(API_WORKERS),
       PORT: String(API_PORT),
       HOST: '127.0.0.1',
       KAFKA_GROUP_ID: `${GROUP_ID}-api-unused`,
@@ -554,7 +556,7 @@ async function main(): Promise<void> {
   async function snapshot(): Promise<Snapshot> {
     const at = performance.now();
     const cpu = {
-      api: procCpuSeconds(api?.pid),
+      api: api?.pid ? treeSeconds(new Map(), sampleTree(api.pid)) : 0, // the API's workers included
       ingest: procCpuSeconds(ingest?.pid),
       clients: procCpuSeconds(clients?.pid),
       cpu: sampleCpu(CPU_TARGETS),
