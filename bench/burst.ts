@@ -22,25 +22,17 @@ import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createRedis } from '../src/redis/client.js';
 import { unlinkSeason } from './checks.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
+import { intArg } from './args.js';
 import { prng } from './generate.js';
 import { deleteKafkaState } from './kafka-e2e.js';
 
-function arg(name: string, fallback: number): number {
-  const argv = process.argv.slice(2);
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  const raw = i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${raw}`);
-  return n;
-}
-
-const BASE = arg('base', 2_000);
-const BURST = arg('burst', 20_000);
-const BURST_SECONDS = arg('burst-seconds', 60);
-const WARM_SECONDS = arg('warm-seconds', 20);
-const PLAYERS = arg('players', 1_000_000);
-const PROCESSES = arg('ingest-processes', 1);
-const PARTITIONS = arg('partitions', 6);
+const BASE = intArg('base', 2_000);
+const BURST = intArg('burst', 20_000);
+const BURST_SECONDS = intArg('burst-seconds', 60);
+const WARM_SECONDS = intArg('warm-seconds', 20);
+const PLAYERS = intArg('players', 1_000_000);
+const PROCESSES = intArg('ingest-processes', 1);
+const PARTITIONS = intArg('partitions', 6);
 const MAX_SECONDS = 900;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench';
 const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));

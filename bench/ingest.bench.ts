@@ -41,19 +41,12 @@ import {
 import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
 import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResult } from './generate.js';
 import { consumeAll, consumeAllProcesses, deleteKafkaState, produceAll } from './kafka-e2e.js';
+import { intArg } from './args.js';
 import { runRawCeiling } from './raw-ceiling.js';
 import { runSubmitLoad, type SubmitReport } from './submit-load.js';
 
 /** `--name value`, `--name=value`, then BENCH_NAME, then the default. */
-function arg(name: string, fallback: number): number {
-  const argv = process.argv.slice(2);
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  const raw =
-    i < 0 ? process.env[`BENCH_${name.toUpperCase()}`] : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${raw}`);
-  return n;
-}
+const arg = (name: string, fallback: number) => intArg(name, fallback, process.env[`BENCH_${name.toUpperCase()}`]);
 
 const N = arg('results', 200_000);
 const PLAYERS = arg('players', 100_000);

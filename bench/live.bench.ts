@@ -36,28 +36,19 @@ import { createLogger } from '../src/logger.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuSample, type CpuTargets } from './cpu.js';
 import { prng } from './generate.js';
 import { deleteKafkaState } from './kafka-e2e.js';
+import { intArg } from './args.js';
 import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
 import type { FromClients, ToClients } from './live-clients.js';
 
-/** `--name value` or `--name=value`, else the default. */
-function arg(name: string, fallback: number): number {
-  const argv = process.argv.slice(2);
-  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  const raw = i < 0 ? undefined : argv[i]!.includes('=') ? argv[i]!.split('=')[1] : argv[i + 1];
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got ${raw}`);
-  return n;
-}
-
-const PLAYERS = arg('players', 1_000_000);
-const API_WORKERS = arg('api-workers', 1);
-const SUBSCRIPTIONS = arg('subscriptions', 10_000);
-const RATE = arg('rate', 1_000);
-const SECONDS = arg('seconds', 30);
-const BATCH = arg('batch', 200); // sockets opened at once
-const REDIS_PORT = arg('redis-port', 6391);
-const API_PORT = arg('port', 4710);
+const PLAYERS = intArg('players', 1_000_000);
+const API_WORKERS = intArg('api-workers', 1);
+const SUBSCRIPTIONS = intArg('subscriptions', 10_000);
+const RATE = intArg('rate', 1_000);
+const SECONDS = intArg('seconds', 30);
+const BATCH = intArg('batch', 200); // sockets opened at once
+const REDIS_PORT = intArg('redis-port', 6391);
+const API_PORT = intArg('port', 4710);
 const TOP_SUBS = Math.round(SUBSCRIPTIONS / 10);
 const RANK_SUBS = SUBSCRIPTIONS - TOP_SUBS;
 const TOP_LIMIT = 10;

@@ -1,30 +1,17 @@
 import {
   createSourceEventStream,
-  execute,
   GraphQLError,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Context } from './context.js';
 import type { CostArgs } from './list-cost.js';
 import { maskError } from './errors.js';
-import { readsOnlyBoards } from './read-path.js';
+import { boundedMap, compileOperation, readsOnlyBoards, type CompiledOperation } from './read-path.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
-
-/** A board-state subscription, validated and compiled once per query text and operation name. */
-export interface PreparedSubscription {
-  document: DocumentNode;
-  /** Executes the selection for one event (the subscription field resolves to the event). */
-  run(
-    event: unknown,
-    context: Context,
-    variables: Record<string, unknown> | undefined,
-  ): ExecutionResult | Promise<ExecutionResult>;
-}
 
 /** Maps each value of an async iterator; return() and throw() reach the source. */
 function mapStream<T, U>(source: AsyncIterableIterator<T>, f: (value: T) => U | Promise<U>): AsyncIterableIterator<U> {
@@ -62,19 +49,8 @@ export function createBoardSubscriptions(deps: {
   /** Is this operation over the list-cost limit with these variables (list-cost.ts)? The envelop then refuses it. */
   overCost(args: CostArgs): boolean;
 }) {
-  const prepared = new Map<string, PreparedSubscription | false>();
-
-  function compile(document: DocumentNode, operationName: string | undefined): PreparedSubscription['run'] | undefined {
-    const { schema } = deps;
-    if (!deps.jit) {
-      return (rootValue, contextValue, variableValues) =>
-        execute({ schema, document, operationName, rootValue, contextValue, variableValues });
-    }
-    const compiled = compileQuery(schema, document, operationName);
-    return isCompiledQuery(compiled)
-      ? (event, context, variables) => compiled.query(event, context, variables)
-      : undefined;
-  }
+  // Query texts come from clients: a bounded number is kept.
+  const prepared = boundedMap<CompiledOperation | false>(1_000);
 
   return {
     /**
@@ -85,29 +61,26 @@ export function createBoardSubscriptions(deps: {
       query: string,
       operationName: string | undefined,
       check: () => DocumentNode | undefined,
-    ): PreparedSubscription | false {
+    ): CompiledOperation | false {
       const key = `${query}\n${operationName ?? ''}`;
       let p = prepared.get(key);
       if (p !== undefined) return p;
       p = false;
       try {
         const document = check();
-        const run =
-          document && readsOnlyBoards(deps.schema, document, 'subscription')
-            ? compile(document, operationName)
-            : undefined;
-        if (document && run) p = { document, run };
+        if (document && readsOnlyBoards(deps.schema, document, 'subscription')) {
+          p = compileOperation(deps.schema, document, operationName, deps.jit) ?? false;
+        }
       } catch {
         p = false;
       }
-      // Query texts come from clients: keep a bounded number (the first ones stay, the rest are validated each time).
-      if (prepared.size < 1_000) prepared.set(key, p);
+      prepared.set(key, p);
       return p;
     },
 
     /** Starts a prepared subscription; `fallback` runs it through the envelop when its start fails. */
     async subscribe(
-      p: PreparedSubscription,
+      p: CompiledOperation,
       args: ExecutionArgs,
       fallback: () => Promise<Result> | Result,
     ): Promise<Result> {

@@ -83,7 +83,7 @@ interface Params {
 }
 
 /** A small LRU map with a size cap (persisted queries, prepared operations). */
-function boundedMap<V>(max: number) {
+export function boundedMap<V>(max: number) {
   const map = new Map<string, V>();
   return {
     get(key: string): V | undefined {
@@ -103,13 +103,42 @@ function boundedMap<V>(max: number) {
 }
 
 /**
- * A cacheable read, parsed, validated (with every validation rule of the envelop: limits
- * included) and compiled once; a miss runs it directly with a fresh context.
+ * An operation validated and compiled once (a cacheable read here, a board subscription in
+ * board-subscriptions.ts): `run` executes it on a root value (a subscription's event) with a
+ * fresh context, without an envelop per request.
  */
-interface Prepared {
+export interface CompiledOperation {
   document: DocumentNode;
-  run(context: Context, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult>;
+  run(
+    root: unknown,
+    context: Context,
+    variables: Record<string, unknown> | undefined,
+  ): ExecutionResult | Promise<ExecutionResult>;
   stringify(result: ExecutionResult): string;
+}
+
+/** Compiled by graphql-jit, or run by graphql-js when `jit` is off; undefined when graphql-jit cannot compile it. */
+export function compileOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  jit: boolean,
+): CompiledOperation | undefined {
+  if (!jit) {
+    return {
+      document,
+      run: (rootValue, contextValue, variableValues) =>
+        execute({ schema, document, operationName, rootValue, contextValue, variableValues }),
+      stringify: (result) => JSON.stringify(result),
+    };
+  }
+  const compiled = compileQuery(schema, document, operationName);
+  if (!isCompiledQuery(compiled)) return undefined;
+  return {
+    document,
+    run: (root, context, variables) => compiled.query(root, context, variables),
+    stringify: (result) => compiled.stringify(result),
+  };
 }
 
 const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
@@ -145,14 +174,14 @@ export function createReadPath(deps: {
   maxAgeSeconds: number;
 }) {
   const persisted = boundedMap<string>(10_000);
-  const prepared = boundedMap<Prepared | false>(1_000);
+  const prepared = boundedMap<CompiledOperation | false>(1_000);
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
 
   /**
    * The prepared operation of a query that reads only board state; false for any other query
    * (mutations, auth-dependent fields, invalid documents: yoga answers those).
    */
-  function prepare(req: IncomingMessage, params: Params & { query: string }): Prepared | false {
+  function prepare(req: IncomingMessage, params: Params & { query: string }): CompiledOperation | false {
     if (params.query.length > MAX_QUERY_LENGTH) return false; // refused by yoga; not kept as a key here
     const key = `${params.query}\n${params.operationName ?? ''}`;
     let p = prepared.get(key);
@@ -162,31 +191,14 @@ export function createReadPath(deps: {
       // The envelop's parse and validate: the query-length, token, depth, alias and cost limits apply.
       const { parse, validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
       const document = parse(params.query);
-      if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document))
-        p = compile(schema, document, params.operationName);
+      if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document)) {
+        p = compileOperation(schema, document, params.operationName, deps.jit) ?? false;
+      }
     } catch {
       p = false;
     }
     prepared.set(key, p);
     return p;
-  }
-
-  function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): Prepared | false {
-    if (!deps.jit) {
-      return {
-        document,
-        run: (contextValue, variableValues) =>
-          execute({ schema, document, operationName, contextValue, variableValues }),
-        stringify: (result) => JSON.stringify(result),
-      };
-    }
-    const compiled = compileQuery(schema, document, operationName);
-    if (!isCompiledQuery(compiled)) return false;
-    return {
-      document,
-      run: (context, variables) => compiled.query(undefined, context, variables),
-      stringify: (result) => compiled.stringify(result),
-    };
   }
 
   /** Hands the request to yoga with the body already read. */
@@ -243,7 +255,7 @@ export function createReadPath(deps: {
   /** Runs a prepared read; undefined when yoga must answer instead (errors, over the list cost). */
   async function run(
     req: IncomingMessage,
-    op: Prepared,
+    op: CompiledOperation,
     params: Params,
     reads: RequestReads,
   ): Promise<Buffer | undefined> {
@@ -259,7 +271,7 @@ export function createReadPath(deps: {
       return undefined;
     }
     const started = performance.now();
-    const result = await op.run(deps.context(req, reads), params.variables);
+    const result = await op.run(undefined, deps.context(req, reads), params.variables);
     deps.onExecuted?.((performance.now() - started) / 1000);
     if ((result.errors?.length ?? 0) > 0) return undefined;
     return Buffer.from(op.stringify(result));
