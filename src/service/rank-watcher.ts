@@ -1,8 +1,9 @@
 import { boardId, type Board } from '../domain/board.js';
-import { compareEntries, countsAbove } from '../domain/rank-shift.js';
+import { compareEntries, countsAbove, rankShift } from '../domain/rank-shift.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { createCodec, type Codec } from '../domain/score-codec.js';
 import type { BoardEvent } from './board-events.js';
+import { createRankBlocks, type Block, type Pos, type RankBlocks } from './rank-blocks.js';
 
 /** Reads some players' entries on a board at one instant, with the board's version then. */
 export interface EntriesSource {
@@ -18,9 +19,13 @@ interface Watched {
   known: boolean;
   /** Composite score, null when not on the board. */
   score: number | null;
+  /** The rank, relative to `block` while in the board's list (rank-blocks.ts: read it with `rankOf`). */
   rank: number;
+  block?: Block<Watched>;
   /** The board version this state reflects: events up to it are already in it. */
   version: number;
+  /** What the listeners were last told (score|rank), so a rank that moved and came back is not pushed. */
+  sent?: string;
 }
 
 interface BoardWatch {
@@ -29,7 +34,10 @@ interface BoardWatch {
   step: number;
   players: Map<string, Watched>;
   /** The known, ranked players in board order (best first): a change moves a contiguous run of them. */
-  ranked: Watched[];
+  ranked: RankBlocks<Watched>;
+  /** The newest event version applied, and the players read at a newer one (they already count the events up to it). */
+  lastVersion: number;
+  fresh: Set<Watched>;
   /** Reads in flight, and the events heard meanwhile (replayed onto what those reads return). */
   reading: number;
   heard: BoardEvent[];
@@ -44,12 +52,15 @@ const PUSH_SLICE = 200;
  * new score, so this process knows exactly whose rank moved among the players it watches (those
  * the member passed) without asking Redis. Redis is read only when a player starts being watched,
  * on `resync()` (a low-rate check that corrects drift) and after a board was swapped or its
- * history lost. Cost: O(log watched + moved) per change, nothing while idle.
+ * history lost. Cost per change: O(√watched) however many watched players it passes (the run it
+ * passes shifts as whole blocks, rank-blocks.ts), nothing while idle. On a board of a million
+ * players a random result passes about a third of the watched players: adding one to each of
+ * them was most of the API's CPU under load (bench:live).
  *
  * Pushes: a player's own new score goes out at the end of the event loop turn; a rank moved by
- * others at most once per `othersEveryMs` with the rank then. On a busy board nearly every watched
- * player is passed every second: pushing each pass would cost a GraphQL execution and a socket
- * write per player per result.
+ * others at most once per `othersEveryMs` with the rank then, and only if it differs from the
+ * last one pushed. On a busy board nearly every watched player is passed every second: pushing
+ * each pass would cost a GraphQL execution and a socket write per player per result.
  */
 export function createRankWatcher(opts: {
   source: EntriesSource;
@@ -60,15 +71,22 @@ export function createRankWatcher(opts: {
   onRead?: () => void;
   /** Called when a resync found a player's state wrong (drift). */
   onDrift?: (n: number) => void;
+  /** Watched players per block of a board's order (rank-blocks.ts; small in tests). */
+  blockSize?: number;
 }) {
   const boards = new Map<string, BoardWatch>();
 
+  const rankOf = (bw: BoardWatch, w: Watched) => bw.ranked.rankOf(w);
   const entryOf = (bw: BoardWatch, w: Watched): RankedStanding | null => {
     if (w.score === null) return null;
     const { points, achievedAt } = bw.codec.decode(w.score);
-    return { playerId: w.playerId, points, achievedAt, rank: w.rank };
+    return { playerId: w.playerId, points, achievedAt, rank: rankOf(bw, w) };
   };
+  const stateOf = (bw: BoardWatch, w: Watched) => `${w.score}|${rankOf(bw, w)}`;
   const notify = (bw: BoardWatch, w: Watched) => {
+    const state = stateOf(bw, w);
+    if (w.sent === state) return;
+    w.sent = state;
     const entry = entryOf(bw, w);
     for (const l of w.listeners) l(entry);
   };
@@ -85,94 +103,104 @@ export function createRankWatcher(opts: {
     }
     soon.clear();
   }
+  /** The players of the blocks shifted as a whole join the ones shifted one by one. */
+  function collectShifted(): void {
+    for (const bw of boards.values()) {
+      for (const w of bw.ranked.takeShifted()) if (!soon.has(w)) later.set(w, bw);
+    }
+  }
   /**
    * Pushes the ranks others moved, a slice per turn: thousands at once would stall the event loop
    * (and the own-score pushes behind it).
    */
-  function flushLater(): void {
+  function flushLater(first = true): void {
     laterTimer = undefined;
+    if (first) collectShifted();
     let n = 0;
     for (const [w, bw] of later) {
       later.delete(w);
       notify(bw, w);
       if (++n === PUSH_SLICE && later.size > 0) {
-        laterTimer = setTimeout(flushLater, 0);
+        laterTimer = setTimeout(flushLater, 0, false);
         laterTimer.unref();
         return;
       }
     }
   }
-  function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>): void {
+  function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>, blocksShifted: boolean): void {
     for (const w of own) soon.set(w, bw);
     for (const w of shifted) if (!soon.has(w)) later.set(w, bw);
     if (soon.size > 0 && !soonScheduled) {
       soonScheduled = true;
       setImmediate(flush);
     }
-    if (later.size > 0 && !laterTimer) {
-      laterTimer = setTimeout(flushLater, othersEveryMs);
+    if ((later.size > 0 || blocksShifted) && !laterTimer) {
+      laterTimer = setTimeout(flushLater, othersEveryMs, true);
       laterTimer.unref();
     }
   }
 
-  const cmp = (a: Watched, score: number, member: string) => compareEntries(a.score!, a.playerId, score, member);
-  /** First index of `ranked` at or after which `pred` holds (pred is false, then true). */
-  function firstWhere(ranked: Watched[], pred: (w: Watched) => boolean): number {
-    let lo = 0;
-    let hi = ranked.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (pred(ranked[mid]!)) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+  const place = (bw: BoardWatch, w: Watched) =>
+    bw.ranked.insert(w, (x) => compareEntries(x.score!, x.playerId, w.score!, w.playerId) > 0);
+  const unplace = (bw: BoardWatch, w: Watched) => bw.ranked.remove(w);
+  /** Sets a player's state (an absolute rank) and their place in board order. */
+  function setState(bw: BoardWatch, w: Watched, score: number | null, rank: number): void {
+    unplace(bw, w);
+    w.score = score;
+    w.rank = rank;
+    if (score !== null) place(bw, w);
   }
-  const place = (bw: BoardWatch, w: Watched) => {
-    bw.ranked.splice(
-      firstWhere(bw.ranked, (x) => cmp(x, w.score!, w.playerId) > 0),
-      0,
-      w,
-    );
-  };
-  const unplace = (bw: BoardWatch, w: Watched) => {
-    const i = firstWhere(bw.ranked, (x) => cmp(x, w.score!, w.playerId) >= 0);
-    if (bw.ranked[i] === w) bw.ranked.splice(i, 1);
-  };
+
+  const scoreOf = (s: string | null) => (s === null ? null : Number(s));
 
   /**
-   * Applies one event to the watched players it concerns: their own changes to `own`, ranks others
-   * moved to `shifted`.
+   * Applies one event to the watched players: their own changes to `own`, ranks others moved to
+   * `shifted` (one by one) or to whole blocks of `ranked`; returns whether a whole block moved.
+   * Cost: O(blocks + block size) per change, however many watched players it passes.
    */
-  function apply(
-    bw: BoardWatch,
-    e: BoardEvent,
-    only: Set<Watched> | undefined,
-    own: Set<Watched>,
-    shifted: Set<Watched>,
-  ): void {
+  function apply(bw: BoardWatch, e: BoardEvent, own: Set<Watched>, shifted: Set<Watched>): boolean {
     const style = bw.board.season.rankStyle;
+    const before = (a: Pos, b: Pos) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+    // Players read at a version this event is already in: it must not move them again.
+    const counted = [...bw.fresh].filter((w) => w.version >= e.version);
+    let blocksShifted = false;
     for (const c of e.changes) {
-      const old = c.old === null ? null : Number(c.old);
-      const score = c.score === null ? null : Number(c.score);
-      const counted = (s: number | null) => (w: Watched) =>
-        countsAbove(style, bw.step, c.playerId, s, w.playerId, w.score!);
-      const iOld = old === null ? bw.ranked.length : firstWhere(bw.ranked, counted(old));
-      const iNew = score === null ? bw.ranked.length : firstWhere(bw.ranked, counted(score));
-      const [from, to, shift] = iNew < iOld ? [iNew, iOld, 1] : [iOld, iNew, -1];
-      for (let i = from; i < to; i++) {
-        const w = bw.ranked[i]!;
-        if (w.playerId === c.playerId || w.version >= e.version || (only && !only.has(w))) continue;
-        w.rank += shift;
-        shifted.add(w);
-      }
+      const [old, score] = [scoreOf(c.old), scoreOf(c.score)];
+      const at = (s: number | null): Pos =>
+        s === null
+          ? bw.ranked.end()
+          : bw.ranked.firstWhere((w) => countsAbove(style, bw.step, c.playerId, s, w.playerId, w.score!));
+      const [pOld, pNew] = [at(old), at(score)];
+      const up = before(pNew, pOld);
+      blocksShifted =
+        bw.ranked.shift(up ? pNew : pOld, up ? pOld : pNew, up ? 1 : -1, (w) => shifted.add(w)) || blocksShifted;
       const self = bw.players.get(c.playerId);
-      if (self?.known && self.version < e.version && (!only || only.has(self))) {
-        if (self.score !== null) unplace(bw, self);
-        self.score = score;
-        self.rank = c.rank;
-        if (score !== null) place(bw, self);
+      // The run may hold the changed player and players that already count this event: undo theirs.
+      for (const w of new Set(self?.block ? [self, ...counted] : counted)) {
+        if (w.block) w.rank -= rankShift(style, bw.step, c.playerId, old, score, w.playerId, w.score!);
+      }
+      if (self?.known && self.version < e.version) {
+        setState(bw, self, score, c.rank);
         own.add(self);
       }
+    }
+    for (const w of own) w.version = e.version;
+    for (const w of bw.fresh) if (w.version <= e.version) bw.fresh.delete(w);
+    bw.lastVersion = Math.max(bw.lastVersion, e.version);
+    return blocksShifted;
+  }
+
+  /** Replays an event heard while a read was out onto the players it returned (read at an older version). */
+  function replay(bw: BoardWatch, e: BoardEvent, loaded: Set<Watched>): void {
+    const style = bw.board.season.rankStyle;
+    for (const c of e.changes) {
+      const [old, score] = [scoreOf(c.old), scoreOf(c.score)];
+      for (const w of loaded) {
+        if (w.block && w.playerId !== c.playerId)
+          w.rank += rankShift(style, bw.step, c.playerId, old, score, w.playerId, w.score!);
+      }
+      const self = bw.players.get(c.playerId);
+      if (self && loaded.has(self)) setState(bw, self, score, c.rank);
     }
   }
 
@@ -191,20 +219,19 @@ export function createRankWatcher(opts: {
           const w = bw.players.get(id);
           if (!w) continue;
           const e = found.get(id);
-          before.set(w, w.known ? `${w.score}|${w.rank}` : undefined);
-          if (w.known && w.score !== null) unplace(bw, w);
+          before.set(w, w.known ? stateOf(bw, w) : undefined);
           w.known = true;
-          w.score = e ? bw.codec.encode(e.points, e.achievedAt) : null;
-          w.rank = e?.rank ?? 0;
+          setState(bw, w, e ? bw.codec.encode(e.points, e.achievedAt) : null, e?.rank ?? 0);
           w.version = version;
-          if (w.score !== null) place(bw, w);
           loaded.add(w);
         }
-        for (const e of bw.heard) if (e.version > version) apply(bw, e, loaded, new Set(), new Set());
+        for (const e of bw.heard) if (e.version > version) replay(bw, e, loaded);
+        // Events up to `version` that are still on their way must not move these players again.
+        if (version > bw.lastVersion) for (const w of loaded) bw.fresh.add(w);
         // Push the first entry of a new watcher, and what a resync found different (drift).
         let drift = 0;
         for (const [w, was] of before) {
-          if (was === `${w.score}|${w.rank}`) continue;
+          if (was === stateOf(bw, w)) continue;
           if (was !== undefined) drift++;
           notify(bw, w);
         }
@@ -250,7 +277,9 @@ export function createRankWatcher(opts: {
           codec,
           step: codec.maxTime + 1,
           players: new Map(),
-          ranked: [],
+          ranked: createRankBlocks<Watched>(opts.blockSize),
+          lastVersion: 0,
+          fresh: new Set(),
           reading: 0,
           heard: [],
           toLoad: new Set(),
@@ -264,14 +293,17 @@ export function createRankWatcher(opts: {
           (w = { playerId, listeners: new Set(), known: false, score: null, rank: 0, version: 0 }),
         );
       w.listeners.add(listener);
-      if (w.known) listener(entryOf(bw, w));
-      else scheduleLoad(bw, playerId);
+      if (w.known) {
+        listener(entryOf(bw, w));
+        w.sent = undefined; // the others may not have been told this state yet
+      } else scheduleLoad(bw, playerId);
       const [watched, player] = [bw, w];
       return () => {
         player.listeners.delete(listener);
         if (player.listeners.size > 0) return;
         watched.players.delete(playerId);
-        if (player.known && player.score !== null) unplace(watched, player);
+        watched.fresh.delete(player);
+        unplace(watched, player);
         if (watched.players.size === 0) boards.delete(key);
       };
     },
@@ -290,10 +322,8 @@ export function createRankWatcher(opts: {
         return;
       }
       const [own, shifted] = [new Set<Watched>(), new Set<Watched>()];
-      apply(bw, e, undefined, own, shifted);
-      for (const w of own) w.version = e.version;
-      for (const w of shifted) w.version = e.version;
-      schedule(bw, own, shifted);
+      const blocksShifted = apply(bw, e, own, shifted);
+      schedule(bw, own, shifted, blocksShifted);
     },
 
     resync,
@@ -303,6 +333,7 @@ export function createRankWatcher(opts: {
       flush();
       if (laterTimer) clearTimeout(laterTimer);
       laterTimer = undefined;
+      collectShifted();
       for (const [w, bw] of later) notify(bw, w);
       later.clear();
     },

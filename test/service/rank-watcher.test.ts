@@ -122,7 +122,7 @@ const turn = () => new Promise((r) => setImmediate(r));
  * Runs a random interleaving of writes, late event deliveries, subscriptions and slow reads, then
  * lets everything arrive: every watched player's last push must be their entry on the model board.
  */
-async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number): Promise<void> {
+async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number, blockSize?: number): Promise<void> {
   const season = seasonOf(style);
   const board: Board = { season, window: 'SEASON', period: '' };
   const model = modelBoard(season);
@@ -130,6 +130,7 @@ async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number): Prom
   // A read sees Redis when it is sent; its answer arrives only when the test says so.
   const answers: Array<() => void> = [];
   const watcher = createRankWatcher({
+    blockSize,
     source: {
       entries: (_b, ids) => {
         const snapshot = model.read(ids);
@@ -201,10 +202,19 @@ describe('rankChanged from update events (a model board, late events, slow reads
       );
     });
 
+    it(`${style}: the same with blocks of 3 watched players (runs shifted as whole blocks, blocks split and merged)`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 80 }), async (ops) => {
+          await runScenario(style, ops, undefined, 3);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
     it(`${style}: a resync in the middle changes nothing that was right`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 60 }), fc.nat(60), async (ops, at) => {
-          await runScenario(style, ops, at);
+          await runScenario(style, ops, at, 3);
         }),
         { numRuns: 150 },
       );
