@@ -6,7 +6,8 @@
 //   npm run bench:api -- --players 20000 --seconds 3
 //   options: --players N  --connections N (50)  --seconds N (5)  --threads N (wrk threads, 2)
 //            --workers N (server processes, default os.availableParallelism())  --rate N (5000)
-//            --redis-url URL (redis://127.0.0.1:6379/2)
+//            --redis-url URL (redis://127.0.0.1:6379/2)  --only top,around (those scenarios; the plain server always)
+//   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:api -- --only around   # profile ladder
 //
 // What it measures, per scenario: successful responses per second (200 and 304), wrk's latency
 // percentiles, the ratio to the plain server, and CPU per response of the server processes (the
@@ -43,6 +44,7 @@ const SECONDS = arg('seconds', 5);
 const WORKERS = arg('workers', os.availableParallelism());
 const THREADS = arg('threads', 2);
 const RATE = arg('rate', 5_000);
+const ONLY = option('only')?.split(',');
 const DATABASE = 'ladder_bench_api';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 // Redis pub/sub ignores the database number: another ladder publishing board updates on this Redis
@@ -515,7 +517,7 @@ try {
   const seasonId = await seed();
   const ladder = await startServer(
     'ladder',
-    builtLadder(),
+    [...(process.env.BENCH_API_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), ...builtLadder()],
     {
       LADDER_ROLES: 'api',
       API_WORKERS: String(WORKERS),
@@ -569,7 +571,7 @@ try {
   const rows = [plainRow];
   // Redis pub/sub is shared by all databases: another ladder on this Redis can crash this one.
   const exited = () => ladder.child.exitCode ?? ladder.child.signalCode;
-  for (const s of scenarios) {
+  for (const s of scenarios.filter((x) => !ONLY || ONLY.includes(x.key))) {
     if (exited() !== null) {
       warn(`not measured, ladder had exited: ${s.name}`);
       continue;

@@ -295,7 +295,8 @@ export function createGraphQLServer(deps: {
   type WsRoot = {
     execute?(args: ExecutionArgs): OperationResult;
     subscribe(args: ExecutionArgs): OperationResult;
-    shareKey?: string;
+    /** A board subscription: shared by key, its results written by `send` (shared-subscriptions.ts). */
+    shared?: { key: string; send(json: string): void };
   };
   const shared = createSharedSubscriptions();
   const boardSubscriptions = createBoardSubscriptions({
@@ -308,11 +309,11 @@ export function createGraphQLServer(deps: {
       execute: (args) => (args.rootValue as WsRoot).execute!(args),
       subscribe: (args) => {
         const root = args.rootValue as WsRoot;
-        return root.shareKey
-          ? shared.subscribe(root.shareKey, () => root.subscribe(args) as never)
+        return root.shared
+          ? shared.subscribe(root.shared.key, () => root.subscribe(args) as never, root.shared.send)
           : root.subscribe(args);
       },
-      onSubscribe: async (ctx, _id, params) => {
+      onSubscribe: async (ctx, id, params) => {
         const socket = ctx.extra.socket;
         // Counted before the first await: a burst of subscribe messages must not all see the old count.
         const count = (subscriptionsBySocket.get(socket) ?? 0) + 1;
@@ -340,8 +341,15 @@ export function createGraphQLServer(deps: {
               const { schema: s, subscribe, contextFactory } = envelop();
               return subscribe({ ...args, schema: s, contextValue: await contextFactory() });
             };
+            // graphql-ws's Next message, with the shared result's text as its payload.
+            const next = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
             const root: WsRoot = {
-              shareKey: JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]),
+              shared: {
+                key: JSON.stringify([params.query, params.operationName ?? null, params.variables ?? null]),
+                send: (json) => {
+                  if (socket.readyState === socket.OPEN) socket.send(`${next}${json}}`);
+                },
+              },
               subscribe: (args) => boardSubscriptions.subscribe(board, args, () => fallback(args)) as never,
             };
             return {

@@ -3,18 +3,32 @@ import { pushStream } from '../service/push-stream.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
 
+interface Subscriber {
+  /** Writes one result, serialised, to this subscriber's socket. */
+  send(json: string): void;
+  /** Ends this subscriber's stream (graphql-ws then sends Complete). */
+  stop(): void;
+}
+
 interface Shared {
-  subscribers: Set<(r: ExecutionResult) => void>;
-  last?: ExecutionResult;
+  subscribers: Set<Subscriber>;
+  /** The latest result, serialised. */
+  last?: string;
   source?: AsyncIterableIterator<ExecutionResult>;
 }
 
 /**
  * One execution per distinct snapshot subscription (topChanged, rankChanged: same query and
- * variables), its results fanned out to every socket that asked: a board change is executed once,
- * not once per subscriber. A subscriber that joins gets the latest result at once, which is the
- * current snapshot these subscriptions promise as their first message. Only for subscriptions
- * whose answer depends on nothing per client (graphql/read-path.ts decides which).
+ * variables), its results serialised once and written to every socket that asked: a board change
+ * is executed and stringified once, not once per subscriber. A subscriber that joins gets the
+ * latest result at once, which is the current snapshot these subscriptions promise as their first
+ * message. Only for subscriptions whose answer depends on nothing per client (graphql/read-path.ts
+ * decides which).
+ *
+ * The results bypass graphql-ws's per-socket path (an async iterator per subscription, a
+ * JSON.stringify of the whole message and an awaited write per push): `send` writes the message
+ * itself. graphql-ws still owns the subscription's life: the stream it gets yields nothing and
+ * ends when the source does (then graphql-ws sends Complete) or when the client completes it.
  */
 export function createSharedSubscriptions() {
   const shared = new Map<string, Shared>();
@@ -27,19 +41,24 @@ export function createSharedSubscriptions() {
   async function pump(key: string, s: Shared, source: AsyncIterableIterator<ExecutionResult>): Promise<void> {
     try {
       for await (const r of source) {
-        s.last = r;
-        for (const push of s.subscribers) push(r);
+        const json = JSON.stringify(r);
+        s.last = json;
+        for (const sub of s.subscribers) sub.send(json);
       }
     } finally {
       // The source ended (its season closed, or an error was sent as a result): so do its subscribers.
       if (shared.get(key) === s) shared.delete(key);
-      for (const push of s.subscribers) push(END);
+      for (const sub of s.subscribers) sub.stop();
     }
   }
 
   return {
-    /** Subscribes through `start` once per `key`; every caller gets its own stream of the shared results. */
-    async subscribe(key: string, start: () => Promise<Result> | Result): Promise<Result> {
+    /**
+     * Subscribes through `start` once per `key`; every caller's `send` gets the shared results.
+     * Returns the stream graphql-ws runs the subscription by (it yields nothing), or the error
+     * result of a start that failed.
+     */
+    async subscribe(key: string, start: () => Promise<Result> | Result, send: (json: string) => void): Promise<Result> {
       let s = shared.get(key);
       if (!s) {
         s = { subscribers: new Set() };
@@ -49,25 +68,22 @@ export function createSharedSubscriptions() {
           // An error before any event (unknown season, bad input): nothing to share. Anyone who
           // joined meanwhile ends too, and will get the error when subscribing again.
           end(key, s);
-          for (const push of s.subscribers) push(END);
+          for (const sub of s.subscribers) sub.stop();
           return result;
         }
         s.source = result;
         void pump(key, s, result);
       }
       const entry = s;
-      const stream: AsyncIterableIterator<ExecutionResult> = pushStream<ExecutionResult>(
-        (push) => {
-          const deliver = (r: ExecutionResult) => (r === END ? void stream.return!() : push(r));
-          entry.subscribers.add(deliver);
-          if (entry.last) push(entry.last);
-          return () => {
-            entry.subscribers.delete(deliver);
-            if (entry.subscribers.size === 0) end(key, entry);
-          };
-        },
-        { latestOnly: true },
-      );
+      const stream: AsyncIterableIterator<ExecutionResult> = pushStream<ExecutionResult>(() => {
+        const sub: Subscriber = { send, stop: () => void stream.return!() };
+        entry.subscribers.add(sub);
+        if (entry.last !== undefined) send(entry.last);
+        return () => {
+          entry.subscribers.delete(sub);
+          if (entry.subscribers.size === 0) end(key, entry);
+        };
+      });
       return stream;
     },
 
@@ -75,6 +91,3 @@ export function createSharedSubscriptions() {
     size: () => shared.size,
   };
 }
-
-/** Marks the end of a shared source for its subscribers' streams. */
-const END: ExecutionResult = Object.freeze({});

@@ -240,7 +240,9 @@ describe('the GraphQL API end to end', () => {
     const seasonId = await createSeason({ startsAt: minutesFromNow(-20 * 24 * 60) });
     const tenDaysAgo = minutesFromNow(-10 * 24 * 60);
     await submit(seasonId, tenDaysAgo, [['21', 100]]);
-    await submit(seasonId, minutesFromNow(-1), [['22', 50]]);
+    // A minute ago, but today (UTC): just after midnight a minute ago is on yesterday's DAY board.
+    const recent = new Date(Math.max(Date.now() - 60_000, new Date().setUTCHours(0, 0, 0, 0))).toISOString();
+    await submit(seasonId, recent, [['22', 50]]);
     await waitFor('ingested', async () => (await top(seasonId)).size === 2);
     const poll = (args: string) =>
       expect.poll(async () => ranked((await top(seasonId, args)).top), { timeout: 10_000 });
