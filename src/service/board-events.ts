@@ -41,6 +41,8 @@ export interface BoardVersion {
   readonly id: string;
   seen: number;
   topSeen: number;
+  /** The highest version heard or read: the next event should be the one after it. */
+  known: number;
 }
 
 /** Could this event have changed the board's first `capacity` entries or its size? */
@@ -54,7 +56,7 @@ export function touchesTop(e: BoardEvent, capacity: number = LIMITS.topLimit): b
 export function createBoardVersions() {
   const boards = new Map<string, BoardVersion>();
   const fresh = (id: string, version: number): BoardVersion => {
-    const v = { id, seen: version, topSeen: version };
+    const v = { id, seen: version, topSeen: version, known: version };
     boards.set(id, v);
     return v;
   };
@@ -72,7 +74,9 @@ export function createBoardVersions() {
      */
     observe(b: Board, version: number): BoardVersion {
       const v = this.of(b);
-      return version < v.seen ? fresh(v.id, version) : v;
+      if (version < v.seen) return fresh(v.id, version);
+      v.known = Math.max(v.known, version);
+      return v;
     },
 
     /** Records an event; returns false when it starts a new epoch (its version went down). */
@@ -88,8 +92,11 @@ export function createBoardVersions() {
         fresh(id, e.version);
         return v === undefined;
       }
+      // A version skipped is an event missed (pub/sub is at most once): it may have changed the top.
+      const missed = e.version > v.known + 1;
       v.seen = e.version;
-      if (touchesTop(e)) v.topSeen = e.version;
+      v.known = Math.max(v.known, e.version);
+      if (missed || touchesTop(e)) v.topSeen = e.version;
       return true;
     },
 

@@ -31,12 +31,16 @@ interface Slot {
  * the top or the size (board-events.ts `topSeen`), no read returns a snapshot older than it:
  * readers wait for the refresh, and all readers of a board share one Redis read in flight.
  * Without news a snapshot is served for `maxAgeMs`, then refreshed behind the readers (a safety
- * net for a lost event: pub/sub is at most once).
+ * net for a lost event: pub/sub is at most once). A board that is only watched (topChanged) is not
+ * read again without news but every `watchedMaxAgeMs`: a lost event is seen as a skipped version
+ * by the next one (board-events.ts) and a dropped connection ends every epoch, so an idle board
+ * costs Redis nothing.
  */
 export function createTopCache(opts: {
   source: TopSource;
   versions: BoardVersions;
   maxAgeMs?: number;
+  watchedMaxAgeMs?: number;
   idleEvictMs?: number;
   /** Most boards held; past it the least recently used unwatched board is dropped. */
   maxBoards?: number;
@@ -47,6 +51,7 @@ export function createTopCache(opts: {
 }) {
   const capacity = LIMITS.topLimit;
   const maxAgeMs = opts.maxAgeMs ?? 1_000;
+  const watchedMaxAgeMs = opts.watchedMaxAgeMs ?? 60_000;
   const idleEvictMs = opts.idleEvictMs ?? 60_000;
   const maxBoards = opts.maxBoards ?? 200;
   const now = opts.now ?? Date.now;
@@ -75,7 +80,7 @@ export function createTopCache(opts: {
   /** The snapshot reflects every change this process heard of that could touch it. */
   const isCurrent = (s: Slot) =>
     s.snap !== undefined && s.epoch === opts.versions.of(s.board) && s.snap.version >= s.epoch.topSeen;
-  const isOld = (s: Slot) => now() - s.fetchedAt >= maxAgeMs;
+  const isOld = (s: Slot, age = maxAgeMs) => now() - s.fetchedAt >= age;
 
   function refresh(slot: Slot): Promise<void> {
     slot.refreshing ??= (async () => {
@@ -134,7 +139,8 @@ export function createTopCache(opts: {
       const due: Promise<void>[] = [];
       for (const [key, slot] of slots) {
         if (slot.listeners.size > 0) {
-          if (!isCurrent(slot) || isOld(slot)) due.push(refresh(slot).catch((err) => opts.onError?.(err)));
+          if (!isCurrent(slot) || isOld(slot, watchedMaxAgeMs))
+            due.push(refresh(slot).catch((err) => opts.onError?.(err)));
         } else if (now() - slot.lastUsed > idleEvictMs) {
           slots.delete(key);
         }

@@ -36,4 +36,51 @@ describe('top cache slots', () => {
     await cache.snapshot(day(20));
     expect(reads).toEqual([]); // still held: no read
   });
+
+  it('read a watched board again only on news: an idle board costs no reads, a skipped version counts as news', async () => {
+    let t = 0;
+    let version = 1;
+    let reads = 0;
+    const versions = createBoardVersions();
+    const board = day(1);
+    const cache = createTopCache({
+      source: {
+        snapshot: async () => {
+          reads++;
+          return { version, size: 0, entries: [] };
+        },
+      },
+      versions,
+      now: () => t,
+    });
+    const pushes: number[] = [];
+    cache.watch(board, (snap) => pushes.push(snap.version));
+    await cache.tick();
+    expect(reads).toBe(1);
+    // Idle for 59 s, ticking every 50 ms: no read.
+    for (; t < 59_000; t += 50) await cache.tick();
+    expect(reads).toBe(1);
+    const event = (v: number, rank: number) => ({
+      seasonId: 1,
+      window: 'DAY' as const,
+      period: board.period,
+      version: v,
+      kind: 'raise' as const,
+      changes: [{ playerId: '7', old: '1', score: '2', rank }],
+    });
+    // Version 2 below the top (rank 5,000): nothing to re-read.
+    version = 2;
+    versions.note(event(2, 5_000));
+    await cache.tick();
+    expect(reads).toBe(1);
+    // Version 4 below the top too, but version 3 was never heard: it may have changed the top.
+    version = 4;
+    versions.note(event(4, 5_000));
+    await cache.tick();
+    expect(reads).toBe(2);
+    // The backstop: a minute without news.
+    t += 60_000;
+    await cache.tick();
+    expect(reads).toBe(3);
+  });
 });
