@@ -2,19 +2,19 @@
 // To add a command, add an entry to `commands`; it gets its arguments and a context.
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig, type Config } from './config.js';
-import { isDomainError } from './domain/errors.js';
-import { createApiKeysRepo } from './postgres/api-keys-repo.js';
-import { createPostgres, migrateDatabase, type Db } from './postgres/client.js';
-import { createApiKey, SCOPES } from './service/api-keys.js';
-import { buildApp, type App } from './app.js';
-import { createLogger } from './logger.js';
-import { createProgressBar } from './cli/progress-bar.js';
-import { rebuildReportLines, reconcileReportLines } from './cli/report-text.js';
-import { openExportSink } from './cli/export-output.js';
-import { createFinalStandingsExport } from './postgres/final-standings-export.js';
-import { blockReportLine, removalReportLines } from './cli/player-report-text.js';
-import { exportFinalStandings, parseExportFilter } from './service/export-final-standings.js';
+import { loadConfig, type Config } from '../config.js';
+import { isDomainError } from '../domain/errors.js';
+import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
+import { createPostgres, migrateDatabase, type Db } from '../postgres/client.js';
+import { createApiKey, SCOPES } from '../service/api-keys.js';
+import { buildApp, type App } from '../app/app.js';
+import { createLogger } from '../logger.js';
+import { createProgressBar } from './progress-bar.js';
+import { rebuildReportLines, reconcileReportLines } from './report-text.js';
+import { openExportSink } from './export-output.js';
+import { createFinalStandingsExport } from '../postgres/final-standings-export.js';
+import { blockReportLine, removalReportLines } from './player-report-text.js';
+import { exportFinalStandings, parseExportFilter } from '../service/export-final-standings.js';
 
 /** Bad invocation: exit code 2 and the usage text. */
 class UsageError extends Error {}

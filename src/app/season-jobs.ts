@@ -2,15 +2,15 @@
 // the scheduler that runs it by the clock. Created by app.ts with the app's clients.
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import type { Config } from './config.js';
-import { createIngestProgress } from './kafka/ingest-progress.js';
-import type { Logger } from './logger.js';
-import { ADVISORY_LOCKS, withTryAdvisoryLock } from './postgres/advisory-lock.js';
-import type { Db, Sql } from './postgres/client.js';
-import { createSeasonLifecycleStore } from './postgres/season-lifecycle-store.js';
-import { createSeasonKeys } from './redis/season-keys.js';
-import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from './service/close-season.js';
-import { createSeasonScheduler } from './service/season-scheduler.js';
+import type { Config } from '../config.js';
+import { createIngestProgress } from '../kafka/ingest-progress.js';
+import type { Logger } from '../logger.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
+import type { Db, Sql } from '../postgres/client.js';
+import { createSeasonLifecycleStore } from '../postgres/season-lifecycle-store.js';
+import { createSeasonKeys } from '../redis/season-keys.js';
+import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from '../service/close-season.js';
+import { createSeasonScheduler } from '../service/season-scheduler.js';
 
 /** The close procedure bound to this app's clients, and the season scheduler. */
 export function createSeasonLifecycle(deps: {

@@ -1,25 +1,25 @@
 // buildApp(config): the one place that creates clients and wires them together.
 import { createApi } from './api.js';
-import type { Config } from './config.js';
-import { createKafka, ensureTopicsExist } from './kafka/client.js';
-import { createIngestConsumer } from './kafka/ingest-consumer.js';
-import { createLogger, type Logger } from './logger.js';
-import { createMetrics } from './metrics.js';
-import { createPostgres, migrateDatabase } from './postgres/client.js';
-import { createResultsStore } from './postgres/results-store.js';
-import { createSeasonsRepo } from './postgres/seasons-repo.js';
-import { createStandingsReader } from './postgres/standings-reader.js';
+import type { Config } from '../config.js';
+import { createKafka, ensureTopicsExist } from '../kafka/client.js';
+import { createIngestConsumer } from '../kafka/ingest-consumer.js';
+import { createLogger, type Logger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { createPostgres, migrateDatabase } from '../postgres/client.js';
+import { createResultsStore } from '../postgres/results-store.js';
+import { createSeasonsRepo } from '../postgres/seasons-repo.js';
+import { createStandingsReader } from '../postgres/standings-reader.js';
 import { createPlayerAdmin } from './player-admin.js';
-import { createReconcile } from './reconcile.js';
-import { createSeasonLifecycle } from './season-lifecycle.js';
-import { createBoardRebuilder } from './redis/board-rebuilder.js';
-import { boardExpireAt } from './domain/board.js';
-import { createBoardWriter } from './redis/board-writer.js';
-import { assertNoBoardEviction, createRedis } from './redis/client.js';
-import { applyResults } from './service/apply-results.js';
-import { rebuildSeason } from './service/rebuild-season.js';
-import { createSeasonCache } from './service/season-cache.js';
-import { requireSeason } from './service/seasons.js';
+import { createReconcile } from './board-maintenance.js';
+import { createSeasonLifecycle } from './season-jobs.js';
+import { createBoardRebuilder } from '../redis/board-rebuilder.js';
+import { boardExpireAt } from '../domain/board.js';
+import { createBoardWriter } from '../redis/board-writer.js';
+import { assertNoBoardEviction, createRedis } from '../redis/client.js';
+import { applyResults } from '../service/apply-results.js';
+import { rebuildSeason } from '../service/rebuild-season.js';
+import { createSeasonCache } from '../service/season-cache.js';
+import { requireSeason } from '../service/seasons.js';
 import {
   beforeDeadline,
   listenFailure,
@@ -40,7 +40,7 @@ export interface Readiness {
   checks: Record<string, string>;
 }
 
-/** How an API worker reaches the cluster primary (src/cluster.ts). */
+/** How an API worker reaches the cluster primary (src/app/cluster.ts). */
 export interface ClusterLink {
   /** The metrics of every process of the cluster, aggregated by the primary (Prometheus text). */
   metrics(): Promise<string>;

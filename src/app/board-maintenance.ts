@@ -1,20 +1,20 @@
 // Reconcile, wired: the use case on a Redis connection of its own, its schedule, its metrics.
 // Created by app.ts with the app's clients; kept apart so app.ts stays a table of parts.
-import type { Config } from './config.js';
-import { DRIFT_KINDS } from './domain/drift.js';
-import type { Window } from './domain/season.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import { ADVISORY_LOCKS, withTryAdvisoryLock } from './postgres/advisory-lock.js';
-import type { Sql } from './postgres/client.js';
-import { createStandingsPages } from './postgres/standings-pages.js';
-import { createBoardInspector } from './redis/board-inspector.js';
-import { boardExpireAt, isBoardExpired } from './domain/board.js';
-import { codecOf } from './domain/score-codec.js';
-import { createRedis } from './redis/client.js';
-import { createReconcileJob } from './service/reconcile-job.js';
-import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from './service/reconcile-season.js';
-import { listSeasons, requireSeason, type SeasonStore } from './service/seasons.js';
+import type { Config } from '../config.js';
+import { DRIFT_KINDS } from '../domain/drift.js';
+import type { Window } from '../domain/season.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
+import type { Sql } from '../postgres/client.js';
+import { createStandingsPages } from '../postgres/standings-pages.js';
+import { createBoardInspector } from '../redis/board-inspector.js';
+import { boardExpireAt, isBoardExpired } from '../domain/board.js';
+import { codecOf } from '../domain/score-codec.js';
+import { createRedis } from '../redis/client.js';
+import { createReconcileJob } from '../service/reconcile-job.js';
+import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from '../service/reconcile-season.js';
+import { listSeasons, requireSeason, type SeasonStore } from '../service/seasons.js';
 
 /** Reconcile's operations: run one (CLI, mutation), the schedule, progress totals. */
 export function createReconcile(deps: {

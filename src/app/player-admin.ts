@@ -1,17 +1,17 @@
-// Removing and blocking players (cheaters), wired once for the API (app.ts) and the CLI (cli.ts).
+// Removing and blocking players (cheaters), wired once for the API (app.ts) and the CLI (cli/main.ts).
 import type { Redis } from 'ioredis';
-import type { Season } from './domain/season.js';
-import type { Logger } from './logger.js';
-import type { Sql } from './postgres/client.js';
-import { createPlayerResultsStore } from './postgres/player-results-store.js';
-import { createBoardResetter } from './redis/board-resetter.js';
-import { blockPlayer, createBlockedPlayersCache, unblockPlayer, type BlockInput } from './service/blocked-players.js';
+import type { Season } from '../domain/season.js';
+import type { Logger } from '../logger.js';
+import type { Sql } from '../postgres/client.js';
+import { createPlayerResultsStore } from '../postgres/player-results-store.js';
+import { createBoardResetter } from '../redis/board-resetter.js';
+import { blockPlayer, createBlockedPlayersCache, unblockPlayer, type BlockInput } from '../service/blocked-players.js';
 import {
   removePlayerResults,
   settlePlayerRemoval,
   type RemovalInput,
   type SettleTicket,
-} from './service/remove-player-results.js';
+} from '../service/remove-player-results.js';
 
 /**
  * How long after the blocked-players cache TTL the settle pass waits: an ingest chunk classified

@@ -1,44 +1,44 @@
 // The API role: GraphQL server, top-N cache, live updates. Wired by app.ts.
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import type { Config } from './config.js';
-import type { Board } from './domain/board.js';
-import { isDomainError, rateLimited } from './domain/errors.js';
-import { operationTypeOf } from './graphql/operation-type.js';
-import { createGraphQLServer, type Routes } from './graphql/server.js';
-import type { Services } from './graphql/context.js';
-import { createResultProducer } from './kafka/producer.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { Db, Sql } from './postgres/client.js';
-import { createFinalStandingsReader } from './postgres/final-standings-reader.js';
-import { createStandingsRanker } from './postgres/ranked-standings.js';
-import { createApiKeysRepo } from './postgres/api-keys-repo.js';
-import { createMatchClaims } from './postgres/match-claims.js';
-import { createPlayersRepo } from './postgres/players-repo.js';
-import { bounded, createDeadline } from './postgres/deadline.js';
-import { createBoardReader } from './redis/board-reader.js';
-import { boardExpireAt } from './domain/board.js';
-import { createLivePubSub } from './redis/live-pubsub.js';
-import { defineScripts } from './redis/scripts.js';
-import { createBoardVersions } from './service/board-events.js';
-import { createNameCache } from './service/name-cache.js';
-import { createResponseCache } from './graphql/response-cache.js';
-import { createAuthenticator } from './service/api-keys.js';
-import type { CloseRequest } from './service/close-season.js';
-import { createLeaderboardReads } from './service/leaderboard-reads.js';
-import { createLiveUpdates } from './service/live-updates.js';
-import { createRankWatcher } from './service/rank-watcher.js';
-import { createRateLimiter } from './service/rate-limiter.js';
-import type { RebuildReport } from './service/rebuild-season.js';
-import type { ReconcileReport } from './service/reconcile-season.js';
-import type { SeasonCache } from './service/season-cache.js';
-import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from './service/seasons.js';
-import { submitMatchResult } from './service/submit-match-result.js';
-import { createSubmissionBatcher } from './service/submission-batcher.js';
-import { createTopCache, type TopSource } from './service/top-cache.js';
+import type { Config } from '../config.js';
+import type { Board } from '../domain/board.js';
+import { isDomainError, rateLimited } from '../domain/errors.js';
+import { operationTypeOf } from '../graphql/operation-type.js';
+import { createGraphQLServer, type Routes } from '../graphql/server.js';
+import type { Services } from '../graphql/context.js';
+import { createResultProducer } from '../kafka/producer.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { Db, Sql } from '../postgres/client.js';
+import { createFinalStandingsReader } from '../postgres/final-standings-reader.js';
+import { createStandingsRanker } from '../postgres/ranked-standings.js';
+import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
+import { createMatchClaims } from '../postgres/match-claims.js';
+import { createPlayersRepo } from '../postgres/players-repo.js';
+import { bounded, createDeadline } from '../postgres/deadline.js';
+import { createBoardReader } from '../redis/board-reader.js';
+import { boardExpireAt } from '../domain/board.js';
+import { createLivePubSub } from '../redis/live-pubsub.js';
+import { defineScripts } from '../redis/scripts.js';
+import { createBoardVersions } from '../service/board-events.js';
+import { createNameCache } from '../service/name-cache.js';
+import { createResponseCache } from '../graphql/response-cache.js';
+import { createAuthenticator } from '../service/api-keys.js';
+import type { CloseRequest } from '../service/close-season.js';
+import { createLeaderboardReads } from '../service/leaderboard-reads.js';
+import { createLiveUpdates } from '../service/live-updates.js';
+import { createRankWatcher } from '../service/rank-watcher.js';
+import { createRateLimiter } from '../service/rate-limiter.js';
+import type { RebuildReport } from '../service/rebuild-season.js';
+import type { ReconcileReport } from '../service/reconcile-season.js';
+import type { SeasonCache } from '../service/season-cache.js';
+import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from '../service/seasons.js';
+import { submitMatchResult } from '../service/submit-match-result.js';
+import { createSubmissionBatcher } from '../service/submission-batcher.js';
+import { createTopCache, type TopSource } from '../service/top-cache.js';
 import type { PlayerAdmin } from './player-admin.js';
-import { createPageHandler } from './page.js';
+import { createPageHandler } from '../page.js';
 
 export interface ApiDeps {
   config: Config;
@@ -55,7 +55,7 @@ export interface ApiDeps {
   /** The close procedure (src/service/close-season.ts). */
   closeSeason(id: number, by: CloseRequest): Promise<unknown>;
   reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
-  /** Removing and blocking players (src/player-admin.ts); its block cache also guards submissions. */
+  /** Removing and blocking players (src/app/player-admin.ts); its block cache also guards submissions. */
   playerAdmin: PlayerAdmin;
   routes: Routes;
 }

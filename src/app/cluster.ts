@@ -10,8 +10,8 @@ import cluster, { type Worker } from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AggregatorRegistry } from 'prom-client';
 import type { ClusterLink, Readiness } from './app.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { messageOf } from './startup.js';
 
 /** The exit code of a worker that could not start (it told the primary why first). */
