@@ -1,34 +1,48 @@
-// Reconcile, wired: the use case on a Redis connection of its own, its schedule, its metrics.
-// Created by app.ts with the app's clients; kept apart so app.ts stays a table of parts.
+// Board maintenance, wired: rebuild (PostgreSQL → Redis) and reconcile (compare, optionally
+// repair; on demand and on a schedule, with its metrics). Used by the API's mutations and the CLI.
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import { boardExpireAt, membersOnLiveBoards } from '../domain/board.js';
 import { DRIFT_KINDS } from '../domain/drift.js';
-import type { Window } from '../domain/season.js';
+import { codecOf } from '../domain/score-codec.js';
+import type { Season, Window } from '../domain/season.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
 import type { Sql } from '../postgres/client.js';
 import { createStandingsPages } from '../postgres/standings-pages.js';
+import { createStandingsReader } from '../postgres/standings-reader.js';
 import { createBoardInspector } from '../redis/board-inspector.js';
-import { boardExpireAt, isBoardExpired } from '../domain/board.js';
-import { codecOf } from '../domain/score-codec.js';
+import { createBoardRebuilder } from '../redis/board-rebuilder.js';
 import { createRedis } from '../redis/client.js';
+import { rebuildSeason, type RebuildReport } from '../service/rebuild-season.js';
 import { createReconcileJob } from '../service/reconcile-job.js';
 import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from '../service/reconcile-season.js';
 import { listSeasons, requireSeason, type SeasonStore } from '../service/seasons.js';
 
-/** Reconcile's operations: run one (CLI, mutation), the schedule, progress totals. */
-export function createReconcile(deps: {
+/** Rebuild and reconcile: run one (CLI, mutations), the reconcile schedule, progress totals. */
+export function createBoardMaintenance(deps: {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   sql: Sql;
+  redis: Redis;
   seasonStore: SeasonStore;
 }) {
   const { config, logger, metrics } = deps;
   const ttl = config.windowTtlSeconds;
+  const expireAt = (s: Season, w: Window, p: string) => boardExpireAt(s, w, p, ttl);
+
+  /** Refills every live board of the season from PostgreSQL into a copy and swaps it in. */
+  async function rebuild(seasonId: number, onProgress?: (members: number) => void): Promise<RebuildReport> {
+    const season = await requireSeason(deps.seasonStore, seasonId);
+    const source = createStandingsReader(deps.sql);
+    const target = createBoardRebuilder(deps.redis, ttl);
+    return rebuildSeason({ source, target, expireAt, now: Date.now, onProgress }, season);
+  }
 
   /** Reconciles one season. Its Redis connection is its own: the inspector WATCHes keys. */
-  async function run(
+  async function reconcile(
     seasonId: number,
     options: ReconcileOptions & { onProgress?: (compared: number) => void } = {},
   ): Promise<ReconcileReport> {
@@ -41,7 +55,7 @@ export function createReconcile(deps: {
           boards: createBoardInspector(conn, ttl),
           codecOf,
           isFinalized: async (id) => (await deps.seasonStore.get(id))?.finalizedAt != null,
-          expireAt: (s, w, p) => boardExpireAt(s, w, p, ttl),
+          expireAt,
           now: Date.now,
           onProgress: options.onProgress,
         },
@@ -61,11 +75,11 @@ export function createReconcile(deps: {
     metrics.reconcileLastRun.set(Date.now() / 1000);
   }
 
-  const job = createReconcileJob({
+  const reconcileJob = createReconcileJob({
     intervalMs: config.reconcile.intervalSeconds * 1000,
     repair: config.reconcile.autoRepair,
     activeSeasons: () => listSeasons(deps.seasonStore, 'ACTIVE', new Date()),
-    reconcile: (season, opts) => run(season.id, opts),
+    reconcile: (season, opts) => reconcile(season.id, opts),
     exclusive: (fn) => withTryAdvisoryLock(deps.sql, ADVISORY_LOCKS.reconcile, fn),
     onRun: (reports) => {
       metrics.reconcileDrift.reset(); // seasons no longer ACTIVE drop out of the gauge
@@ -84,11 +98,13 @@ export function createReconcile(deps: {
   });
 
   return {
-    run,
-    job,
+    rebuild,
+    reconcile,
+    /** The scheduled reconcile (RECONCILE_INTERVAL_SECONDS); started by the app with its jobs. */
+    reconcileJob,
     /** Runs one reconcile for an API caller and records it in /metrics. */
-    async runAndRecord(seasonId: number, repair: boolean): Promise<ReconcileReport> {
-      const report = await run(seasonId, { repair });
+    async reconcileAndRecord(seasonId: number, repair: boolean): Promise<ReconcileReport> {
+      const report = await reconcile(seasonId, { repair });
       record(report);
       return report;
     },
@@ -96,10 +112,9 @@ export function createReconcile(deps: {
     async liveMembers(seasonId: number): Promise<number> {
       const season = await requireSeason(deps.seasonStore, seasonId);
       const sizes = await createStandingsPages(deps.sql).boardSizes(seasonId);
-      const live = (w: Window, p: string) => !isBoardExpired(boardExpireAt(season, w, p, ttl), Date.now());
-      return sizes.reduce((n, b) => n + (live(b.window, b.period) ? b.members : 0), 0);
+      return membersOnLiveBoards(season, sizes, ttl, Date.now());
     },
   };
 }
 
-export type Reconcile = ReturnType<typeof createReconcile>;
+export type BoardMaintenance = ReturnType<typeof createBoardMaintenance>;

@@ -1,4 +1,4 @@
-// Season lifecycle, wired: the close procedure with its PostgreSQL, Kafka and Redis parts, and
+// Season jobs, wired: the close procedure with its PostgreSQL, Kafka and Redis parts, and
 // the scheduler that runs it by the clock. Created by app.ts with the app's clients.
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
@@ -13,7 +13,7 @@ import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from
 import { createSeasonScheduler } from '../service/season-scheduler.js';
 
 /** The close procedure bound to this app's clients, and the season scheduler. */
-export function createSeasonLifecycle(deps: {
+export function createSeasonJobs(deps: {
   config: Config;
   logger: Logger;
   pg: { sql: Sql; db: Db };
@@ -68,4 +68,4 @@ export function createSeasonLifecycle(deps: {
   };
 }
 
-export type SeasonLifecycle = ReturnType<typeof createSeasonLifecycle>;
+export type SeasonJobs = ReturnType<typeof createSeasonJobs>;

@@ -82,7 +82,7 @@ export async function withProgress<T>(
 ): Promise<T> {
   const bar = createProgressBar({
     label,
-    total: await app.reconcile.liveMembers(seasonId),
+    total: await app.boards.liveMembers(seasonId),
     write: (s) => process.stderr.write(s),
     now: Date.now,
   });

@@ -13,7 +13,7 @@ export const rebuild: Command = {
         app,
         'rebuild',
         seasonId,
-        (tick) => app.rebuild(seasonId, tick),
+        (tick) => app.boards.rebuild(seasonId, tick),
         (r) => r.members,
       ),
     ).catch((err: unknown) => {

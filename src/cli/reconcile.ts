@@ -19,7 +19,7 @@ export const reconcile: Command = {
         app,
         'reconcile',
         seasonId,
-        (tick) => app.reconcile.run(seasonId, { repair: values.repair ?? false, pageSize, onProgress: tick }),
+        (tick) => app.boards.reconcile(seasonId, { repair: values.repair ?? false, pageSize, onProgress: tick }),
         (r) => r.total.pgCount,
       ),
     );

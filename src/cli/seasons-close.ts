@@ -9,7 +9,9 @@ export const seasonsClose: Command = {
     const seasonId = positiveInt('season', values.season);
     const reason = values.reason?.trim();
     if (!reason) throw new UsageError('--reason is required: it goes to the audit log');
-    const r = await withApp(ctx.config(), (app) => app.lifecycle.close(seasonId, { actor: `cli:${osUser()}`, reason }));
+    const r = await withApp(ctx.config(), (app) =>
+      app.seasonJobs.close(seasonId, { actor: `cli:${osUser()}`, reason }),
+    );
     ctx.out(
       r.finalized
         ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
