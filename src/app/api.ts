@@ -3,8 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.js';
 import { isDomainError, rateLimited } from '../domain/errors.js';
-import { operationTypeOf } from '../graphql/operation-type.js';
 import { createGraphQLServer } from '../graphql/server.js';
+import { useOperationMetrics } from '../graphql/use-operation-metrics.js';
 import type { Services } from '../graphql/context.js';
 import { createResultProducer } from '../kafka/producer.js';
 import type { Logger } from '../logger.js';
@@ -241,17 +241,7 @@ export function createApi(deps: ApiDeps) {
       onExecuted: (seconds) => metrics.graphqlDuration.observe({ operation_type: 'query' }, seconds),
     },
     plugins: [
-      {
-        onExecute: ({ args }) => {
-          const started = performance.now();
-          const type = operationTypeOf(args.document, args.operationName) ?? 'unknown';
-          return {
-            onExecuteDone: () => {
-              metrics.graphqlDuration.observe({ operation_type: type }, (performance.now() - started) / 1000);
-            },
-          };
-        },
-      },
+      useOperationMetrics((type, seconds) => metrics.graphqlDuration.observe({ operation_type: type }, seconds)),
     ],
   });
 
