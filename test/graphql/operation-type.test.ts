@@ -1,13 +1,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { docs } from '../support/operations.js';
 import { operationTypeOf } from '../../src/graphql/operation-type.js';
-
-const docs = {
-  query: '{ seasons { id } }',
-  mutation: 'mutation { closeSeason(id: 1, reason: "x") { id } }',
-  subscription: 'subscription { recordUpdated(seasonId: 1) { playerId } }',
-  two: 'query A { seasons { id } } mutation B { closeSeason(id: 1, reason: "x") { id } }',
-};
 
 describe('operationTypeOf', () => {
   it.each([

@@ -1,14 +1,8 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { docs } from '../support/operations.js';
 import { DomainError, rateLimited } from '../../src/domain/errors.js';
 import { useReadRateLimit } from '../../src/graphql/use-read-rate-limit.js';
-
-const docs = {
-  query: '{ seasons { id } }',
-  mutation: 'mutation { closeSeason(id: 1, reason: "x") { id } }',
-  subscription: 'subscription { recordUpdated(seasonId: 1) { playerId } }',
-  two: 'query A { seasons { id } } mutation B { closeSeason(id: 1, reason: "x") { id } }',
-};
 
 /** Runs a plugin's onExecute as yoga would, and its onExecuteDone. */
 function execute(plugin: ReturnType<typeof useReadRateLimit>, text: string, operationName?: string) {
