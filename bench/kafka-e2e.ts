@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Admin, Kafka } from 'kafkajs';
-import { buildApp } from '../src/app.js';
+import { buildApp } from '../src/app/app.js';
 import type { Config } from '../src/config.js';
 import { createResultProducer } from '../src/kafka/producer.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';

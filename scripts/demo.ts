@@ -3,13 +3,13 @@
 // banner leads with the live board page's URL (built by `npm run build:web` first).
 //   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App } from '../src/app.js';
+import { buildApp, type App } from '../src/app/app.js';
 import { parseConfig, type Config } from '../src/config.js';
 import type { SeasonDefinition } from '../src/domain/season.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
 import { createSeason, listSeasons, type SeasonStore } from '../src/service/seasons.js';
-import { StartupError } from '../src/startup.js';
+import { StartupError } from '../src/app/startup.js';
 import { ensureDatabase } from './ensure-database.js';
 import { regularPlayerId, startSimulator } from './simulator.js';
 

@@ -1,10 +1,10 @@
 // `npm start`. One process runs every role of LADDER_ROLES; with the api role and API_WORKERS > 1
-// it becomes a cluster: API workers on every core, the rest in the primary (src/cluster.ts).
-// A process that cannot start exits 1 with one line saying why (src/startup.ts).
+// it becomes a cluster: API workers on every core, the rest in the primary (src/app/cluster.ts).
+// A process that cannot start exits 1 with one line saying why (src/app/startup.ts).
 import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { assertPortFree, messageOf, StartupError } from './startup.js';
+import { assertPortFree, messageOf, StartupError } from './app/startup.js';
 
 /** The one line for a failed start; an unexpected error is logged with its stack as well. */
 function startFailure(logger: Logger, err: unknown): string {
@@ -54,7 +54,7 @@ if (cluster.isPrimary && config.roles.includes('api')) {
     exitCannotStart(logger, startFailure(logger, err)),
   );
 }
-const { buildApp } = await import('./app.js');
+const { buildApp } = await import('./app/app.js');
 
 /** Every role in this one process. */
 async function runSingle(): Promise<void> {
@@ -67,7 +67,7 @@ async function runSingle(): Promise<void> {
 
 /** The cluster primary: forks the API workers, runs the other roles, the scheduler and the reconcile job. */
 async function runPrimary(): Promise<void> {
-  const { startApiWorkers } = await import('./cluster.js');
+  const { startApiWorkers } = await import('./app/cluster.js');
   const app = buildApp(config, { roles: config.roles.filter((r) => r !== 'api'), logger });
   const workers = startApiWorkers({
     count: config.apiWorkers,
@@ -98,7 +98,7 @@ async function runPrimary(): Promise<void> {
 /** An API worker: the api role only; a start that fails is reported to the primary, which prints it. */
 async function runWorker(): Promise<void> {
   const log = logger.child({ worker: cluster.worker!.id, pid: process.pid });
-  const { connectToPrimary } = await import('./cluster.js');
+  const { connectToPrimary } = await import('./app/cluster.js');
   const primary = connectToPrimary(async () => {
     app.api?.collectGauges();
     return app.metrics.registry.getMetricsAsJSON();

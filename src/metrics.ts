@@ -8,7 +8,7 @@ export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
  * A fresh registry with every instrument of the service. Nothing touches prom-client's global
  * registry, so tests (and several apps in one process) can each create their own.
  *
- * With API_WORKERS > 1 every process has one, and /metrics aggregates them (src/cluster.ts):
+ * With API_WORKERS > 1 every process has one, and /metrics aggregates them (src/app/cluster.ts):
  * counters and histograms add up; a gauge adds up unless its `aggregator` says otherwise.
  */
 export function createMetrics() {

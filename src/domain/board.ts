@@ -40,3 +40,18 @@ export function boardExpireAt(season: Season, window: Window, period: string, tt
 export function isBoardExpired(expireAt: number, nowMs: number, marginMs = 0): boolean {
   return expireAt !== 0 && expireAt * 1000 - marginMs <= nowMs;
 }
+
+/**
+ * Standings on the boards of a season that are still live at `nowMs` (SEASON always, DAY and WEEK
+ * until their key expires): what a rebuild or reconcile goes through, the total of its progress.
+ */
+export function membersOnLiveBoards(
+  season: Season,
+  boards: readonly { window: Window; period: string; members: number }[],
+  ttlSeconds: number,
+  nowMs: number,
+): number {
+  const live = (b: { window: Window; period: string }) =>
+    !isBoardExpired(boardExpireAt(season, b.window, b.period, ttlSeconds), nowMs);
+  return boards.reduce((n, b) => n + (live(b) ? b.members : 0), 0);
+}

@@ -1,4 +1,5 @@
-import type DataLoader from 'dataloader';
+import type { IncomingMessage } from 'node:http';
+import DataLoader from 'dataloader';
 import type { RankedStanding } from '../domain/ranking.js';
 import type { Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
 import type { SubmissionInput } from '../domain/submission.js';
@@ -59,3 +60,36 @@ export interface LeaderboardValue extends BoardView {
 }
 
 export type EntryValue = RankedStanding;
+
+/** The client's address as the socket reports it. */
+export const addressOf = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
+
+/** Builds each request's (or subscription's) context; its principal is authenticated when first asked for. */
+export function createContextFactory(
+  services: Services,
+  authenticate: (authorization: string | undefined) => Promise<Principal | null>,
+) {
+  return function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
+    let principal: Promise<Principal | null> | undefined;
+    let players: Context['players'] | undefined;
+    return {
+      reads,
+      services,
+      principal: () => (principal ??= authenticate(req.headers.authorization)),
+      clientAddress: addressOf(req),
+      // Made when a name is asked for: most reads and subscriptions never do.
+      get players() {
+        // Batches one turn's lookups and keeps nothing: names come from the name cache (RAM), and a
+        // subscription's context lives as long as it does, so a cache here would show a name
+        // changed since forever.
+        return (players ??= new DataLoader(
+          async (ids: readonly string[]) => {
+            const names = await services.playerNames(ids);
+            return ids.map((id) => ({ id, displayName: names.get(id) ?? null }));
+          },
+          { cache: false },
+        ));
+      },
+    };
+  };
+}

@@ -198,3 +198,59 @@ export async function settlePlayerRemoval(
   );
   return { removedResults: pass?.removed.length ?? 0, boardChanges };
 }
+
+/**
+ * How long after the blocked-players cache TTL the settle pass waits: an ingest chunk classified
+ * just before a block became visible commits and writes Redis well within it.
+ */
+const SETTLE_MARGIN_MS = 1_000;
+
+/** The settle pass's delay: once every process's block cache (`blockedCacheMs`) has seen a block. */
+export function settleDelayMs(blockedCacheMs: number): number {
+  return blockedCacheMs + SETTLE_MARGIN_MS;
+}
+
+type SettleResult = Awaited<ReturnType<typeof settlePlayerRemoval>>;
+
+/**
+ * Removals with their settle pass `settleMs` later: in the background for a server (`remove`,
+ * pending passes dropped by `stop`), or awaited by a process that exits right after
+ * (`removeAndSettle`, the CLI).
+ */
+export function createPlayerRemovals(
+  deps: RemovalDeps & {
+    settleMs: number;
+    onSettled?(ticket: SettleTicket, result: SettleResult): void;
+    onSettleFailed?(err: unknown, ticket: SettleTicket): void;
+  },
+) {
+  const timers = new Set<NodeJS.Timeout>();
+  async function settle(ticket: SettleTicket): Promise<SettleResult> {
+    const r = await settlePlayerRemoval(deps, ticket);
+    deps.onSettled?.(ticket, r);
+    return r;
+  }
+  return {
+    /** Removes results now; the settle pass runs in the background `settleMs` later. */
+    async remove(input: RemovalInput): Promise<PlayerRemovalReport> {
+      const { report, settle: ticket } = await removePlayerResults(deps, input);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        settle(ticket).catch((err: unknown) => deps.onSettleFailed?.(err, ticket));
+      }, deps.settleMs);
+      timers.add(timer);
+      return report;
+    },
+    /** Removes results and waits for the settle pass. */
+    async removeAndSettle(input: RemovalInput): Promise<PlayerRemovalReport & { settled: SettleResult }> {
+      const { report, settle: ticket } = await removePlayerResults(deps, input);
+      await new Promise((r) => setTimeout(r, deps.settleMs));
+      return { ...report, settled: await settle(ticket) };
+    },
+    /** Drops pending settle passes (shutdown): the removals are committed; only their race repair is skipped. */
+    stop(): void {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}

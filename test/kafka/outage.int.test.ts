@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App } from '../../src/app/app.js';
 import type { Season } from '../../src/domain/season.js';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';

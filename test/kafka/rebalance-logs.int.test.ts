@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App } from '../../src/app/app.js';
 import { testConfig } from '../support/env.js';
 import { createTopics, openServices, waitFor } from '../support/services.js';
 

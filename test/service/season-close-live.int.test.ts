@@ -76,7 +76,7 @@ describe('closing a season during live ingest', () => {
         (n, p) => n + p.end - Math.max(0, p.committed),
         0,
       );
-      const report = await ingest.app.lifecycle.close(closing.id, { actor: 'test', reason: 'close under load' });
+      const report = await ingest.app.seasonJobs.close(closing.id, { actor: 'test', reason: 'close under load' });
       console.log(
         `[season close live] backlog at close ${backlog} messages; drain ${report.steps.drain} ms, ` +
           `finalize ${report.steps.finalize} ms, total ${report.durationMs} ms`,

@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import type { Logger } from '../../src/logger.js';
 import { createApiKeysRepo } from '../../src/postgres/api-keys-repo.js';
 import { createApiKey, type Scope } from '../../src/service/api-keys.js';

@@ -1,7 +1,7 @@
 // Real clients for integration tests, closed by the caller.
 import type { Admin, Kafka } from 'kafkajs';
 import type { Redis } from 'ioredis';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import type { Config } from '../../src/config.js';
 import type { Season, SeasonDefinition } from '../../src/domain/season.js';
 import { validateSeasonDefinition } from '../../src/domain/season.js';

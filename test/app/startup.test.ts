@@ -8,7 +8,7 @@ import {
   StartupError,
   waitForDependencies,
   type Dependency,
-} from '../src/startup.js';
+} from '../../src/app/startup.js';
 
 /** A dependency that fails `failures` times, then answers. */
 function flaky(name: string, failures: number): Dependency & { attempts: number } {

@@ -1,18 +1,18 @@
 // The scheduled reconcile as app.ts wires it: config, advisory lock, repair and /metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDatabase } from '../scripts/ensure-database.js';
-import { buildApp, type App } from '../src/app.js';
-import type { AcceptedResult } from '../src/domain/board-deltas.js';
-import { migrateDatabase } from '../src/postgres/client.js';
-import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../src/postgres/advisory-lock.js';
-import { createResultsStore } from '../src/postgres/results-store.js';
-import { createBoardWriter } from '../src/redis/board-writer.js';
-import { boardKey } from '../src/redis/keys.js';
-import { applyResults } from '../src/service/apply-results.js';
-import { testConfig, TEST_DATABASE_URL } from './support/env.js';
-import { generateResults } from './support/generate.js';
-import { startRedisServer } from './support/redis-server.js';
-import { createSeason, openServices, waitFor, type Services } from './support/services.js';
+import { ensureDatabase } from '../../scripts/ensure-database.js';
+import { buildApp, type App } from '../../src/app/app.js';
+import type { AcceptedResult } from '../../src/domain/board-deltas.js';
+import { migrateDatabase } from '../../src/postgres/client.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../../src/postgres/advisory-lock.js';
+import { createResultsStore } from '../../src/postgres/results-store.js';
+import { createBoardWriter } from '../../src/redis/board-writer.js';
+import { boardKey } from '../../src/redis/keys.js';
+import { applyResults } from '../../src/service/apply-results.js';
+import { testConfig, TEST_DATABASE_URL } from '../support/env.js';
+import { generateResults } from '../support/generate.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
 
 // A database of its own: the job reconciles EVERY active season, and the shared test database
 // holds those of every other test file.

@@ -4,8 +4,8 @@
 // test files run beside this one: waits and wall-clock bounds leave room for that, and the
 // deadline itself is measured on the process's own log timestamps.
 import { afterAll, describe, expect, it } from 'vitest';
-import { testEnv } from './support/env.js';
-import { freePort, occupyPort, request, spawnEntry, STACK_LINE, until, type Entry } from './support/process.js';
+import { testEnv } from '../support/env.js';
+import { freePort, occupyPort, request, spawnEntry, STACK_LINE, until, type Entry } from '../support/process.js';
 
 const started: Entry[] = [];
 afterAll(() => {

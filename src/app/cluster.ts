@@ -9,10 +9,18 @@
 import cluster, { type Worker } from 'node:cluster';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AggregatorRegistry } from 'prom-client';
-import type { ClusterLink, Readiness } from './app.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { Readiness } from '../service/readiness.js';
 import { messageOf } from './startup.js';
+
+/** How an API worker reaches the cluster primary. */
+export interface ClusterLink {
+  /** The metrics of every process of the cluster, aggregated by the primary (Prometheus text). */
+  metrics(): Promise<string>;
+  /** The primary's readiness, its ingest consumer's among others. */
+  readiness(): Promise<Readiness>;
+}
 
 /** The exit code of a worker that could not start (it told the primary why first). */
 export const WORKER_CANNOT_START = 3;

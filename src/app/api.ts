@@ -1,63 +1,64 @@
 // The API role: GraphQL server, top-N cache, live updates. Wired by app.ts.
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import type { Config } from './config.js';
-import type { Board } from './domain/board.js';
-import { isDomainError, rateLimited } from './domain/errors.js';
-import { operationTypeOf } from './graphql/operation-type.js';
-import { createGraphQLServer, type Routes } from './graphql/server.js';
-import type { Services } from './graphql/context.js';
-import { createResultProducer } from './kafka/producer.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { Db, Sql } from './postgres/client.js';
-import { createFinalStandingsReader } from './postgres/final-standings-reader.js';
-import { createStandingsRanker } from './postgres/ranked-standings.js';
-import { createApiKeysRepo } from './postgres/api-keys-repo.js';
-import { createMatchClaims } from './postgres/match-claims.js';
-import { createPlayersRepo } from './postgres/players-repo.js';
-import { bounded, createDeadline } from './postgres/deadline.js';
-import { createBoardReader } from './redis/board-reader.js';
-import { boardExpireAt } from './domain/board.js';
-import { createLivePubSub } from './redis/live-pubsub.js';
-import { defineScripts } from './redis/scripts.js';
-import { createBoardVersions } from './service/board-events.js';
-import { createNameCache } from './service/name-cache.js';
-import { createResponseCache } from './graphql/response-cache.js';
-import { createAuthenticator } from './service/api-keys.js';
-import type { CloseRequest } from './service/close-season.js';
-import { createLeaderboardReads } from './service/leaderboard-reads.js';
-import { createLiveUpdates } from './service/live-updates.js';
-import { createRankWatcher } from './service/rank-watcher.js';
-import { createRateLimiter } from './service/rate-limiter.js';
-import type { RebuildReport } from './service/rebuild-season.js';
-import type { ReconcileReport } from './service/reconcile-season.js';
-import type { SeasonCache } from './service/season-cache.js';
-import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from './service/seasons.js';
-import { submitMatchResult } from './service/submit-match-result.js';
-import { createSubmissionBatcher } from './service/submission-batcher.js';
-import { createTopCache, type TopSource } from './service/top-cache.js';
+import type { Config } from '../config.js';
+import { isDomainError, rateLimited } from '../domain/errors.js';
+import { createGraphQLServer } from '../graphql/server.js';
+import { useOperationMetrics } from '../graphql/use-operation-metrics.js';
+import type { Services } from '../graphql/context.js';
+import { createResultProducer } from '../kafka/producer.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { Db, Sql } from '../postgres/client.js';
+import { createFinalStandingsReader } from '../postgres/final-standings-reader.js';
+import { createStandingsRanker } from '../postgres/ranked-standings.js';
+import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
+import { createMatchClaims } from '../postgres/match-claims.js';
+import { createPlayersRepo } from '../postgres/players-repo.js';
+import { bounded, createDeadline } from '../postgres/deadline.js';
+import { createBoardReader } from '../redis/board-reader.js';
+import { boardExpireAt } from '../domain/board.js';
+import { createLivePubSub } from '../redis/live-pubsub.js';
+import { defineScripts } from '../redis/scripts.js';
+import { createBoardVersions } from '../service/board-events.js';
+import { createNameCache } from '../service/name-cache.js';
+import { createResponseCache } from '../graphql/response-cache.js';
+import { createAuthenticator } from '../service/api-keys.js';
+import { createLeaderboardReads } from '../service/leaderboard-reads.js';
+import { createLiveUpdates } from '../service/live-updates.js';
+import { createRankWatcher } from '../service/rank-watcher.js';
+import { createRateLimiter } from '../service/rate-limiter.js';
+import type { Readiness } from '../service/readiness.js';
+import type { SeasonCache } from '../service/season-cache.js';
+import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from '../service/seasons.js';
+import { submitMatchResult } from '../service/submit-match-result.js';
+import { createSubmissionBatcher } from '../service/submission-batcher.js';
+import { createTopCache, finalOrLiveTops } from '../service/top-cache.js';
+import type { BoardMaintenance } from './board-maintenance.js';
+import type { ClusterLink } from './cluster.js';
 import type { PlayerAdmin } from './player-admin.js';
-import { createPageHandler } from './page.js';
+import type { SeasonJobs } from './season-jobs.js';
+import { createPageHandler } from '../page.js';
 
 export interface ApiDeps {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   db: Db;
+  /** Raw PostgreSQL, for reads of closed seasons and expired boards. */
+  sql: Sql;
   redis: Redis;
   kafka: Kafka;
   seasonStore: SeasonStore;
   seasons: SeasonCache;
-  rebuild(seasonId: number): Promise<RebuildReport>;
-  /** Raw PostgreSQL, for reads of closed seasons and expired boards. */
-  sql: Sql;
-  /** The close procedure (src/service/close-season.ts). */
-  closeSeason(id: number, by: CloseRequest): Promise<unknown>;
-  reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
-  /** Removing and blocking players (src/player-admin.ts); its block cache also guards submissions. */
+  boards: BoardMaintenance;
+  seasonJobs: Pick<SeasonJobs, 'close'>;
+  /** Removing and blocking players; its block cache also guards submissions. */
   playerAdmin: PlayerAdmin;
-  routes: Routes;
+  /** What /ready reports. */
+  readiness(): Promise<Readiness>;
+  /** Set in an API worker: /metrics then covers the whole cluster. */
+  cluster?: ClusterLink;
 }
 
 /** Builds the API role; nothing listens until start(). */
@@ -83,17 +84,7 @@ export function createApi(deps: ApiDeps) {
     return cached ? Promise.resolve(cached) : deadline(deps.seasons.get(id));
   };
   const archive = bounded(createFinalStandingsReader(deps.sql), deadline);
-  // A watched board (topChanged) outlives its season's close, and its slot keeps the season as it
-  // was first read: look it up again (cached) so a finalized season's top comes from PostgreSQL.
-  const topSource: TopSource = {
-    snapshot: async (b: Board, limit: number) => {
-      const season = (await seasonById(b.season.id)) ?? b.season;
-      if (!season.finalizedAt) return reader.snapshot(b, limit);
-      const board = { ...b, season };
-      const [entries, size] = await Promise.all([archive.top(board, 0, limit), archive.size(board)]);
-      return { version: 0, size, entries };
-    },
-  };
+  const topSource = finalOrLiveTops({ seasonById, live: reader, final: archive });
   const versions = createBoardVersions();
   const topCache = createTopCache({
     source: topSource,
@@ -149,19 +140,16 @@ export function createApi(deps: ApiDeps) {
     seasons: (status) => listSeasons(seasonStore, status, now()),
     createSeason: (def) => createSeason(seasonStore, def, now()),
     closeSeason: async (id, by) => {
-      await deps.closeSeason(id, by);
+      await deps.seasonJobs.close(id, by);
       return withCurrentStatus(await requireSeason(seasonStore, id), now());
     },
     rebuild: async (seasonId) => {
+      // Looked up within DATABASE_TIMEOUT_MS first: an unknown season or an outage answers at once.
       await requireSeason(seasonStore, seasonId);
-      return deps.rebuild(seasonId);
+      return deps.boards.rebuild(seasonId);
     },
-    reconcile: (seasonId, repair) => deps.reconcile(seasonId, repair),
-    playerAdmin: {
-      remove: (input) => deps.playerAdmin.remove(input),
-      block: (input) => deps.playerAdmin.block(input),
-      unblock: (input) => deps.playerAdmin.unblock(input),
-    },
+    reconcile: deps.boards.reconcileAndRecord,
+    playerAdmin: deps.playerAdmin,
     submit: async (input) => {
       try {
         const result = await submitMatchResult(
@@ -202,11 +190,40 @@ export function createApi(deps: ApiDeps) {
     },
   };
 
+  let reported = { hits: 0, misses: 0 };
+  /** Refreshes metrics that are read, not counted. */
+  function collectGauges(): void {
+    metrics.topCacheAgeSeconds.reset();
+    for (const { board, ageSeconds } of topCache.ages()) {
+      metrics.topCacheAgeSeconds.set({ board: `${board.season.id}:${board.window}:${board.period}` }, ageSeconds);
+    }
+    for (const [kind, n] of Object.entries(live.openSubscriptions())) metrics.subscriptions.set({ kind }, n);
+    const stats = responseCache.stats();
+    metrics.responseCache.inc({ result: 'hit' }, stats.hits - reported.hits);
+    metrics.responseCache.inc({ result: 'miss' }, stats.misses - reported.misses);
+    reported = stats;
+    metrics.responseCacheBytes.set(stats.bytes);
+    metrics.responseCacheEntries.set(stats.entries);
+  }
+
   const server = createGraphQLServer({
     services,
     authenticate: (header) => authenticator.authenticate(header),
     logger,
-    routes: deps.routes,
+    routes: {
+      '/ready': async () => {
+        const r = await deps.readiness();
+        // In an API worker, also which process answered: a client can tell the workers apart.
+        const body = deps.cluster ? { ...r, pid: process.pid } : r;
+        return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
+      },
+      '/metrics': async () => {
+        const { contentType } = metrics.registry;
+        if (deps.cluster) return { status: 200, contentType, body: await deps.cluster.metrics() };
+        collectGauges();
+        return { status: 200, contentType, body: await metrics.registry.metrics() };
+      },
+    },
     page: createPageHandler(),
     limits: {
       ...config.ws,
@@ -224,23 +241,12 @@ export function createApi(deps: ApiDeps) {
       onExecuted: (seconds) => metrics.graphqlDuration.observe({ operation_type: 'query' }, seconds),
     },
     plugins: [
-      {
-        onExecute: ({ args }) => {
-          const started = performance.now();
-          const type = operationTypeOf(args.document, args.operationName) ?? 'unknown';
-          return {
-            onExecuteDone: () => {
-              metrics.graphqlDuration.observe({ operation_type: type }, (performance.now() - started) / 1000);
-            },
-          };
-        },
-      },
+      useOperationMetrics((type, seconds) => metrics.graphqlDuration.observe({ operation_type: type }, seconds)),
     ],
   });
 
   let timers: NodeJS.Timeout[] = [];
   let unsubscribeUpdates: (() => void) | undefined;
-  let reported = { hits: 0, misses: 0 };
 
   return {
     server,
@@ -250,20 +256,7 @@ export function createApi(deps: ApiDeps) {
     responseCache,
     names,
     producer,
-    /** Refreshes metrics that are read, not counted. */
-    collectGauges() {
-      metrics.topCacheAgeSeconds.reset();
-      for (const { board, ageSeconds } of topCache.ages()) {
-        metrics.topCacheAgeSeconds.set({ board: `${board.season.id}:${board.window}:${board.period}` }, ageSeconds);
-      }
-      for (const [kind, n] of Object.entries(live.openSubscriptions())) metrics.subscriptions.set({ kind }, n);
-      const stats = responseCache.stats();
-      metrics.responseCache.inc({ result: 'hit' }, stats.hits - reported.hits);
-      metrics.responseCache.inc({ result: 'miss' }, stats.misses - reported.misses);
-      reported = stats;
-      metrics.responseCacheBytes.set(stats.bytes);
-      metrics.responseCacheEntries.set(stats.entries);
-    },
+    collectGauges,
     async start(): Promise<void> {
       await producer.start();
       unsubscribeUpdates = await livePubSub.subscribe({

@@ -1,19 +1,19 @@
-// Season lifecycle, wired: the close procedure with its PostgreSQL, Kafka and Redis parts, and
+// Season jobs, wired: the close procedure with its PostgreSQL, Kafka and Redis parts, and
 // the scheduler that runs it by the clock. Created by app.ts with the app's clients.
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
-import type { Config } from './config.js';
-import { createIngestProgress } from './kafka/ingest-progress.js';
-import type { Logger } from './logger.js';
-import { ADVISORY_LOCKS, withTryAdvisoryLock } from './postgres/advisory-lock.js';
-import type { Db, Sql } from './postgres/client.js';
-import { createSeasonLifecycleStore } from './postgres/season-lifecycle-store.js';
-import { createSeasonKeys } from './redis/season-keys.js';
-import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from './service/close-season.js';
-import { createSeasonScheduler } from './service/season-scheduler.js';
+import type { Config } from '../config.js';
+import { createIngestProgress } from '../kafka/ingest-progress.js';
+import type { Logger } from '../logger.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
+import type { Db, Sql } from '../postgres/client.js';
+import { createSeasonLifecycleStore } from '../postgres/season-lifecycle-store.js';
+import { createSeasonKeys } from '../redis/season-keys.js';
+import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from '../service/close-season.js';
+import { createSeasonScheduler } from '../service/season-scheduler.js';
 
 /** The close procedure bound to this app's clients, and the season scheduler. */
-export function createSeasonLifecycle(deps: {
+export function createSeasonJobs(deps: {
   config: Config;
   logger: Logger;
   pg: { sql: Sql; db: Db };
@@ -68,4 +68,4 @@ export function createSeasonLifecycle(deps: {
   };
 }
 
-export type SeasonLifecycle = ReturnType<typeof createSeasonLifecycle>;
+export type SeasonJobs = ReturnType<typeof createSeasonJobs>;

@@ -1,25 +1,20 @@
-// buildApp(config): the one place that creates clients and wires them together.
+// buildApp(config): the one place that creates clients and wires the parts together
+// (src/app/<part>.ts, each a factory with start/stop); start() brings a process up in order.
+import type { Config } from '../config.js';
+import { createKafka, ensureTopicsExist } from '../kafka/client.js';
+import { createLogger, type Logger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { createPostgres, migrateDatabase } from '../postgres/client.js';
+import { createSeasonsRepo } from '../postgres/seasons-repo.js';
+import { assertNoBoardEviction, createRedis } from '../redis/client.js';
+import { checkReadiness, withChecksOf, type Readiness } from '../service/readiness.js';
+import { createSeasonCache } from '../service/season-cache.js';
 import { createApi } from './api.js';
-import type { Config } from './config.js';
-import { createKafka, ensureTopicsExist } from './kafka/client.js';
-import { createIngestConsumer } from './kafka/ingest-consumer.js';
-import { createLogger, type Logger } from './logger.js';
-import { createMetrics } from './metrics.js';
-import { createPostgres, migrateDatabase } from './postgres/client.js';
-import { createResultsStore } from './postgres/results-store.js';
-import { createSeasonsRepo } from './postgres/seasons-repo.js';
-import { createStandingsReader } from './postgres/standings-reader.js';
+import { createBoardMaintenance } from './board-maintenance.js';
+import type { ClusterLink } from './cluster.js';
+import { createIngest } from './ingest.js';
 import { createPlayerAdmin } from './player-admin.js';
-import { createReconcile } from './reconcile.js';
-import { createSeasonLifecycle } from './season-lifecycle.js';
-import { createBoardRebuilder } from './redis/board-rebuilder.js';
-import { boardExpireAt } from './domain/board.js';
-import { createBoardWriter } from './redis/board-writer.js';
-import { assertNoBoardEviction, createRedis } from './redis/client.js';
-import { applyResults } from './service/apply-results.js';
-import { rebuildSeason } from './service/rebuild-season.js';
-import { createSeasonCache } from './service/season-cache.js';
-import { requireSeason } from './service/seasons.js';
+import { createSeasonJobs } from './season-jobs.js';
 import {
   beforeDeadline,
   listenFailure,
@@ -33,20 +28,6 @@ import {
 } from './startup.js';
 
 export type Role = 'api' | 'ingest';
-
-/** What /ready reports: ready when every check is 'ok'. */
-export interface Readiness {
-  ok: boolean;
-  checks: Record<string, string>;
-}
-
-/** How an API worker reaches the cluster primary (src/cluster.ts). */
-export interface ClusterLink {
-  /** The metrics of every process of the cluster, aggregated by the primary (Prometheus text). */
-  metrics(): Promise<string>;
-  /** The primary's readiness, its ingest consumer's among others. */
-  readiness(): Promise<Readiness>;
-}
 
 export interface BuildOptions {
   roles: readonly Role[];
@@ -73,21 +54,6 @@ export function buildApp(config: Config, opts: BuildOptions) {
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
   const seasonsRepo = createSeasonsRepo(pg.db);
   const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
-  const store = createResultsStore(pg.sql);
-  const boards = createBoardWriter(redis, config.windowTtlSeconds);
-
-  const rebuild = async (seasonId: number, onProgress?: (members: number) => void) =>
-    rebuildSeason(
-      {
-        source: createStandingsReader(pg.sql),
-        target: createBoardRebuilder(redis, config.windowTtlSeconds),
-        expireAt: (season, window, period) => boardExpireAt(season, window, period, config.windowTtlSeconds),
-        now: Date.now,
-        onProgress,
-      },
-      await requireSeason(seasonsRepo, seasonId),
-    );
-  const reconcile = createReconcile({ config, logger, metrics, sql: pg.sql, seasonStore: seasonsRepo });
   const playerAdmin = createPlayerAdmin({
     sql: pg.sql,
     redis,
@@ -96,7 +62,8 @@ export function buildApp(config: Config, opts: BuildOptions) {
     blockedPlayersCacheMs: config.blockedPlayersCacheMs,
     logger,
   });
-  const lifecycle = createSeasonLifecycle({
+  const boards = createBoardMaintenance({ config, logger, metrics, sql: pg.sql, redis, seasonStore: seasonsRepo });
+  const seasonJobs = createSeasonJobs({
     config,
     logger,
     pg,
@@ -104,58 +71,30 @@ export function buildApp(config: Config, opts: BuildOptions) {
     kafka,
     invalidate: (id) => seasons.invalidate(id),
   });
-
   const ingest = opts.roles.includes('ingest')
-    ? createIngestConsumer({
-        kafka,
-        topic: config.kafka.topic,
-        dlqTopic: config.kafka.dlqTopic,
-        groupId: config.kafka.groupId,
-        partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
-        sessionTimeoutMs: config.kafka.sessionTimeoutMs,
-        seasonById: (id) => seasons.get(id),
-        // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
-        blockedIn: (seasonId) => playerAdmin.blocked.blockedIn(seasonId),
-        apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
-        logger,
-        onApplied: (r) => {
-          metrics.resultsIngested.inc(r.inserted);
-          metrics.recordUpdates.inc(r.changed);
-          metrics.consumerLagMs.set(r.lagMs);
-        },
-        onPoison: (code) => metrics.poisonMessages.inc({ code }),
-      })
+    ? createIngest({ config, logger, metrics, kafka, sql: pg.sql, redis, seasons, blocked: playerAdmin.blocked })
     : undefined;
 
   async function readiness(): Promise<Readiness> {
-    const checks: Record<string, string> = {};
-    // Each probe answers within 2 s: a readiness check must not hang on the outage it reports.
-    const probe = async (name: string, fn: () => Promise<unknown>) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timed out after 2 s')), 2_000);
-      });
-      try {
-        await Promise.race([fn(), timeout]);
-        checks[name] = 'ok';
-      } catch (err) {
-        checks[name] = (err as Error).message;
-      }
-      clearTimeout(timer);
-    };
-    await Promise.all([probe('postgres', () => pg.sql`select 1`), probe('redis', () => redis.ping())]);
-    if (ingest) {
-      const r = ingest.readiness();
-      checks.ingest = r.ok ? 'ok' : r.reason!;
-    }
-    if (opts.cluster) {
-      // The ingest consumer runs in the primary: part of this API's readiness, as in one process.
-      const primary = await opts.cluster
-        .readiness()
-        .catch((err: unknown) => ({ ok: false, checks: { primary: messageOf(err) } }));
-      for (const [name, check] of Object.entries(primary.checks)) checks[name] ??= check;
-    }
-    return { ok: Object.values(checks).every((c) => c === 'ok'), checks };
+    const own = await checkReadiness(
+      {
+        postgres: () => pg.sql`select 1`,
+        redis: () => redis.ping(),
+        ...(ingest && {
+          ingest: async () => {
+            const r = ingest.readiness();
+            if (!r.ok) throw new Error(r.reason);
+          },
+        }),
+      },
+      2_000,
+    );
+    if (!opts.cluster) return own;
+    // The ingest consumer runs in the primary: part of this API's readiness, as in one process.
+    const primary = await opts.cluster
+      .readiness()
+      .catch((err: unknown) => ({ ok: false, checks: { primary: messageOf(err) } }));
+    return withChecksOf(own, primary);
   }
 
   const api = opts.roles.includes('api')
@@ -164,29 +103,16 @@ export function buildApp(config: Config, opts: BuildOptions) {
         logger,
         metrics,
         db: pg.db,
+        sql: pg.sql,
         redis,
         kafka,
         seasonStore: seasonsRepo,
         seasons,
-        rebuild,
-        sql: pg.sql,
-        closeSeason: lifecycle.close,
-        reconcile: reconcile.runAndRecord,
+        boards,
+        seasonJobs,
         playerAdmin,
-        routes: {
-          '/ready': async () => {
-            const r = await readiness();
-            // In an API worker, also which process answered: a client can tell the workers apart.
-            const body = opts.cluster ? { ...r, pid: process.pid } : r;
-            return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
-          },
-          '/metrics': async () => {
-            if (opts.cluster)
-              return { status: 200, contentType: metrics.registry.contentType, body: await opts.cluster.metrics() };
-            api?.collectGauges();
-            return { status: 200, contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
-          },
-        },
+        readiness,
+        cluster: opts.cluster,
       })
     : undefined;
 
@@ -241,10 +167,9 @@ export function buildApp(config: Config, opts: BuildOptions) {
     seasons,
     ingest,
     api,
-    rebuild,
     readiness,
-    reconcile,
-    lifecycle,
+    boards,
+    seasonJobs,
     playerAdmin,
     /**
      * Listens (API role), waits for PostgreSQL, Redis and Kafka, prepares them, starts the roles.
@@ -291,8 +216,8 @@ export function buildApp(config: Config, opts: BuildOptions) {
         await beforeDeadline(step(), deadline, timeoutMs, () => doing);
       }
       if (opts.jobs ?? true) {
-        reconcile.job.start();
-        lifecycle.start();
+        boards.reconcileJob.start();
+        seasonJobs.start();
       }
       starting = undefined;
       logger.info({ roles: opts.roles }, 'ladder started');
@@ -302,8 +227,8 @@ export function buildApp(config: Config, opts: BuildOptions) {
       // Stopping while starting: the dependency wait ends, the port is let go.
       starting?.abort.abort();
       await starting?.listener?.close();
-      await lifecycle.stop();
-      await reconcile.job.stop();
+      await seasonJobs.stop();
+      await boards.reconcileJob.stop();
       await api?.stop();
       playerAdmin.stop();
       await ingest?.stop();

@@ -3,8 +3,8 @@
 // stops them all and exits 0.
 import http from 'node:http';
 import { afterAll, expect, it } from 'vitest';
-import { testEnv } from './support/env.js';
-import { freePort, request, spawnEntry, until, type Entry } from './support/process.js';
+import { testEnv } from '../support/env.js';
+import { freePort, request, spawnEntry, until, type Entry } from '../support/process.js';
 
 let ladder: Entry | undefined;
 const agents: http.Agent[] = [];

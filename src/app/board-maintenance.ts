@@ -1,0 +1,120 @@
+// Board maintenance, wired: rebuild (PostgreSQL → Redis) and reconcile (compare, optionally
+// repair; on demand and on a schedule, with its metrics). Used by the API's mutations and the CLI.
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { boardExpireAt, membersOnLiveBoards } from '../domain/board.js';
+import { DRIFT_KINDS } from '../domain/drift.js';
+import { codecOf } from '../domain/score-codec.js';
+import type { Season, Window } from '../domain/season.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
+import type { Sql } from '../postgres/client.js';
+import { createStandingsPages } from '../postgres/standings-pages.js';
+import { createStandingsReader } from '../postgres/standings-reader.js';
+import { createBoardInspector } from '../redis/board-inspector.js';
+import { createBoardRebuilder } from '../redis/board-rebuilder.js';
+import { createRedis } from '../redis/client.js';
+import { rebuildSeason, type RebuildReport } from '../service/rebuild-season.js';
+import { createReconcileJob } from '../service/reconcile-job.js';
+import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from '../service/reconcile-season.js';
+import { listSeasons, requireSeason, type SeasonStore } from '../service/seasons.js';
+
+/** Rebuild and reconcile: run one (CLI, mutations), the reconcile schedule, progress totals. */
+export function createBoardMaintenance(deps: {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  sql: Sql;
+  redis: Redis;
+  seasonStore: SeasonStore;
+}) {
+  const { config, logger, metrics } = deps;
+  const ttl = config.windowTtlSeconds;
+  const expireAt = (s: Season, w: Window, p: string) => boardExpireAt(s, w, p, ttl);
+
+  /** Refills every live board of the season from PostgreSQL into a copy and swaps it in. */
+  async function rebuild(seasonId: number, onProgress?: (members: number) => void): Promise<RebuildReport> {
+    const season = await requireSeason(deps.seasonStore, seasonId);
+    const source = createStandingsReader(deps.sql);
+    const target = createBoardRebuilder(deps.redis, ttl);
+    return rebuildSeason({ source, target, expireAt, now: Date.now, onProgress }, season);
+  }
+
+  /** Reconciles one season. Its Redis connection is its own: the inspector WATCHes keys. */
+  async function reconcile(
+    seasonId: number,
+    options: ReconcileOptions & { onProgress?: (compared: number) => void } = {},
+  ): Promise<ReconcileReport> {
+    const season = await requireSeason(deps.seasonStore, seasonId);
+    const conn = createRedis(config.redisUrl, logger);
+    try {
+      return await reconcileSeason(
+        {
+          standings: createStandingsPages(deps.sql),
+          boards: createBoardInspector(conn, ttl),
+          codecOf,
+          isFinalized: async (id) => (await deps.seasonStore.get(id))?.finalizedAt != null,
+          expireAt,
+          now: Date.now,
+          onProgress: options.onProgress,
+        },
+        season,
+        options,
+      );
+    } finally {
+      conn.disconnect();
+    }
+  }
+
+  /** Exposes a reconcile's findings in /metrics (a season's latest report wins). */
+  function record(report: ReconcileReport): void {
+    for (const kind of DRIFT_KINDS)
+      metrics.reconcileDrift.set({ season: String(report.seasonId), kind }, report.total[kind]);
+    metrics.reconcileRepaired.inc(report.total.repaired);
+    metrics.reconcileLastRun.set(Date.now() / 1000);
+  }
+
+  const reconcileJob = createReconcileJob({
+    intervalMs: config.reconcile.intervalSeconds * 1000,
+    repair: config.reconcile.autoRepair,
+    activeSeasons: () => listSeasons(deps.seasonStore, 'ACTIVE', new Date()),
+    reconcile: (season, opts) => reconcile(season.id, opts),
+    exclusive: (fn) => withTryAdvisoryLock(deps.sql, ADVISORY_LOCKS.reconcile, fn),
+    onRun: (reports) => {
+      metrics.reconcileDrift.reset(); // seasons no longer ACTIVE drop out of the gauge
+      for (const r of reports) {
+        record(r);
+        const { missing, extra, different, repaired } = r.total;
+        const level = missing + extra + different > 0 ? 'warn' : 'info';
+        logger[level](
+          { seasonId: r.seasonId, missing, extra, different, repaired, durationMs: r.durationMs },
+          'reconcile finished',
+        );
+      }
+    },
+    onError: (err, seasonId) => logger.error({ err, seasonId }, 'scheduled reconcile failed'),
+    now: Date.now,
+  });
+
+  return {
+    rebuild,
+    reconcile,
+    /** The scheduled reconcile (RECONCILE_INTERVAL_SECONDS); started by the app with its jobs. */
+    reconcileJob,
+    /** Runs one reconcile for an API caller and records it in /metrics. */
+    async reconcileAndRecord(seasonId: number, repair: boolean): Promise<ReconcileReport> {
+      const report = await reconcile(seasonId, { repair });
+      record(report);
+      return report;
+    },
+    /** Standings on the season's live (unexpired) boards per PostgreSQL: the total of a progress bar. */
+    async liveMembers(seasonId: number): Promise<number> {
+      const season = await requireSeason(deps.seasonStore, seasonId);
+      const sizes = await createStandingsPages(deps.sql).boardSizes(seasonId);
+      return membersOnLiveBoards(season, sizes, ttl, Date.now());
+    },
+  };
+}
+
+export type BoardMaintenance = ReturnType<typeof createBoardMaintenance>;

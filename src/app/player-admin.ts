@@ -1,0 +1,52 @@
+// Removing and blocking players (cheaters), wired once for the API (app.ts) and the CLI (cli/main.ts).
+import type { Redis } from 'ioredis';
+import type { Season } from '../domain/season.js';
+import type { Logger } from '../logger.js';
+import type { Sql } from '../postgres/client.js';
+import { createPlayerResultsStore } from '../postgres/player-results-store.js';
+import { createBoardResetter } from '../redis/board-resetter.js';
+import { blockPlayer, createBlockedPlayersCache, unblockPlayer, type BlockInput } from '../service/blocked-players.js';
+import { createPlayerRemovals, settleDelayMs } from '../service/remove-player-results.js';
+
+/** Builds the player administration: removals (with their settle pass), blocks, and the cached block check. */
+export function createPlayerAdmin(deps: {
+  sql: Sql;
+  redis: Redis;
+  seasonById(id: number): Promise<Season | undefined>;
+  windowTtlSeconds: number;
+  blockedPlayersCacheMs: number;
+  logger: Logger;
+  settleMs?: number;
+}) {
+  const log = deps.logger.child({ component: 'player-admin' });
+  const store = createPlayerResultsStore(deps.sql);
+  const blocked = createBlockedPlayersCache((id) => store.blockedIn(id), { ttlMs: deps.blockedPlayersCacheMs });
+  const onChange = (seasonId: number) => blocked.invalidate(seasonId);
+  const removals = createPlayerRemovals({
+    seasonById: deps.seasonById,
+    store,
+    boards: createBoardResetter(deps.redis, deps.windowTtlSeconds),
+    now: Date.now,
+    onBlocked: onChange,
+    settleMs: deps.settleMs ?? settleDelayMs(deps.blockedPlayersCacheMs),
+    onSettled: (ticket, r) => {
+      const fields = { seasonId: ticket.season.id, playerId: ticket.playerId, ...r };
+      if (r.removedResults > 0 || r.boardChanges > 0)
+        log.warn(fields, 'removal settle pass corrected a race with ingest');
+      else log.info(fields, 'removal settled');
+    },
+    onSettleFailed: (err, ticket) => log.error({ err, seasonId: ticket.season.id }, 'removal settle pass failed'),
+  });
+
+  return {
+    /** The cached check of the API and the consumer. */
+    blocked,
+    remove: removals.remove,
+    removeAndSettle: removals.removeAndSettle,
+    block: (input: BlockInput) => blockPlayer({ store, onChange }, input),
+    unblock: (input: BlockInput) => unblockPlayer({ store, onChange }, input),
+    stop: removals.stop,
+  };
+}
+
+export type PlayerAdmin = ReturnType<typeof createPlayerAdmin>;

@@ -1,0 +1,72 @@
+// The operator's command line: `npm run cli -- <command> [options]`.
+// One file per command (src/cli/<command>.ts); to add one, add it to `commands`.
+import { loadConfig, type Config } from '../config.js';
+import { isDomainError } from '../domain/errors.js';
+import { UsageError, type Command, type Context } from './command.js';
+import { exportStandings } from './export.js';
+import { keysCreate } from './keys-create.js';
+import { keysList } from './keys-list.js';
+import { keysRevoke } from './keys-revoke.js';
+import { playersBlock, playersUnblock } from './players-block.js';
+import { playersRemove } from './players-remove.js';
+import { rebuild } from './rebuild.js';
+import { reconcile } from './reconcile.js';
+import { seasonsClose } from './seasons-close.js';
+
+/** Every command by the words that name it, in the order `--help` lists them. */
+const commands: Record<string, Command> = {
+  'keys create': keysCreate,
+  'keys list': keysList,
+  'keys revoke': keysRevoke,
+  'seasons close': seasonsClose,
+  rebuild,
+  reconcile,
+  'players remove': playersRemove,
+  'players block': playersBlock,
+  'players unblock': playersUnblock,
+  export: exportStandings,
+};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${`${name} ${c.args}`.trimEnd()}\n      ${c.summary}`);
+  return `usage: npm run cli -- <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+/** Finds the command named by the first one or two words; the rest are its arguments. */
+function resolve(argv: string[]): { command: Command; rest: string[] } {
+  for (const words of [2, 1]) {
+    const command = commands[argv.slice(0, words).join(' ')];
+    if (command) return { command, rest: argv.slice(words) };
+  }
+  const group = Object.keys(commands)
+    .filter((n) => n.startsWith(`${argv[0]} `))
+    .map((n) => n.split(' ')[1]);
+  if (group.length > 0) throw new UsageError(`"${argv[0]}" needs one of: ${group.join(', ')}`);
+  throw new UsageError(argv.length === 0 ? 'no command given' : `unknown command "${argv[0]}"`);
+}
+
+/** Runs one command line; returns the exit code: 0 done, 1 failed, 2 bad usage. */
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(usage());
+    return 0;
+  }
+  let config: Config | undefined;
+  const ctx: Context = {
+    config: () => (config ??= loadConfig()),
+    out: (line) => process.stdout.write(`${line}\n`),
+  };
+  try {
+    const { command, rest } = resolve(argv);
+    await command.run(rest, ctx);
+    return 0;
+  } catch (err) {
+    const badInput = err instanceof UsageError || (isDomainError(err) && err.code === 'BAD_USER_INPUT');
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    if (!badInput) return 1;
+    process.stderr.write(`\n${usage()}`);
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,21 @@
+// `players block` and `players unblock`: a player's later results refused, or no longer.
+import { parse, playerArgs, playerOptions, withApp, type Command } from './command.js';
+import { blockReportLine } from './player-report-text.js';
+
+export const playersBlock: Command = {
+  args: '--season <id> --player <id> --reason <text>',
+  summary: "refuse a player's later results in a season (running servers within BLOCKED_PLAYERS_CACHE_MS)",
+  async run(argv, ctx) {
+    const input = playerArgs(parse(argv, playerOptions).values);
+    ctx.out(blockReportLine(await withApp(ctx.config(), (app) => app.playerAdmin.block(input))));
+  },
+};
+
+export const playersUnblock: Command = {
+  args: '--season <id> --player <id> --reason <text>',
+  summary: 'lift a block (results refused meanwhile stay in the DLQ)',
+  async run(argv, ctx) {
+    const input = playerArgs(parse(argv, playerOptions).values);
+    ctx.out(blockReportLine(await withApp(ctx.config(), (app) => app.playerAdmin.unblock(input))));
+  },
+};

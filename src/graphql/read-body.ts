@@ -1,0 +1,30 @@
+// Request bodies, read whole before routing and bounded on the bytes actually read.
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * The request body as text ('' when the request has none), or undefined once it exceeds `limit`
+ * bytes, whatever Content-Length says: reading stops there and the 413 closes the connection.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0'))
+    return Promise.resolve('');
+  if (Number(length ?? 0) > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}

@@ -1,0 +1,71 @@
+// The envelop every GraphQL operation runs through, HTTP and WebSocket alike: the limits on a
+// query's shape and cost, error codes and the one translation, the read rate limit, graphql-jit.
+import type { IncomingMessage } from 'node:http';
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import type { Logger } from '../logger.js';
+import type { Context } from './context.js';
+import { createErrorLog } from './error-report.js';
+import { useErrorCodes } from './errors.js';
+import { operationTypeOf } from './operation-type.js';
+import { queryLengthLimit } from './query-size.js';
+import type { RequestReads } from './response-cache.js';
+import { schema } from './schema.js';
+import { useReadRateLimit } from './use-read-rate-limit.js';
+
+/** yoga on ladder's schema and envelop; `translate` is the one error translation (errors.ts). */
+export function createLadderYoga(deps: {
+  log: Logger;
+  translate(error: unknown, message: string): Error;
+  context(req: IncomingMessage, reads?: RequestReads): Context;
+  /** The list-cost limit (list-cost.ts), also asked by the paths that run prepared operations. */
+  listCost: Plugin;
+  jit: boolean;
+  plugins: Plugin[];
+}) {
+  const logError = createErrorLog({ log: deps.log });
+  return createYoga<{ req: IncomingMessage; reads?: RequestReads }, Context>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    // CORS is set in handle() (cors.ts) for every route.
+    cors: false,
+    batching: false,
+    // GraphiQL is served by graphiql.ts (compressed once, cacheable, rate limited), or not at all.
+    graphiql: false,
+    maskedErrors: { maskError: deps.translate },
+    logging: {
+      debug: (...a) => deps.log.debug(a.map(String).join(' ')),
+      info: (...a) => deps.log.info(a.map(String).join(' ')),
+      warn: (...a) => deps.log.warn(a.map(String).join(' ')),
+      // yoga reports here every error it masked: clients' mistakes included (error-report.ts).
+      error: (...a) => (a.length === 1 ? logError(a[0]) : deps.log.error(a.map(String).join(' '))),
+    },
+    context: ({ req, reads }) => deps.context(req, reads),
+    plugins: [
+      queryLengthLimit(),
+      maxDepthPlugin({ n: 8 }),
+      maxAliasesPlugin({ n: 15 }),
+      maxTokensPlugin({ n: 1_000 }),
+      maxDirectivesPlugin({ n: 10 }),
+      costLimitPlugin({ maxCost: 5_000 }),
+      // graphql-armor's cost is static: it ignores `limit` and list sizes, which this one weighs.
+      deps.listCost,
+      useErrorCodes(),
+      useReadRateLimit(),
+      // Queries run as compiled functions (graphql-jit): several times cheaper per request than
+      // the interpreter on this schema (docs/benchmarks.md). Mutations and subscriptions are rare
+      // and stay on graphql-js.
+      ...(!deps.jit
+        ? []
+        : [useGraphQlJit({}, { enableIf: (args) => operationTypeOf(args.document, args.operationName) === 'query' })]),
+      ...deps.plugins,
+    ],
+  });
+}

@@ -1,0 +1,87 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TOO_MANY_SOCKETS, useSocketLimits } from '../../src/graphql/use-socket-limits.js';
+
+afterEach(() => vi.useRealTimers());
+
+const limits = { socketsPerAddress: 2, subscriptionsPerSocket: 3, maxSocketBufferBytes: 100 };
+
+function fakeServer() {
+  const wss = Object.assign(new EventEmitter(), { clients: new Set<FakeSocket>() });
+  return {
+    wss,
+    connect(address: string, bufferedAmount = 0) {
+      const socket = new FakeSocket(bufferedAmount);
+      wss.clients.add(socket);
+      wss.emit('connection', socket, { socket: { remoteAddress: address } });
+      return socket;
+    },
+  };
+}
+
+class FakeSocket extends EventEmitter {
+  closedWith?: number;
+  terminated = false;
+  constructor(public bufferedAmount: number) {
+    super();
+  }
+  close(code: number) {
+    this.closedWith = code;
+  }
+  terminate() {
+    this.terminated = true;
+  }
+}
+
+const addressOf = (req: { socket: { remoteAddress?: string } }) => req.socket.remoteAddress ?? 'unknown';
+
+describe('useSocketLimits', () => {
+  it('closes a socket past its address share, and lets one in again once another closed', () => {
+    const { wss, connect } = fakeServer();
+    const l = useSocketLimits(wss as never, limits, addressOf as never);
+    const [a1, a2, a3, b1] = [connect('a'), connect('a'), connect('a'), connect('b')];
+    expect([a1, a2, a3, b1].map((s) => s.closedWith)).toEqual([undefined, undefined, TOO_MANY_SOCKETS, undefined]);
+    a1.emit('close');
+    a3.emit('close');
+    expect(connect('a').closedWith).toBeUndefined();
+    l.dispose();
+  });
+
+  it.each([
+    [
+      ['take', 'take', 'take', 'take'],
+      [true, true, true, false],
+    ],
+    [
+      ['take', 'take', 'take', 'release', 'take'],
+      [true, true, true, true],
+    ],
+    // A release without a take never makes room for more than the limit.
+    [
+      ['release', 'take', 'take', 'take', 'take'],
+      [true, true, true, false],
+    ],
+  ] as const)('subscriptions on one socket: %j → %j', (ops, expected) => {
+    const { wss, connect } = fakeServer();
+    const l = useSocketLimits(wss as never, limits, addressOf as never);
+    const socket = connect('a');
+    const taken: boolean[] = [];
+    for (const op of ops) {
+      if (op === 'take') taken.push(l.take(socket as never));
+      else l.release(socket as never);
+    }
+    expect(taken).toEqual(expected);
+    expect(l.overLimitMessage).toBe('at most 3 subscriptions per socket');
+    l.dispose();
+  });
+
+  it('terminates the sockets holding more unsent data than allowed at each sweep', async () => {
+    vi.useFakeTimers();
+    const { wss, connect } = fakeServer();
+    const l = useSocketLimits(wss as never, limits, addressOf as never, 1_000);
+    const [fast, slow] = [connect('a', 100), connect('b', 101)];
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect([fast.terminated, slow.terminated]).toEqual([false, true]);
+    l.dispose();
+  });
+});
