@@ -13,13 +13,15 @@ import { createPlayerAdmin } from './player-admin.js';
 import { createReconcile } from './reconcile.js';
 import { createSeasonLifecycle } from './season-lifecycle.js';
 import { createBoardRebuilder } from './redis/board-rebuilder.js';
+import { createBoardsMarker } from './redis/boards-marker.js';
 import { boardExpireAt } from './domain/board.js';
 import { createBoardWriter } from './redis/board-writer.js';
 import { assertNoBoardEviction, createRedis } from './redis/client.js';
 import { applyResults } from './service/apply-results.js';
+import { createBoardRestore } from './service/board-restore.js';
 import { rebuildSeason } from './service/rebuild-season.js';
 import { createSeasonCache } from './service/season-cache.js';
-import { requireSeason } from './service/seasons.js';
+import { listSeasons, requireSeason } from './service/seasons.js';
 import {
   beforeDeadline,
   listenFailure,
@@ -87,6 +89,17 @@ export function buildApp(config: Config, opts: BuildOptions) {
       },
       await requireSeason(seasonsRepo, seasonId),
     );
+  const restoreLog = logger.child({ component: 'board-restore' });
+  const boardRestore = createBoardRestore({
+    marker: createBoardsMarker(redis),
+    intervalMs: config.boardRestoreIntervalMs,
+    leaseMs: 60_000,
+    activeSeasons: () => listSeasons(seasonsRepo, 'ACTIVE', new Date()),
+    rebuild: (seasonId) => rebuild(seasonId),
+    onRestored: (r) => restoreLog.warn(r, 'Redis held no boards: rebuilt them from PostgreSQL'),
+    onError: (err) => restoreLog.warn({ err }, 'restoring the boards failed; retried at the next check'),
+    now: Date.now,
+  });
   const reconcile = createReconcile({ config, logger, metrics, sql: pg.sql, seasonStore: seasonsRepo });
   const playerAdmin = createPlayerAdmin({
     sql: pg.sql,
@@ -291,6 +304,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
         await beforeDeadline(step(), deadline, timeoutMs, () => doing);
       }
       if (opts.jobs ?? true) {
+        boardRestore.start();
         reconcile.job.start();
         lifecycle.start();
       }
@@ -304,6 +318,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
       await starting?.listener?.close();
       await lifecycle.stop();
       await reconcile.job.stop();
+      await boardRestore.stop();
       await api?.stop();
       playerAdmin.stop();
       await ingest?.stop();
