@@ -25,7 +25,7 @@ let s: Services;
 
 beforeAll(async () => {
   broker = await startKafkaBroker({ proxied: true });
-});
+}, 180_000);
 afterAll(async () => {
   await ladder?.kill();
   await s?.close();

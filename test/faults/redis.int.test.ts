@@ -42,7 +42,7 @@ beforeAll(async () => {
   env = testEnv({ REDIS_URL: redisServer.url, DATABASE_URL: db.url, BOARD_RESTORE_INTERVAL_MS: '1000' });
   s = openServices(parseConfig(env));
   ladder = await startLadder(env);
-});
+}, 120_000);
 afterAll(async () => {
   await ladder?.kill();
   await s?.close();

@@ -31,15 +31,16 @@ export interface LadderProcess {
   url?: string;
   /** SIGKILL, waiting for the exit. */
   kill(): Promise<void>;
-  /** SIGTERM, waiting for the exit code. */
+  /** SIGTERM, waiting for the exit code (SIGKILL after 40 s). */
   stop(): Promise<number | null>;
 }
 
 /**
  * `src/main.ts` as a real process (one API process when the roles include api), ready: /ready
- * answers 200 (api), or the log says 'ladder started' (ingest only).
+ * answers 200 (api), or the log says 'ladder started' (ingest only). `wait: false` returns at
+ * once (churn kills processes whether they finished starting or not).
  */
-export async function startLadder(env: Record<string, string>): Promise<LadderProcess> {
+export async function startLadder(env: Record<string, string>, opts: { wait?: boolean } = {}): Promise<LadderProcess> {
   const roles = env.LADDER_ROLES ?? 'api,ingest';
   const port = roles.includes('api') ? await freePort() : undefined;
   const entry = spawnEntry(
@@ -54,15 +55,16 @@ export async function startLadder(env: Record<string, string>): Promise<LadderPr
       PORT: String(port ?? 0),
     }),
   );
-  await until(
-    'ladder to be ready',
-    90_000,
-    async () =>
-      port
-        ? (await request(port, '/ready')).status === 200 || undefined
-        : entry.stdout.includes('"ladder started"') || undefined,
-    entry,
-  );
+  if (opts.wait ?? true)
+    await until(
+      'ladder to be ready',
+      90_000,
+      async () =>
+        port
+          ? (await request(port, '/ready')).status === 200 || undefined
+          : entry.stdout.includes('"ladder started"') || undefined,
+      entry,
+    );
   // FAULTS_LOG_DIR: each process's log in a file of its own, to read after a failed run.
   const dir = process.env.FAULTS_LOG_DIR;
   if (dir) entry.child.stdout!.on('data', (d: Buffer) => appendFileSync(`${dir}/ladder-${entry.child.pid}.log`, d));
@@ -77,7 +79,10 @@ export async function startLadder(env: Record<string, string>): Promise<LadderPr
     },
     async stop() {
       entry.child.kill('SIGTERM');
-      return (await exited).code;
+      const late = setTimeout(() => entry.kill(), 40_000); // past the 30 s drain of a stuck process
+      const { code } = await exited;
+      clearTimeout(late);
+      return code;
     },
   };
 }

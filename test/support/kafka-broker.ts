@@ -66,6 +66,9 @@ export async function startKafkaBroker(opts: BrokerOptions = {}) {
     proc = spawn('java', ['-Xmx384m', '-Xms128m', `-Dkafka.logs.dir=${dir}`, ...java(['kafka.Kafka', props])], {
       stdio: 'ignore',
     });
+    // Never outlives the test process, even when a hook times out before close() is reachable.
+    const orphan = proc;
+    process.once('exit', () => orphan.kill('SIGKILL'));
     const admin = new Kafka({
       brokers: [brokers],
       clientId: 'broker-probe',
