@@ -58,7 +58,7 @@ export async function startLadder(env: Record<string, string>, opts: { wait?: bo
   if (opts.wait ?? true)
     await until(
       'ladder to be ready',
-      90_000,
+      180_000, // tsx compiles the service at each start: slow on a busy machine
       async () =>
         port
           ? (await request(port, '/ready')).status === 200 || undefined
