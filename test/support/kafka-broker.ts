@@ -54,8 +54,11 @@ export async function startKafkaBroker(opts: BrokerOptions = {}) {
     ].join('\n');
   }
   writeFileSync(props, text);
-  // A cluster id is 16 random bytes, base64url without padding (what StorageTool random-uuid prints).
-  const clusterId = randomBytes(16).toString('base64url');
+  // A cluster id is 16 random bytes, base64url without padding (what StorageTool random-uuid prints);
+  // like Kafka's own, never one starting with '-', which the tool would read as an option.
+  let clusterId: string;
+  do clusterId = randomBytes(16).toString('base64url');
+  while (clusterId.startsWith('-'));
   await run(java(['kafka.tools.StorageTool', 'format', '--standalone', '-t', clusterId, '-c', props]), dir);
 
   let proc: ChildProcess | undefined;
