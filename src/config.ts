@@ -67,6 +67,7 @@ const schema = z.object({
   SEASON_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   SEASON_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
   SEASON_CLOSE_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
+  BOARD_RESTORE_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
   RECONCILE_INTERVAL_SECONDS: z.coerce
     .number()
     .int()
@@ -170,6 +171,8 @@ export interface Config {
     readonly closeDrainTimeoutMs: number;
   };
   /** Scheduled reconcile of every ACTIVE season (0: off), and whether it repairs what it finds. */
+  /** How often Redis is checked for lost boards (service/board-restore.ts); 0: never. */
+  readonly boardRestoreIntervalMs: number;
   readonly reconcile: { readonly intervalSeconds: number; readonly autoRepair: boolean };
   readonly port: number;
   readonly host: string;
@@ -244,6 +247,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       closeGraceMs: e.SEASON_CLOSE_GRACE_MS ?? e.SUBMIT_TIMEOUT_MS,
       closeDrainTimeoutMs: e.SEASON_CLOSE_DRAIN_TIMEOUT_MS,
     }),
+    boardRestoreIntervalMs: e.BOARD_RESTORE_INTERVAL_MS,
     reconcile: Object.freeze({ intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, autoRepair: e.RECONCILE_AUTO_REPAIR }),
     port: e.PORT,
     host: e.HOST,

@@ -6,9 +6,12 @@ import { createLogger, type Logger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { createPostgres, migrateDatabase } from '../postgres/client.js';
 import { createSeasonsRepo } from '../postgres/seasons-repo.js';
+import { createBoardsMarker } from '../redis/boards-marker.js';
 import { assertNoBoardEviction, createRedis } from '../redis/client.js';
+import { createBoardRestore } from '../service/board-restore.js';
 import { checkReadiness, withChecksOf, type Readiness } from '../service/readiness.js';
 import { createSeasonCache } from '../service/season-cache.js';
+import { listSeasons } from '../service/seasons.js';
 import { createApi } from './api.js';
 import { createBoardMaintenance } from './board-maintenance.js';
 import type { ClusterLink } from './cluster.js';
@@ -63,6 +66,17 @@ export function buildApp(config: Config, opts: BuildOptions) {
     logger,
   });
   const boards = createBoardMaintenance({ config, logger, metrics, sql: pg.sql, redis, seasonStore: seasonsRepo });
+  const restoreLog = logger.child({ component: 'board-restore' });
+  const boardRestore = createBoardRestore({
+    marker: createBoardsMarker(redis),
+    intervalMs: config.boardRestoreIntervalMs,
+    leaseMs: 60_000,
+    activeSeasons: () => listSeasons(seasonsRepo, 'ACTIVE', new Date()),
+    rebuild: (seasonId) => boards.rebuild(seasonId),
+    onRestored: (r) => restoreLog.warn(r, 'Redis held no boards: rebuilt them from PostgreSQL'),
+    onError: (err) => restoreLog.warn({ err }, 'restoring the boards failed; retried at the next check'),
+    now: Date.now,
+  });
   const seasonJobs = createSeasonJobs({
     config,
     logger,
@@ -216,6 +230,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
         await beforeDeadline(step(), deadline, timeoutMs, () => doing);
       }
       if (opts.jobs ?? true) {
+        boardRestore.start();
         boards.reconcileJob.start();
         seasonJobs.start();
       }
@@ -229,6 +244,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
       await starting?.listener?.close();
       await seasonJobs.stop();
       await boards.reconcileJob.stop();
+      await boardRestore.stop();
       await api?.stop();
       playerAdmin.stop();
       await ingest?.stop();

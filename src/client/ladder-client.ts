@@ -106,8 +106,13 @@ export function createLadderClient(options: LadderClientOptions) {
     const body = (await res.json().catch(() => ({}))) as Body;
     const error = body.errors?.[0];
     if (error) throw new LadderError(error.message, error.extensions?.code ?? 'UNKNOWN');
+    // 408: the server gave up receiving the request (Node's requestTimeout, e.g. while it was
+    // starved of CPU) and never ran it: as safe to send again as a request lost on the network.
     if (!res.ok || !body.data)
-      throw new LadderError(`HTTP ${res.status} without data`, res.status >= 500 ? 'UNAVAILABLE' : 'BAD_RESPONSE');
+      throw new LadderError(
+        `HTTP ${res.status} without data`,
+        res.status >= 500 ? 'UNAVAILABLE' : res.status === 408 ? 'NETWORK' : 'BAD_RESPONSE',
+      );
     return body.data;
   }
 

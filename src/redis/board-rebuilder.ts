@@ -11,6 +11,7 @@ import {
   rebuildCopyKey,
   rebuildMarkerKey,
   retiredKey,
+  seasonKeysPattern,
   updatesChannel,
 } from './keys.js';
 import { dbOf } from './client.js';
@@ -70,11 +71,26 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       }
     },
 
-    /** Ends the rebuild: drops the marker and any copy ingest wrote after its board was swapped. */
-    async release(seasonId: number, boards: ReadonlyArray<{ window: Window; period: string }>): Promise<void> {
-      const tx = redis.multi().del(rebuildMarkerKey(seasonId));
-      for (const b of boards) tx.unlink(rebuildCopyKey(boardKey(seasonId, b.window, b.period)));
-      await tx.exec();
+    /**
+     * Ends the rebuild: drops the marker, then every copy of the season: those ingest wrote after
+     * their board was swapped, and those of boards the rebuild never read because ingest created
+     * them after its snapshot began (left behind, such a copy would hold members for a later
+     * rebuild to bring back, a removed player's among them, until its TTL ran out).
+     */
+    async release(seasonId: number): Promise<void> {
+      await redis.del(rebuildMarkerKey(seasonId));
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(
+          cursor,
+          'MATCH',
+          rebuildCopyKey(seasonKeysPattern(seasonId)),
+          'COUNT',
+          1000,
+        );
+        if (keys.length > 0) await redis.unlink(...keys);
+        cursor = next;
+      } while (cursor !== '0');
     },
   };
 }

@@ -30,6 +30,14 @@ export function boardVersionsKey(seasonId: number): string {
   return `${tag(seasonId)}:versions`;
 }
 
+/**
+ * Present while Redis holds every board (service/board-restore.ts): an empty Redis lacks it, and
+ * its absence starts a rebuild of every ACTIVE season from PostgreSQL.
+ */
+export function boardsMarkerKey(): string {
+  return 'ladder:boards';
+}
+
 /** The copy of a board a rebuild fills before swapping it in. */
 export function rebuildCopyKey(board: string): string {
   return `${board}:rebuild`;

@@ -12,7 +12,8 @@ export interface RebuildTarget {
   acquire(seasonId: number): Promise<boolean>;
   fill(season: Season, window: Window, period: string, rows: readonly BoardStanding[]): Promise<void>;
   swap(season: Season, window: Window, period: string): Promise<void>;
-  release(seasonId: number, boards: ReadonlyArray<{ window: Window; period: string }>): Promise<void>;
+  /** Ends the rebuild: its marker and every copy of the season go. */
+  release(seasonId: number): Promise<void>;
 }
 
 export interface RebuildReport {
@@ -73,7 +74,7 @@ export async function rebuildSeason(
     }
     if (current) await finish(current);
   } finally {
-    await deps.target.release(season.id, done);
+    await deps.target.release(season.id);
   }
   return {
     seasonId: season.id,

@@ -94,14 +94,21 @@ it('reads, submits and follows a board with typed operations', async () => {
   for (const stop of stops) stop();
 });
 
-/** A server in front of the API that answers the first `refusals` requests with UNAVAILABLE; records every body. */
-async function flakyFront(refusals: number) {
+/**
+ * A server in front of the API that answers the first `refusals` requests with UNAVAILABLE (or,
+ * `timeout`, with a bodiless 408 as Node's request timeout does); records every body.
+ */
+async function flakyFront(refusals: number, timeout = false) {
   const bodies: string[] = [];
   const server = createServer((req, res) => void answer(req, res));
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body = '';
     for await (const chunk of req) body += chunk;
     bodies.push(body);
+    if (bodies.length <= refusals && timeout) {
+      res.writeHead(408, { connection: 'close' }).end();
+      return;
+    }
     if (bodies.length <= refusals) {
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(
         JSON.stringify({
@@ -135,6 +142,19 @@ it('retries UNAVAILABLE with the same matchId until accepted', async () => {
     input.matchId,
     input.matchId,
   ]);
+});
+
+it('retries a 408 (the server never ran the request) with the same matchId', async () => {
+  const front = await flakyFront(1, true);
+  const flaky = createLadderClient({ url: front.url, apiKey: await api.key('submit') });
+  const retries: string[] = [];
+  const input = match([['850000000006', 10]]);
+  expect(await flaky.submitMatchResult(input, { onRetry: (err) => retries.push(err.code) })).toEqual({
+    matchId: input.matchId,
+    accepted: 1,
+  });
+  expect(retries).toEqual(['NETWORK']);
+  expect(front.bodies.map((b) => JSON.parse(b).variables.input.matchId)).toEqual([input.matchId, input.matchId]);
 });
 
 it('gives up after the attempts allowed, and does not retry what a retry cannot fix', async () => {

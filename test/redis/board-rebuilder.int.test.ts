@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
+import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey, rebuildCopyKey } from '../../src/redis/keys.js';
 import { swapStatus } from '../../src/redis/scripts.js';
 import { testConfig } from '../support/env.js';
+import { utcDay } from '../support/oracle.js';
 import { createSeason, openServices, type Services } from '../support/services.js';
 
 let s: Services;
@@ -50,6 +52,30 @@ describe('the board rebuilder', () => {
     await s.redis.del(rebuildCopyKey(board));
     await expect(rebuilder.swap(season, 'SEASON', '')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
-    await rebuilder.release(season.id, []);
+    await rebuilder.release(season.id);
+  });
+
+  it('leaves no copy behind, not even of a board ingest created during the rebuild', async () => {
+    const season = await createSeason(s, { name: 'rebuilder release' });
+    const rebuilder = createBoardRebuilder(s.redis, TTL);
+    const writer = createBoardWriter(s.redis, TTL);
+    expect(await rebuilder.acquire(season.id)).toBe(true);
+    await rebuilder.fill(season, 'SEASON', '', [
+      { seasonId: season.id, window: 'SEASON', period: '', playerId: '7', points: 10, achievedAt: season.startsAt },
+    ]);
+    await rebuilder.swap(season, 'SEASON', '');
+    // Ingest meanwhile: a DAY board the rebuild's snapshot did not have, and the swapped board again.
+    const day = new Date(season.startsAt.getTime() + 3_600_000);
+    await writer.write(
+      [
+        { seasonId: season.id, window: 'DAY', period: utcDay(day), playerId: '9', points: 5, achievedAt: day },
+        { seasonId: season.id, window: 'SEASON', period: '', playerId: '9', points: 5, achievedAt: day },
+      ],
+      () => season,
+      Date.now(),
+    );
+    expect(await s.redis.exists(rebuildCopyKey(boardKey(season.id, 'DAY', utcDay(day))))).toBe(1);
+    await rebuilder.release(season.id);
+    expect((await s.redis.keys(`lb:{s${season.id}}*`)).filter((k) => k.endsWith(':rebuild'))).toEqual([]);
   });
 });

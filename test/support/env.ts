@@ -25,6 +25,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // Off: ladder_test holds every earlier run's seasons, and a scheduler would close them all.
     // Tests of the scheduler build one over their own seasons (test/service/season-scheduler.int.test.ts).
     SEASON_SCHEDULER_INTERVAL_MS: '0',
+    // Off for the same reason: an empty marker would rebuild every earlier run's season in the
+    // shared Redis under other tests' feet. test/faults/redis.int.test.ts turns it on.
+    BOARD_RESTORE_INTERVAL_MS: '0',
     // A close waits these out (twice the TTL): short, so a closeSeason in a test takes well under a second.
     SEASON_CACHE_TTL_MS: '250',
     SEASON_CLOSE_GRACE_MS: '250',
