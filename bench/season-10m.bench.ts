@@ -153,7 +153,8 @@ async function run(): Promise<string[]> {
 
   function perPlayer(bytes: number): string {
     return `${(bytes / N).toFixed(1)} B`;
-  }}
+  }
+}
 
 function rebuild(season: Season) {
   return rebuildSeason(
