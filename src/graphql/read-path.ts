@@ -158,8 +158,9 @@ const problem = (message: string, code: string) =>
  * executed as prepared once (parsed, validated with the envelop's rules and limits, compiled) and
  * cached when they read only board state. Automatic persisted
  * queries (Apollo's protocol) let GETs carry a hash instead of the query; answers carry an ETag
- * (`If-None-Match` gives 304) and, by GET, `Cache-Control`. Everything else, and every request
- * this path cannot answer exactly as yoga would (errors included), goes to yoga unchanged.
+ * (`If-None-Match` gives 304) and, by GET, `Cache-Control`. Mutations by POST are prepared and run
+ * here too (see `mutate`). Everything else, and every request this path cannot answer exactly as
+ * yoga would (a read's errors included), goes to yoga unchanged.
  */
 export function createReadPath(deps: {
   yoga: YogaServerInstance<{ req: IncomingMessage; reads?: RequestReads }, Context>;
