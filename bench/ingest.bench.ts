@@ -12,6 +12,8 @@
 //   d. 10% of the results replayed through b (redelivery after a crash)
 //   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
 //      from start to "group committed every offset" (bench/kafka-e2e.ts)
+//   e. game servers through the mutation: the built API process under wrk, with an ingest process
+//      beside it and without (bench/submit-load.ts; BENCH_SUBMIT_INGEST=process,none,inline)
 // Scenarios run in this order, so later ones insert into larger tables (b after 200k rows of a at
 // the default size): that favours the baseline slightly, never ladder.
 // It owns the database ladder_bench (truncated at start and end); on the shared Redis and Kafka it
