@@ -23,12 +23,11 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
 import { createResultsStore } from '../src/postgres/results-store.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
 import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } from '../src/service/apply-results.js';
@@ -47,6 +46,7 @@ import { intArg } from './args.js';
 import { runRawCeiling } from './raw-ceiling.js';
 import { builtLadder } from './built.js';
 import { runSubmitLoad, type IngestMode, type SubmitReport } from './submit-load.js';
+import { createBenchSeason } from './season.js';
 
 /** `--name value`, `--name=value`, then BENCH_NAME, then the default. */
 const arg = (name: string, fallback: number) => intArg(name, fallback, process.env[`BENCH_${name.toUpperCase()}`]);
@@ -297,21 +297,11 @@ function steadyRate(c: { seconds: number; firstCommitSeconds: number; firstCommi
   return seconds > 0 ? (N - c.firstCommitted) / seconds : N / c.seconds;
 }
 
-/** A fresh BEST season that started at UTC midnight 10 days ago, created as the admin API would. */
+/** A fresh bench season (bench/season.ts) with an id from FIRST_SEASON_ID up. */
 async function createSeason(label: string): Promise<Season> {
   await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'),
                               greatest(${FIRST_SEASON_ID}::int8, (select coalesce(max(id), 0) from seasons)))`;
-  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
-  const def: SeasonDefinition = {
-    name: `bench ${label} ${runId}`,
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000_000,
-  };
-  const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  const season = await createBenchSeason(pg.db, `bench ${label} ${runId}`);
   // Belt and braces: the keys must not exist yet, or cleanup would delete someone else's board.
   if ((await seasonKeys(redis, season.id)).length > 0) throw new Error(`Redis already has keys of season ${season.id}`);
   return season;

@@ -21,10 +21,9 @@ import os from 'node:os';
 import postgres from 'postgres';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { boardExpireAt } from '../src/domain/board.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
 import { createSeasonLifecycleStore } from '../src/postgres/season-lifecycle-store.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createStandingsReader } from '../src/postgres/standings-reader.js';
 import { createBoardRebuilder } from '../src/redis/board-rebuilder.js';
 import { createRedis } from '../src/redis/client.js';
@@ -35,10 +34,10 @@ import { rebuildSeason } from '../src/service/rebuild-season.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { intArg } from './args.js';
 import { cpuDelta, sampleCpu, type CpuTargets, type CpuUse } from './cpu.js';
+import { createBenchSeason } from './season.js';
 
 const N = intArg('players', 10_000_000, process.env.BENCH_PLAYERS);
 const TTL = 90 * 24 * 3600;
-const DAY = 24 * 3600 * 1000;
 const PAGE = 5_000; // members per ZADD of the raw reload: the rebuild's page size
 const IN_FLIGHT = 4; // ZADD commands of the raw reload sent ahead of their replies
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_10m';
@@ -65,7 +64,7 @@ async function step<T>(name: string, fn: () => Promise<T>, note: (value: T, seco
 }
 
 async function run(): Promise<string[]> {
-  const season = await createSeason();
+  const season = await createBenchSeason(pg.db, 'bench 10m');
   const board = boardKey(season.id, 'SEASON', '');
   await step(
     'seed standings (INSERT ... SELECT generate_series)',
@@ -217,20 +216,6 @@ async function readAll(season: Season): Promise<number> {
   let n = 0;
   for await (const page of createStandingsReader(pg.sql).seasonPages(season.id, season.order, PAGE)) n += page.length;
   return n;
-}
-
-async function createSeason(): Promise<Season> {
-  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
-  const def: SeasonDefinition = {
-    name: 'bench 10m',
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000_000,
-  };
-  return createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
 }
 
 /** used_memory once lazy freeing (UNLINK's background thread) is done. */

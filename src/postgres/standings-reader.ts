@@ -1,6 +1,7 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
 import type { SortOrder, Window } from '../domain/season.js';
 import { epochMs, type Sql } from './client.js';
+import { toStandings } from './standings-pages.js';
 
 type Row = { player_id: string; points: string; achieved_ms: string };
 
@@ -22,16 +23,7 @@ export function createStandingsReader(sql: Sql) {
           select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms
           from standings where season_id = ${seasonId} and "window" = ${window} and period = ${period}
           order by points ${direction}, achieved_at`.cursor(pageSize);
-        for await (const rows of cursor) {
-          yield rows.map((r) => ({
-            seasonId,
-            window,
-            period,
-            playerId: r.player_id,
-            points: Number(r.points),
-            achievedAt: new Date(Number(r.achieved_ms)),
-          }));
-        }
+        for await (const rows of cursor) yield toStandings(seasonId, window, period, rows);
       }
     },
   };
