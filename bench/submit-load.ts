@@ -114,6 +114,9 @@ export async function runSubmitLoad(opts: {
       `-c${opts.inFlight}`,
       `-d${opts.seconds}s`,
       '--latency',
+      // A submission answers within SUBMIT_TIMEOUT_MS; wrk's own 2 s would count slow answers as lost.
+      '--timeout',
+      '15s',
       '-s',
       SCRIPT,
       `http://127.0.0.1:${port}`,
