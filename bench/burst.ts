@@ -12,14 +12,13 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
-import { validateSeasonDefinition, type SeasonDefinition } from '../src/domain/season.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
 import { createKafka } from '../src/kafka/client.js';
 import { Partitioners } from 'kafkajs';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createRedis } from '../src/redis/client.js';
+import { createBenchSeason } from './season.js';
 import { unlinkSeason } from './checks.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
 import { intArg } from './args.js';
@@ -39,7 +38,6 @@ const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KAFKA_BROKERS = process.env.BENCH_KAFKA_BROKERS ?? '127.0.0.1:9092';
 const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
-const DAY = 86_400_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
@@ -90,17 +88,7 @@ type Phase = 'before' | 'burst' | 'after';
 async function run(): Promise<void> {
   const load0 = os.loadavg();
   await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'), greatest(1000000000::int8, (select coalesce(max(id), 0) from seasons)))`;
-  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
-  const def: SeasonDefinition = {
-    name: `bench burst ${runId}`,
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000_000,
-  };
-  const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  const season = await createBenchSeason(pg.db, `bench burst ${runId}`);
   seasonId = season.id;
   const admin = kafka.admin();
   await admin.connect();

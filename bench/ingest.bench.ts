@@ -12,6 +12,8 @@
 //   d. 10% of the results replayed through b (redelivery after a crash)
 //   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
 //      from start to "group committed every offset" (bench/kafka-e2e.ts)
+//   e. game servers through the mutation: the built API process under wrk, with an ingest process
+//      beside it and without (bench/submit-load.ts; BENCH_SUBMIT_INGEST=process,none,inline)
 // Scenarios run in this order, so later ones insert into larger tables (b after 200k rows of a at
 // the default size): that favours the baseline slightly, never ladder.
 // It owns the database ladder_bench (truncated at start and end); on the shared Redis and Kafka it
@@ -21,12 +23,11 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
 import { createResultsStore } from '../src/postgres/results-store.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
 import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } from '../src/service/apply-results.js';
@@ -43,7 +44,9 @@ import { generate, sample, toAccepted, toMessages, withMatchTag, type BenchResul
 import { consumeAll, consumeAllProcesses, deleteKafkaState, produceAll } from './kafka-e2e.js';
 import { intArg } from './args.js';
 import { runRawCeiling } from './raw-ceiling.js';
-import { runSubmitLoad, type SubmitReport } from './submit-load.js';
+import { builtLadder } from './built.js';
+import { runSubmitLoad, type IngestMode, type SubmitReport } from './submit-load.js';
+import { createBenchSeason } from './season.js';
 
 /** `--name value`, `--name=value`, then BENCH_NAME, then the default. */
 const arg = (name: string, fallback: number) => intArg(name, fallback, process.env[`BENCH_${name.toUpperCase()}`]);
@@ -55,6 +58,10 @@ const SEED = arg('seed', 20_261_130);
 const SUBMIT_SECONDS = arg('submit-seconds', 20);
 const SUBMIT_IN_FLIGHT = arg('submit-in-flight', 64);
 const SUBMIT_PER_MATCH = 10;
+// Scenario e's runs: with an ingest process beside the API, without ingest, and/or inline (one process).
+const SUBMIT_INGEST = (process.env.BENCH_SUBMIT_INGEST ?? 'process,none').split(',') as IngestMode[];
+if (!SUBMIT_INGEST.every((m) => ['none', 'process', 'inline'].includes(m)))
+  throw new Error(`BENCH_SUBMIT_INGEST: a list of none, process, inline; got ${process.env.BENCH_SUBMIT_INGEST}`);
 // Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
 const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
 const runs = (s: string) => SCENARIOS.includes(s);
@@ -246,31 +253,40 @@ async function run(): Promise<void> {
     });
   }
 
-  let e: SubmitReport | undefined;
+  const e: SubmitReport[] = [];
   if (runs('e')) {
     const submitSeason = await createSeason('submit');
     seasons.push(submitSeason);
-    e = await runSubmitLoad({
-      env: {
-        DATABASE_URL,
-        REDIS_URL,
-        KAFKA_BROKERS,
-        KAFKA_TOPIC: SUBMIT_TOPIC,
-        KAFKA_GROUP_ID: SUBMIT_TOPIC,
-        KAFKA_PARTITIONS: String(PARTITIONS),
-        WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
-      },
-      db: pg.db,
-      seasonId: submitSeason.id,
-      players: PLAYERS,
-      inFlight: SUBMIT_IN_FLIGHT,
-      perMatch: SUBMIT_PER_MATCH,
-      seconds: SUBMIT_SECONDS,
-    });
+    const ladder = builtLadder();
+    // With ingest first: its consumer group then starts from an empty topic.
+    for (const ingest of SUBMIT_INGEST) {
+      e.push(
+        await runSubmitLoad({
+          ladder,
+          env: {
+            DATABASE_URL,
+            REDIS_URL,
+            KAFKA_BROKERS,
+            KAFKA_TOPIC: SUBMIT_TOPIC,
+            KAFKA_GROUP_ID: SUBMIT_TOPIC,
+            KAFKA_PARTITIONS: String(PARTITIONS),
+            WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+          },
+          db: pg.db,
+          seasonId: submitSeason.id,
+          endedAt: new Date(submitSeason.startsAt.getTime() + 9 * DAY),
+          players: PLAYERS,
+          inFlight: SUBMIT_IN_FLIGHT,
+          perMatch: SUBMIT_PER_MATCH,
+          seconds: SUBMIT_SECONDS,
+          ingest,
+        }),
+      );
+    }
   }
 
   printTable(rows, aSeconds);
-  if (e) printSubmit(e, N / produceSeconds);
+  if (e.length > 0) printSubmit(e, N / produceSeconds);
   if (runs('a') && runs('b') && runs('c')) await printChecks(raw, ladder, viaKafka);
   printMachine(load0);
 }
@@ -281,21 +297,11 @@ function steadyRate(c: { seconds: number; firstCommitSeconds: number; firstCommi
   return seconds > 0 ? (N - c.firstCommitted) / seconds : N / c.seconds;
 }
 
-/** A fresh BEST season that started at UTC midnight 10 days ago, created as the admin API would. */
+/** A fresh bench season (bench/season.ts) with an id from FIRST_SEASON_ID up. */
 async function createSeason(label: string): Promise<Season> {
   await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'),
                               greatest(${FIRST_SEASON_ID}::int8, (select coalesce(max(id), 0) from seasons)))`;
-  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
-  const def: SeasonDefinition = {
-    name: `bench ${label} ${runId}`,
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000_000,
-  };
-  const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  const season = await createBenchSeason(pg.db, `bench ${label} ${runId}`);
   // Belt and braces: the keys must not exist yet, or cleanup would delete someone else's board.
   if ((await seasonKeys(redis, season.id)).length > 0) throw new Error(`Redis already has keys of season ${season.id}`);
   return season;
@@ -397,17 +403,27 @@ function printTable(rows: Row[], rawSeconds: number): void {
   for (const b of body) console.log(line(b));
 }
 
-function printSubmit(e: SubmitReport, producerRate: number): void {
-  const rate = e.matches / e.seconds;
+function printSubmit(reports: SubmitReport[], producerRate: number): void {
   console.log(
-    `\ne. submitMatchResult by HTTP, matches of ${SUBMIT_PER_MATCH}, ${SUBMIT_IN_FLIGHT} in flight, ${e.seconds.toFixed(1)} s, ` +
-      'one ladder process (API + ingest, LADDER_ROLES=api,ingest API_WORKERS=1):',
+    `\ne. submitMatchResult by HTTP (wrk, ${SUBMIT_IN_FLIGHT} connections in a closed loop, matches of ${SUBMIT_PER_MATCH}), ` +
+      'one built API process (API_WORKERS=1); CPU per match: the API process, the ingest process:',
   );
-  console.log(
-    `  ${rate.toFixed(0)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), p50 ${e.p50Ms.toFixed(1)} ms, ` +
-      `p99 ${e.p99Ms.toFixed(1)} ms; errors ${JSON.stringify(e.errors)}; ladder process CPU ${((e.serverCpu * 1e6) / Math.max(1, e.matches)).toFixed(0)} µs/match ` +
-      `(${((e.serverCpu / e.seconds) * 100).toFixed(0)}% of a core)`,
-  );
+  const how = {
+    none: 'API alone, no ingest',
+    process: 'API + ingest process',
+    inline: 'API and ingest in one process',
+  };
+  for (const e of reports) {
+    const rate = e.matches / e.seconds;
+    const perMatch = (cpu: number) => ((cpu * 1e6) / Math.max(1, e.matches)).toFixed(0);
+    console.log(
+      `  ${how[e.ingest].padEnd(29)} ${rate.toFixed(0).padStart(6)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), ` +
+        `p50 ${e.p50Ms.toFixed(1)} ms, p99 ${e.p99Ms.toFixed(1)} ms; API ${perMatch(e.apiCpu)} µs/match ` +
+        `(${((e.apiCpu / e.seconds) * 100).toFixed(0)}% of a core)` +
+        (e.ingest === 'process' ? `, ingest ${perMatch(e.ingestCpu)} µs/match` : '') +
+        `, wrk ${perMatch(e.wrkCpu)} µs/match; not accepted ${e.bad}${e.bad > 0 ? ` (${e.badCodes.trim()})` : ''}, socket errors ${e.socketErrors}`,
+    );
+  }
   console.log(
     `  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`,
   );

@@ -8,9 +8,8 @@
 // measured here). It owns the database ladder_bench_lifecycle (truncated at start and end) and
 // runs its own redis-server on a free port, so INFO used_memory counts this board alone.
 import { ensureDatabase } from '../scripts/ensure-database.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
-import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createStandingsPages } from '../src/postgres/standings-pages.js';
 import { createStandingsReader } from '../src/postgres/standings-reader.js';
 import { createBoardInspector } from '../src/redis/board-inspector.js';
@@ -22,17 +21,17 @@ import { boardKey } from '../src/redis/keys.js';
 import { rebuildSeason } from '../src/service/rebuild-season.js';
 import { reconcileSeason, type ReconcileOptions } from '../src/service/reconcile-season.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { createBenchSeason } from './season.js';
 
 const argIndex = process.argv.indexOf('--players');
 const N = argIndex > 0 ? Number(process.argv[argIndex + 1]) : 1_000_000;
 if (!Number.isSafeInteger(N) || N < 1000) throw new Error('--players must be an integer >= 1000');
 const DAMAGED = Math.max(1, Math.round(N / 1000)); // members of each kind of drift
 const TTL = 90 * 24 * 3600;
-const DAY = 24 * 3600 * 1000;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench_lifecycle';
 
 async function run(): Promise<void> {
-  const season = await createSeason();
+  const season = await createBenchSeason(pg.db, 'bench lifecycle');
   const fill = await timed(
     () => pg.sql`
     insert into standings (season_id, "window", period, player_id, points, achieved_at)
@@ -148,20 +147,6 @@ async function readKeyset(season: Season): Promise<number> {
     if (page.length < 1_000) return n;
     after = page.at(-1)!.playerId;
   }
-}
-
-async function createSeason(): Promise<Season> {
-  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
-  const def: SeasonDefinition = {
-    name: 'bench lifecycle',
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000_000,
-  };
-  return createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
 }
 
 /** Redis's own time per call of a command since the last CONFIG RESETSTAT (INFO commandstats). */

@@ -108,6 +108,14 @@ export function runWrk(run: WrkRun): Promise<WrkResult> {
       k.body ?? '',
     ]),
   ];
+  return runWrkArgs<WrkResult>(args);
+}
+
+/**
+ * Runs wrk with `args` (a `-s` script whose done() prints one JSON line starting with {"wrk":) and
+ * resolves with that line parsed.
+ */
+export function runWrkArgs<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     currentWrk = child;
@@ -128,7 +136,7 @@ export function runWrk(run: WrkRun): Promise<WrkResult> {
         reject(new Error(`wrk exited with ${code}: ${stderr.trim() || stdout.trim()}`));
         return;
       }
-      resolve(JSON.parse(line) as WrkResult);
+      resolve(JSON.parse(line) as T);
     });
   });
 }

@@ -235,6 +235,7 @@ export function createApi(deps: ApiDeps) {
     },
     jit: config.serving.jit,
     onErrorCode: (code) => metrics.graphqlErrors.inc({ code }),
+    onMutationExecuted: (seconds) => metrics.graphqlDuration.observe({ operation_type: 'mutation' }, seconds),
     responses: {
       cache: responseCache,
       maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds,

@@ -15,6 +15,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
+import { operationTypeOf } from './operation-type.js';
 import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { CostArgs } from './list-cost.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
@@ -142,6 +143,10 @@ export function compileOperation(
 }
 
 const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
+
+/** Does yoga answer this Accept header with plain application/json (what send() writes)? */
+const plainJson = (accept: string | undefined) =>
+  accept === undefined || accept === '*/*' || accept === 'application/json';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const problem = (message: string, code: string) =>
   Buffer.from(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
@@ -153,8 +158,9 @@ const problem = (message: string, code: string) =>
  * executed as prepared once (parsed, validated with the envelop's rules and limits, compiled) and
  * cached when they read only board state. Automatic persisted
  * queries (Apollo's protocol) let GETs carry a hash instead of the query; answers carry an ETag
- * (`If-None-Match` gives 304) and, by GET, `Cache-Control`. Everything else, and every request
- * this path cannot answer exactly as yoga would (errors included), goes to yoga unchanged.
+ * (`If-None-Match` gives 304) and, by GET, `Cache-Control`. Mutations by POST are prepared and run
+ * here too (see `mutate`). Everything else, and every request this path cannot answer exactly as
+ * yoga would (a read's errors included), goes to yoga unchanged.
  */
 export function createReadPath(deps: {
   yoga: YogaServerInstance<{ req: IncomingMessage; reads?: RequestReads }, Context>;
@@ -163,7 +169,7 @@ export function createReadPath(deps: {
   /** Throws RATE_LIMITED when the address spent its read budget. */
   rateLimit(address: string): void;
   /** The context of a request, as yoga's context factory builds it. */
-  context(req: IncomingMessage, reads: RequestReads): Context;
+  context(req: IncomingMessage, reads?: RequestReads): Context;
   /** Compile reads with graphql-jit (else graphql-js executes them). */
   jit: boolean;
   /** Told the execution time of every read executed here (the metrics yoga's plugins would record). */
@@ -172,18 +178,28 @@ export function createReadPath(deps: {
   overCost(args: CostArgs): boolean;
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
+  /**
+   * Mutations by POST run here too, prepared once per query text like reads: yoga's own HTTP
+   * handling and graphql-js's variable coercion were most of a submission's CPU
+   * (docs/benchmarks.md). `maskError` is yoga's error translation (errors.ts), with its logging.
+   */
+  mutations: { maskError(error: GraphQLError): GraphQLError; onExecuted?(seconds: number): void };
 }) {
   const persisted = boundedMap<string>(10_000);
   const prepared = boundedMap<CompiledOperation | false>(1_000);
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
 
   /**
-   * The prepared operation of a query that reads only board state; false for any other query
-   * (mutations, auth-dependent fields, invalid documents: yoga answers those).
+   * The prepared operation of a query that reads only board state (`read`), or of a mutation;
+   * false for anything else (auth-dependent reads, invalid documents: yoga answers those).
    */
-  function prepare(req: IncomingMessage, params: Params & { query: string }): CompiledOperation | false {
+  function prepare(
+    req: IncomingMessage,
+    params: Params & { query: string },
+    kind: 'read' | 'mutation',
+  ): CompiledOperation | false {
     if (params.query.length > MAX_QUERY_LENGTH) return false; // refused by yoga; not kept as a key here
-    const key = `${params.query}\n${params.operationName ?? ''}`;
+    const key = `${kind}\n${params.query}\n${params.operationName ?? ''}`;
     let p = prepared.get(key);
     if (p !== undefined) return p;
     p = false;
@@ -191,7 +207,12 @@ export function createReadPath(deps: {
       // The envelop's parse and validate: the query-length, token, depth, alias and cost limits apply.
       const { parse, validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
       const document = parse(params.query);
-      if (validate(schema, document).length === 0 && readsOnlyBoards(schema, document)) {
+      if (
+        validate(schema, document).length === 0 &&
+        (kind === 'read'
+          ? readsOnlyBoards(schema, document)
+          : operationTypeOf(document, params.operationName) === 'mutation')
+      ) {
         p = compileOperation(schema, document, params.operationName, deps.jit) ?? false;
       }
     } catch {
@@ -199,6 +220,33 @@ export function createReadPath(deps: {
     }
     prepared.set(key, p);
     return p;
+  }
+
+  /**
+   * Runs a prepared mutation and answers it as yoga would; false (nothing ran) when yoga must
+   * answer instead: over the list cost, or refused before any resolver ran (variables that do not
+   * coerce: yoga answers those with 400). Once a resolver ran, the answer is given here, errors
+   * included, since running it again through yoga would repeat its effects.
+   */
+  async function mutate(req: IncomingMessage, res: ServerResponse, op: CompiledOperation, params: Params) {
+    if (
+      deps.overCost({
+        schema: deps.schema,
+        document: op.document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+      })
+    ) {
+      return false;
+    }
+    const started = performance.now();
+    const result = await op.run(undefined, deps.context(req), params.variables);
+    deps.mutations.onExecuted?.((performance.now() - started) / 1000);
+    if (!('data' in result)) return false;
+    const errors = result.errors?.map((e) => deps.mutations.maskError(e));
+    // yoga's order and status: errors first, 200 once execution started.
+    send(req, res, Buffer.from(JSON.stringify(errors ? { errors, data: result.data } : { data: result.data })));
+    return true;
   }
 
   /** Hands the request to yoga with the body already read. */
@@ -349,8 +397,14 @@ export function createReadPath(deps: {
         }
       }
       const query = params.query;
+      if (req.method === 'POST' && typeof query === 'string' && plainJson(req.headers.accept)) {
+        const mutation = prepare(req, { ...params, query }, 'mutation');
+        if (mutation && (await mutate(req, res, mutation, params))) return;
+      }
       const op =
-        typeof query === 'string' && req.headers.authorization === undefined && prepare(req, { ...params, query });
+        typeof query === 'string' &&
+        req.headers.authorization === undefined &&
+        prepare(req, { ...params, query }, 'read');
       if (!op) {
         await forward(req, res, body, params);
         return;

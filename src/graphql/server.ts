@@ -61,6 +61,8 @@ export function createGraphQLServer(deps: {
   plugins?: Plugin[];
   /** Called with the code of every error a client gets (metrics). */
   onErrorCode?(code: string): void;
+  /** Told the execution time of each mutation executed outside yoga (read-path.ts). */
+  onMutationExecuted?(seconds: number): void;
   /** Compile queries with graphql-jit (default on). */
   jit?: boolean;
   /**
@@ -103,6 +105,15 @@ export function createGraphQLServer(deps: {
     jit: deps.jit !== false,
     onExecuted: deps.responses.onExecuted,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
+    mutations: {
+      // What yoga's maskedErrors does with each error: translate it, and report it when it changed.
+      maskError: (error) => {
+        const masked = maskAndCount(error, 'Unexpected error.');
+        if (masked !== error) logError(error);
+        return masked as GraphQLError;
+      },
+      onExecuted: deps.onMutationExecuted,
+    },
   });
 
   const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });

@@ -4,22 +4,23 @@ import { epochMs, type Sql } from './client.js';
 
 type Row = { player_id: string; points: string; achieved_ms: string };
 
+/** Rows of one board (player_id, points, achieved_at as epoch ms) as standings. */
+export const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
+  rows.map((r) => ({
+    seasonId,
+    window,
+    period,
+    playerId: r.player_id,
+    points: Number(r.points),
+    achievedAt: new Date(Number(r.achieved_ms)),
+  }));
+
 /**
  * One board's standings in pages ordered by player id, for reconcile. Keyset pages (`player_id >
  * last`) walk the standings primary key, so each page is one short index range scan in its own
  * snapshot: no transaction stays open for the minutes a 10M-member board takes.
  */
 export function createStandingsPages(sql: Sql) {
-  const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
-    rows.map((r) => ({
-      seasonId,
-      window,
-      period,
-      playerId: r.player_id,
-      points: Number(r.points),
-      achievedAt: new Date(Number(r.achieved_ms)),
-    }));
-
   return {
     /** Every board of the season that has standings, with its member count. */
     async boardSizes(seasonId: number): Promise<Array<{ window: Window; period: string; members: number }>> {

@@ -441,3 +441,55 @@ describe('reads executed by the read path (prepared once, run without yoga)', ()
     }
   });
 });
+
+describe('mutations executed by the read path (prepared once, run without yoga)', () => {
+  it('answer as yoga does: accepted, refused by a resolver, refused before any resolver ran', async () => {
+    const seasonId = await createSeason();
+    const submit = `mutation Submit($input: MatchResultInput!) { submitMatchResult(input: $input) { matchId accepted } }`;
+    const input = (matchId: string, extra: Record<string, unknown> = {}) => ({
+      matchId,
+      seasonId,
+      endedAt: minutesFromNow(-1),
+      results: [{ playerId: '71', points: 10 }],
+      ...extra,
+    });
+    const conflicting = randomUUID();
+    await api.gql(submit, { input: input(conflicting) }, submitter);
+    const cases: Array<[string, Record<string, unknown>, string | undefined]> = [
+      ['accepted (then an identical retry)', { input: input(randomUUID()) }, submitter],
+      ['SEASON_NOT_FOUND', { input: input(randomUUID(), { seasonId: 999_999 }) }, submitter],
+      ['CONFLICT', { input: input(conflicting, { results: [{ playerId: '71', points: 11 }] }) }, submitter],
+      [
+        'BAD_USER_INPUT from the domain',
+        { input: input(randomUUID(), { results: [{ playerId: 'x', points: 1 }] }) },
+        submitter,
+      ],
+      ['UNAUTHENTICATED', { input: input(randomUUID()) }, undefined],
+      ['FORBIDDEN', { input: input(randomUUID()) }, admin],
+      [
+        'variables that do not coerce',
+        { input: input(randomUUID(), { results: [{ playerId: '71', points: 'x' }] }) },
+        submitter,
+      ],
+    ];
+    for (const [name, variables, key] of cases) {
+      // Plain JSON takes the prepared path; an Accept header it does not take goes to yoga.
+      const answer = async (accept?: string) => {
+        const res = await fetch(api.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(accept ? { accept } : {}),
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+          },
+          body: JSON.stringify({ query: submit, variables }),
+        });
+        const body = (await res.json()) as { errors?: Array<Record<string, unknown>> };
+        // graphql-jit leaves out `locations` of resolver errors (as on reads, above).
+        for (const e of body.errors ?? []) delete e.locations;
+        return { name, status: res.status, type: res.headers.get('content-type'), body };
+      };
+      expect(await answer()).toEqual(await answer('application/json, multipart/mixed'));
+    }
+  });
+});
