@@ -7,7 +7,8 @@ import type { Logger } from '../logger.js';
 import { addressOf, createContextFactory, type Principal, type Services } from './context.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
 import { createCors } from './cors.js';
-import { codeLabel, codeOf } from './error-report.js';
+import { GraphQLError } from 'graphql';
+import { codeLabel, codeOf, createErrorLog } from './error-report.js';
 import { maskError } from './errors.js';
 import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
@@ -73,6 +74,7 @@ export function createGraphQLServer(deps: {
 }) {
   const limits: ServerLimits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
+  const logError = createErrorLog({ log });
   const codes = new Set<string>();
   /** The one error translation (errors.ts), counting each code a client gets. */
   const maskAndCount = (error: unknown, message: string): Error => {
@@ -88,6 +90,7 @@ export function createGraphQLServer(deps: {
 
   const yoga = createLadderYoga({
     log,
+    logError,
     translate: maskAndCount,
     context: contextFor,
     listCost,

@@ -10,7 +10,6 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import type { Context } from './context.js';
-import { createErrorLog } from './error-report.js';
 import { useErrorCodes } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
 import { queryLengthLimit } from './query-size.js';
@@ -21,6 +20,8 @@ import { useReadRateLimit } from './use-read-rate-limit.js';
 /** yoga on ladder's schema and envelop; `translate` is the one error translation (errors.ts). */
 export function createLadderYoga(deps: {
   log: Logger;
+  /** Logs an error yoga masked (error-report.ts: clients' mistakes sampled at info). */
+  logError(error: unknown): void;
   translate(error: unknown, message: string): Error;
   context(req: IncomingMessage, reads?: RequestReads): Context;
   /** The list-cost limit (list-cost.ts), also asked by the paths that run prepared operations. */
@@ -28,7 +29,6 @@ export function createLadderYoga(deps: {
   jit: boolean;
   plugins: Plugin[];
 }) {
-  const logError = createErrorLog({ log: deps.log });
   return createYoga<{ req: IncomingMessage; reads?: RequestReads }, Context>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -45,7 +45,7 @@ export function createLadderYoga(deps: {
       info: (...a) => deps.log.info(a.map(String).join(' ')),
       warn: (...a) => deps.log.warn(a.map(String).join(' ')),
       // yoga reports here every error it masked: clients' mistakes included (error-report.ts).
-      error: (...a) => (a.length === 1 ? logError(a[0]) : deps.log.error(a.map(String).join(' '))),
+      error: (...a) => (a.length === 1 ? deps.logError(a[0]) : deps.log.error(a.map(String).join(' '))),
     },
     context: ({ req, reads }) => deps.context(req, reads),
     plugins: [
