@@ -77,11 +77,12 @@ export function createApi(deps: ApiDeps) {
   // Every PostgreSQL call a request makes is bounded (DATABASE_TIMEOUT_MS): UNAVAILABLE rather
   // than a hang while PostgreSQL is unreachable. The long admin jobs (close, rebuild, reconcile,
   // player removal) are not: they run for minutes by design.
-  const deadline = createDeadline(config.databaseTimeoutMs);
+  // Calls in flight: a few times the pool, so a burst queues briefly but an outage cannot pile up.
+  const deadline = createDeadline(config.databaseTimeoutMs, { maxInFlight: 8 * config.databasePoolSize });
   const seasonStore = bounded(deps.seasonStore, deadline);
   const seasonById = (id: number) => {
     const cached = deps.seasons.peek(id);
-    return cached ? Promise.resolve(cached) : deadline(deps.seasons.get(id));
+    return cached ? Promise.resolve(cached) : deadline(() => deps.seasons.get(id));
   };
   const archive = bounded(createFinalStandingsReader(deps.sql), deadline);
   const topSource = finalOrLiveTops({ seasonById, live: reader, final: archive });
@@ -163,7 +164,7 @@ export function createApi(deps: ApiDeps) {
             skewMs: config.submitSkewMs,
             sendTimeoutMs: config.submitTimeoutMs,
             onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
-            blocked: bounded(deps.playerAdmin.blocked, deadline),
+            blocked: { blockedAmong: (s, ids) => deadline(() => deps.playerAdmin.blocked.blockedAmong(s, ids)) },
             onBlockedCheckFailed: (err) => log.warn({ err }, 'blocked players not checked; the consumer checks again'),
           },
           input,

@@ -30,24 +30,23 @@ describe('isUnreachable', () => {
 describe('createDeadline', () => {
   it('answers UNAVAILABLE past the deadline, then at once for one deadline, then tries again', async () => {
     let t = 0;
-    const deadline = createDeadline(30, () => t);
-    expect(await codeOf(deadline(never))).toBe('UNAVAILABLE');
+    const deadline = createDeadline(30, { now: () => t });
+    expect(await codeOf(deadline(() => never))).toBe('UNAVAILABLE');
     t = 29;
-    expect(await codeOf(deadline(Promise.resolve(1)))).toBe('UNAVAILABLE'); // not even tried
+    expect(await codeOf(deadline(() => Promise.resolve(1)))).toBe('UNAVAILABLE'); // not even tried
     t = 30;
-    expect(await codeOf(deadline(Promise.resolve(1)))).toBe('ok');
+    expect(await codeOf(deadline(() => Promise.resolve(1)))).toBe('ok');
   });
 
-  it('leaves no unhandled rejection behind when it answers at once and the work fails later', async () => {
-    const deadline = createDeadline(30, () => 0);
-    expect(await codeOf(deadline(never))).toBe('UNAVAILABLE');
+  it('leaves no unhandled rejection behind when the work fails after its deadline', async () => {
+    const deadline = createDeadline(10);
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', record);
     try {
       let fail!: (err: Error) => void;
       const work = new Promise<never>((_, reject) => (fail = reject));
-      expect(await codeOf(deadline(work))).toBe('UNAVAILABLE'); // not even waited for
+      expect(await codeOf(deadline(() => work))).toBe('UNAVAILABLE');
       fail(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
       await new Promise((r) => setTimeout(r, 10));
       expect(unhandled).toEqual([]);
@@ -58,15 +57,40 @@ describe('createDeadline', () => {
 
   it('maps a connection failure to UNAVAILABLE and leaves other errors as they are', async () => {
     const deadline = createDeadline(1_000);
-    expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('x'), { code: '23505' }))))).toBe('x');
-    expect(await codeOf(deadline(Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))))).toBe(
-      'UNAVAILABLE',
-    );
+    expect(await codeOf(deadline(() => Promise.reject(Object.assign(new Error('x'), { code: '23505' }))))).toBe('x');
+    expect(
+      await codeOf(deadline(() => Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })))),
+    ).toBe('UNAVAILABLE');
   });
 
-  it('bounds every method of an object that returns a promise, and leaves the others alone', async () => {
-    const repo = bounded({ slow: () => never, sync: () => 7, name: 'repo' }, createDeadline(20));
+  it('bounds every method of a repository, and leaves its other properties alone', async () => {
+    const repo = bounded({ slow: () => never, name: 'repo' }, createDeadline(20));
     expect(await codeOf(repo.slow())).toBe('UNAVAILABLE');
-    expect([repo.sync(), repo.name]).toEqual([7, 'repo']);
+    expect(repo.name).toBe('repo');
+  });
+
+  it('starts no work while PostgreSQL is marked down: an outage piles up no queries', async () => {
+    let t = 0;
+    let started = 0;
+    const deadline = createDeadline(30, { now: () => t });
+    expect(await codeOf(deadline(() => (started++, never)))).toBe('UNAVAILABLE');
+    for (let i = 0; i < 100; i++)
+      expect(await codeOf(deadline(() => (started++, Promise.resolve(1))))).toBe('UNAVAILABLE');
+    expect(started).toBe(1);
+  });
+
+  it('runs at most maxInFlight calls, counted until their work settles (not until their deadline)', async () => {
+    const deadline = createDeadline(1_000, { maxInFlight: 2 });
+    const ends: Array<() => void> = [];
+    const held = () => new Promise<number>((resolve) => ends.push(() => resolve(1)));
+    const [a, b] = [deadline(held), deadline(held)];
+    let started = 0;
+    expect(await codeOf(deadline(() => (started++, Promise.resolve(1))))).toBe('UNAVAILABLE');
+    expect(started).toBe(0);
+    ends.shift()!();
+    expect(await codeOf(a)).toBe('ok');
+    expect(await codeOf(deadline(() => Promise.resolve(1)))).toBe('ok');
+    ends.shift()!();
+    expect(await codeOf(b)).toBe('ok');
   });
 });
