@@ -2,7 +2,7 @@
 // usage errors, and running on the database or on the service's wiring.
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { buildApp, type App } from '../app/app.js';
+import type { App } from '../app/app.js';
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import { createPostgres, migrateDatabase, type Db } from '../postgres/client.js';
@@ -56,6 +56,9 @@ export async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Pro
 /** Runs `fn` with the service's wiring but no role started: clients only, closed afterwards. */
 export async function withApp<T>(config: Config, fn: (app: App) => Promise<T>): Promise<T> {
   // Silent: stdout carries the report; failures reach the operator as thrown errors.
+  // Loaded here, not at the top: `--help`, usage errors and the `keys` commands need none of the
+  // service's modules (seconds of start-up on a busy machine).
+  const { buildApp } = await import('../app/app.js');
   const app = buildApp(config, { roles: [], logger: createLogger('silent') });
   try {
     return await fn(app);
