@@ -24,6 +24,20 @@ export default defineConfig({
         extends: true,
         test: { name: 'int', include: ['test/**/*.int.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
       },
+      // `npm run chaos` only (LADDER_CHAOS=1): the fault soak of test/faults/chaos.soak.ts, minutes long.
+      ...(process.env.LADDER_CHAOS
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'chaos',
+                include: ['test/faults/*.soak.ts'],
+                globalSetup: ['test/support/global-setup.ts'],
+                testTimeout: 3_600_000,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -59,7 +59,12 @@ export async function startKafkaBroker(opts: BrokerOptions = {}) {
   let clusterId: string;
   do clusterId = randomBytes(16).toString('base64url');
   while (clusterId.startsWith('-'));
-  await run(java(['kafka.tools.StorageTool', 'format', '--standalone', '-t', clusterId, '-c', props]), dir);
+  await run(java(['kafka.tools.StorageTool', 'format', '--standalone', '-t', clusterId, '-c', props]), dir).catch(
+    (err: unknown) => {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    },
+  );
 
   let proc: ChildProcess | undefined;
   const brokers = `127.0.0.1:${port}`;
