@@ -1,13 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { SeasonKeys } from '../service/close-season.js';
-import { dbOf } from './client.js';
+import { dbOf, scanKeys } from './client.js';
 import { boardKey, seasonKeysPattern, updatesChannel } from './keys.js';
 
 /**
  * Removes a closed season's keys. UNLINK, never DEL: a 10M-member board blocks Redis for ~2 s
  * on DEL and ~10 ms on UNLINK, which frees the memory in a background thread
  * (docs/design.md#measured-facts).
- * In Redis Cluster every key of a season lives on the node of its hash tag: run this there.
  */
 export function createSeasonKeys(redis: Redis): SeasonKeys {
   return {
@@ -18,13 +17,10 @@ export function createSeasonKeys(redis: Redis): SeasonKeys {
     async remove(seasonId) {
       const seasonBoard = boardKey(seasonId, 'SEASON', '');
       let removed = 0;
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', seasonKeysPattern(seasonId), 'COUNT', 1000);
+      await scanKeys(redis, seasonKeysPattern(seasonId), async (keys) => {
         const others = keys.filter((k) => k !== seasonBoard);
         if (others.length > 0) removed += await redis.unlink(...others);
-        cursor = next;
-      } while (cursor !== '0');
+      });
       // The SEASON board goes last: while it exists, a cleanup is unfinished (SeasonKeys.remaining).
       removed += await redis.unlink(seasonBoard);
       // Every process drops what it cached of the season's boards (see redis/live-pubsub.ts).
