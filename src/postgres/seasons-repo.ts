@@ -1,4 +1,5 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
+import type { ShardLayout } from '../domain/shards.js';
 import type { ScoreSplit, Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
 import type { Db } from './client.js';
 import { seasons } from './schema.js';
@@ -19,6 +20,7 @@ export function toSeason(row: SeasonRow): Season {
     maxPointsPerMatch: row.maxPointsPerMatch,
     split: { pointsBits: row.pointsBits, timeBits: row.timeBits, timeUnitSeconds: row.timeUnitSeconds },
     finalizedAt: row.finalizedAt,
+    shards: row.shardLayout,
   };
 }
 
@@ -39,11 +41,31 @@ export function createSeasonsRepo(db: Db) {
       return rows.map(toSeason);
     },
 
-    /** Stores an already validated definition. */
-    async insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season> {
+    /**
+     * Stores an already validated definition. With `def.shardBounds`, `placeShards` gives each
+     * shard's hash tag; tags carry the season's id, so the id is taken from the sequence first.
+     */
+    async insert(
+      def: SeasonDefinition,
+      split: ScoreSplit,
+      status: SeasonStatus,
+      placeShards?: (seasonId: number, count: number) => Promise<string[]>,
+    ): Promise<Season> {
+      let id: number | undefined;
+      let shardLayout: ShardLayout | null = null;
+      if (def.shardBounds) {
+        if (!placeShards) throw new Error('a sharded season needs placeShards');
+        const [next] = await db.execute<{ id: number }>(
+          sql`select nextval(pg_get_serial_sequence('seasons', 'id'))::int as id`,
+        );
+        id = next!.id;
+        shardLayout = { bounds: [...def.shardBounds], tags: await placeShards(id, def.shardBounds.length + 1) };
+      }
       const [row] = await db
         .insert(seasons)
         .values({
+          ...(id === undefined ? {} : { id }),
+          shardLayout,
           name: def.name,
           startsAt: def.startsAt,
           endsAt: def.endsAt,
