@@ -13,6 +13,7 @@ import { createPlayerAdmin } from './player-admin.js';
 import { createReconcile } from './reconcile.js';
 import { createSeasonLifecycle } from './season-lifecycle.js';
 import { createBoardRebuilder } from './redis/board-rebuilder.js';
+import { placeShards } from './redis/shard-placement.js';
 import { boardExpireAt } from './domain/board.js';
 import { createBoardWriter } from './redis/board-writer.js';
 import { assertNoBoardEviction, createRedis } from './redis/client.js';
@@ -71,7 +72,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
     redisError = err.message;
   });
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
-  const seasonsRepo = createSeasonsRepo(pg.db);
+  const seasonsRepo = createSeasonsRepo(pg.db, (id, count) => placeShards(redis, id, count));
   const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
   const store = createResultsStore(pg.sql);
   const boards = createBoardWriter(redis, config.windowTtlSeconds);

@@ -24,8 +24,11 @@ export function toSeason(row: SeasonRow): Season {
   };
 }
 
-/** Seasons in PostgreSQL. */
-export function createSeasonsRepo(db: Db) {
+/**
+ * Seasons in PostgreSQL. `placeShards` gives the hash tags of a sharded season's shards
+ * (redis/shard-placement.ts); without it, a season with shard bounds cannot be created.
+ */
+export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count: number) => Promise<string[]>) {
   return {
     async get(id: number): Promise<Season | undefined> {
       const [row] = await db.select().from(seasons).where(eq(seasons.id, id));
@@ -45,12 +48,7 @@ export function createSeasonsRepo(db: Db) {
      * Stores an already validated definition. With `def.shardBounds`, `placeShards` gives each
      * shard's hash tag; tags carry the season's id, so the id is taken from the sequence first.
      */
-    async insert(
-      def: SeasonDefinition,
-      split: ScoreSplit,
-      status: SeasonStatus,
-      placeShards?: (seasonId: number, count: number) => Promise<string[]>,
-    ): Promise<Season> {
+    async insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season> {
       let id: number | undefined;
       let shardLayout: ShardLayout | null = null;
       if (def.shardBounds) {
@@ -80,6 +78,14 @@ export function createSeasonsRepo(db: Db) {
         })
         .returning();
       return toSeason(row!);
+    },
+
+    /** How many players of a season's SEASON board hold each points value (to size a later season's shards). */
+    async pointsHistogram(seasonId: number): Promise<Array<{ points: number; players: number }>> {
+      const rows = await db.execute<{ points: string; players: number }>(sql`
+        select points, count(*)::int as players from standings
+        where season_id = ${seasonId} and "window" = 'SEASON' group by points`);
+      return rows.map((r) => ({ points: Number(r.points), players: r.players }));
     },
 
     async setStatus(id: number, status: SeasonStatus): Promise<Season | undefined> {

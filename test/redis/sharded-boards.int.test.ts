@@ -10,7 +10,7 @@ import { createBoardReader, type BoardAnswer, type BoardQuery } from '../../src/
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { mastersOf } from '../../src/redis/client.js';
 import { moveEpochKey } from '../../src/redis/keys.js';
-import { masterSlotRanges, placeShards, slotOfTag } from '../../src/redis/shard-placement.js';
+import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
 import { shardKeys } from '../../src/redis/sharded-boards.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import { testConfig } from '../support/env.js';
@@ -50,7 +50,6 @@ async function twins(def: Partial<SeasonDefinition>, shardBounds: number[]): Pro
     { ...full, shardBounds },
     validateSeasonDefinition({ ...full, shardBounds }),
     'ACTIVE',
-    (id, n) => placeShards(s.redis, id, n),
   );
   const single = await s.seasons.insert(full, validateSeasonDefinition(full), 'ACTIVE');
   return [sharded, single];
