@@ -60,7 +60,7 @@ declare module 'ioredis' {
       shard: string,
       expireAt: string,
       step: string,
-      mode: 'present' | 'any',
+      mode: 'present' | 'any' | 'set',
       ...memberScorePairs: string[]
     ): Result<[Array<string | number>, string[]], Context>;
     /** lua/boardEvent-1.lua: the board's new version */

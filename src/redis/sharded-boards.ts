@@ -167,6 +167,68 @@ async function place(
   return changes;
 }
 
+/**
+ * Sets members' scores exactly on a sharded board, lower ones included, or removes them (null):
+ * the explicit path of player removal and repairs, never ingest. Holding the mover lock, each
+ * member is written to the shard of its score and removed from every other shard, inside a move
+ * window; one "reset" event follows. Returns how many members changed.
+ */
+export async function setShardedBoard(
+  redis: Redis,
+  season: Sharded,
+  window: Window,
+  period: string,
+  pairs: ReadonlyArray<readonly [string, number | null]>,
+  expireAt: number,
+): Promise<number> {
+  if (pairs.length === 0) return 0;
+  const codec = codecOf(season);
+  const lowers = shardLowers(season);
+  const keys = shardKeys(season, window, period);
+  const step = stepOf(season);
+  const members = pairs.map(([m]) => m);
+  const changes = await withMoverLock(redis, season.id, async () => {
+    const scores = await Promise.all(keys.map((key) => redis.zmscore(key, ...members)));
+    const sets = keys.map((): string[] => []);
+    const removes = keys.map((): string[] => []);
+    const out: Change[] = [];
+    pairs.forEach(([member, score], i) => {
+      const target = score === null ? -1 : shardOf(lowers, score);
+      if (score !== null) sets[target]!.push(member, codec.toRedis(score));
+      scores.forEach((s, k) => {
+        const held = s[i];
+        if (held == null || k === target) return;
+        removes[k]!.push(member);
+        if (score === null) out.push({ member, old: held, score: '', shard: k, localRank: 0 });
+      });
+    });
+    const moving = removes.some((r) => r.length > 0);
+    if (moving)
+      await redis.multi().set(movingKey(season.id), '1', 'PX', MOVE_TTL_MS).incr(moveEpochKey(season.id)).exec();
+    try {
+      await Promise.all(
+        sets.map(async (args, k) => {
+          if (args.length === 0) return;
+          const [changed] = await redis.shardWrite(keys[k]!, String(expireAt), step, 'set', ...args);
+          readChanges(changed, k, out);
+        }),
+      );
+      await Promise.all(removes.map((r, k) => (r.length > 0 ? redis.zrem(keys[k]!, ...r) : Promise.resolve(0))));
+    } finally {
+      if (moving) await redis.multi().del(movingKey(season.id)).incr(moveEpochKey(season.id)).exec();
+    }
+    // A member moved to another shard: its old score is the one it left.
+    const left = new Map<string, string>();
+    scores.forEach((s, k) =>
+      s.forEach((held, i) => held != null && removes[k]!.includes(members[i]!) && left.set(members[i]!, held)),
+    );
+    for (const c of out) if (c.old === '' && left.has(c.member)) c.old = left.get(c.member)!;
+    return out;
+  });
+  if (changes.length > 0) await announce(redis, season, window, period, keys, changes, 'reset');
+  return changes.length;
+}
+
 /** Raises the board's version and publishes its changes with global ranks (local + better shards' sizes). */
 async function announce(
   redis: Redis,

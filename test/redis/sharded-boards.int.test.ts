@@ -8,8 +8,10 @@ import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createBoardReader, type BoardAnswer, type BoardQuery } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
-import { mastersOf } from '../../src/redis/client.js';
-import { moveEpochKey } from '../../src/redis/keys.js';
+import { mastersOf, scanKeys } from '../../src/redis/client.js';
+import { createBoardResetter, type ExactStanding } from '../../src/redis/board-resetter.js';
+import { createSeasonKeys } from '../../src/redis/season-keys.js';
+import { moveEpochKey, shardKeysPattern } from '../../src/redis/keys.js';
 import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
 import { shardKeys } from '../../src/redis/sharded-boards.js';
 import { applyResults } from '../../src/service/apply-results.js';
@@ -164,6 +166,47 @@ describe('sharded seasons: every read equals the one-ZSET oracle', () => {
       expect(await reader.size(seasonBoard)).toBe(players.length);
     });
   }
+
+  it('exact lowering and removal (a cheater removed, a repair) cross shards downward like the oracle; close removes every shard key', async () => {
+    const [sharded, single] = await twins({ rankStyle: 'COMPETITION' }, [10, 30, 50]);
+    const input = generateResults(sharded, { results: 600, players: 80, seed: 11, maxPoints: 60 });
+    const store = createResultsStore(s.pg.sql);
+    const writer = createBoardWriter(s.redis, TTL);
+    await applyResults({ store, boards: writer, seasonOf: () => sharded, now: Date.now }, accepted(input, sharded.id));
+    await applyResults(
+      { store, boards: writer, seasonOf: () => single, now: Date.now },
+      accepted(input, single.id, true),
+    );
+    const players = [...new Set(input.map((m) => m.playerId))];
+    const rand = prng(5);
+    // A third of the players lowered to a random score (often a worse shard), a few removed.
+    const at = new Date(sharded.startsAt.getTime() + 3_600_000);
+    const changes: ExactStanding[] = shuffle([...players], rand)
+      .slice(0, 30)
+      .map((playerId, i) => ({
+        seasonId: sharded.id,
+        window: 'SEASON',
+        period: '',
+        playerId,
+        standing: i < 5 ? null : { points: Math.floor(rand() * 60), achievedAt: at },
+      }));
+    const resetter = createBoardResetter(s.redis, TTL);
+    const a = await resetter.reset(sharded, changes, Date.now());
+    const b = await resetter.reset(single, changes, Date.now());
+    expect(a.changed).toBe(b.changed);
+    const board: Board = { season: sharded, window: 'SEASON', period: '' };
+    await expectSameReads(board, { ...board, season: single }, players);
+    await expectEachMemberOnce(board, { ...board, season: single });
+    // Replayed: nothing changes.
+    expect((await resetter.reset(sharded, changes, Date.now())).changed).toBe(0);
+
+    const keys = createSeasonKeys(s.redis);
+    expect(await keys.remove(sharded.id)).toBeGreaterThan(4);
+    expect(await keys.remaining(sharded.id)).toBe(false);
+    const left: string[] = [];
+    await scanKeys(s.redis, shardKeysPattern(sharded.id), async (k) => void left.push(...k));
+    expect(left).toEqual([]);
+  });
 
   it('a reader never sees a member twice or loses one while members cross boundaries', async () => {
     const [sharded] = await twins({}, [5, 15, 30, 45]);

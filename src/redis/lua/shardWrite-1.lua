@@ -6,11 +6,13 @@
   ARGV[1]  expire-at of the board, unix seconds ("0": never expires)
   ARGV[2]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
   ARGV[3]  "present": write only members already on this shard and return the others;
-           "any": write every member (the mover, which checked the other shards, places them)
+           "any": write every member (the mover, which checked the other shards, places them);
+           "set": write every member's score exactly, lower ones included (removing a cheater's
+           results, repairs: never ingest)
   ARGV[4], ARGV[5], ...  member, score pairs; scores are integer strings below 2^53
 
   Returns {changes, absent}: changes = {member, old score or "", new score, local rank, ...} for
-  every member whose score rose (local rank: inside this shard; the caller adds the better shards'
+  every member whose score rose, or changed in "set" mode (local rank: inside this shard; the caller adds the better shards'
   sizes); absent = {member, score, ...} for members not on this shard ("present" mode only).
 ]]
 local shard, expireAt, step, mode = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
@@ -21,7 +23,8 @@ for i = 4, #ARGV, 2 do
   if not old and mode == 'present' then
     absent[#absent + 1] = member
     absent[#absent + 1] = score
-  elseif redis.call('ZADD', shard, 'GT', 'CH', score, member) == 1 then
+  elseif (mode == 'set' and redis.call('ZADD', shard, 'CH', score, member) or
+          mode ~= 'set' and redis.call('ZADD', shard, 'GT', 'CH', score, member)) == 1 then
     local rank
     if step > 0 then
       local s = tonumber(score)
