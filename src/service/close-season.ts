@@ -38,7 +38,7 @@ export interface IngestProgress {
 export interface SeasonKeys {
   /** Whether the SEASON board or the versions still exist: removed last, so true means a cleanup is unfinished. */
   remaining(seasonId: number): Promise<boolean>;
-  /** UNLINKs every key of the season (a sharded season's shards first), the SEASON board and versions last; returns how many existed. */
+  /** UNLINKs every key of the season (a sharded season's shards first), the SEASON board and versions last. */
   remove(seasonId: number): Promise<number>;
 }
 
