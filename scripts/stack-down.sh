@@ -4,6 +4,7 @@
 #   bash scripts/stack-down.sh           # stop Kafka, keep its data (topics, offsets)
 #   bash scripts/stack-down.sh --purge   # stop Kafka and delete .stack/kafka/data
 #                                        # (the downloaded jars are kept)
+# Also stops the local Redis Cluster of scripts/redis-cluster.sh if it runs (--purge: its data too).
 #
 # PostgreSQL and Redis are left alone: they are the machine's services, shared
 # with other work, and stack-up.sh only reuses them.
@@ -66,4 +67,6 @@ if (( purge )); then
   rm -rf "$KAFKA_DATA"
   log "deleted ${KAFKA_DATA#"$ROOT/"} (jars kept; the next stack-up formats fresh storage)"
 fi
+# The local Redis Cluster (scripts/redis-cluster.sh) is ours: stopped too, its data kept unless --purge.
+if (( purge )); then bash "$ROOT/scripts/redis-cluster.sh" down --purge; else bash "$ROOT/scripts/redis-cluster.sh" down; fi
 log "PostgreSQL and Redis left running (machine services)"

@@ -16,6 +16,7 @@
 #   KAFKA_PORT=9092 KAFKA_CONTROLLER_PORT=9093
 #   KAFKA_HEAP="-Xmx512m -Xms512m"  KAFKA_JVM_OPTS="" (extra JVM flags)
 #   KAFKA_START_TIMEOUT=90 (seconds)
+#   REDIS_CLUSTER=1: also start the local Redis Cluster (scripts/redis-cluster.sh up)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -335,6 +336,8 @@ ensure_kafka() {
 ensure_postgres
 ensure_redis
 ensure_kafka
+# REDIS_CLUSTER=1: also the local Redis Cluster (3 masters + 3 replicas on 7000-7005) for sharded seasons.
+if [[ "${REDIS_CLUSTER:-}" == 1 ]]; then bash "$ROOT/scripts/redis-cluster.sh" up; fi
 
 cat <<EOF
 

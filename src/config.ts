@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { clusterUrl } from './redis/client.js';
 
 /** Every setting of the service, parsed once from the environment. */
 const schema = z.object({
@@ -7,6 +8,11 @@ const schema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  // host:port,host:port,... of a Redis Cluster's seed nodes; when set, it is used instead of REDIS_URL.
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^[^\s,:]+:\d+(,[^\s,:]+:\d+)*$/, 'host:port,host:port,...')
+    .optional(),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
   KAFKA_CLIENT_ID: z.string().min(1).default('ladder'),
   KAFKA_TOPIC: z.string().min(1).default('match-results'),
@@ -97,6 +103,7 @@ export interface Config {
   readonly databasePoolSize: number;
   /** How long a request waits on PostgreSQL before answering UNAVAILABLE. */
   readonly databaseTimeoutMs: number;
+  /** REDIS_URL, or `redis-cluster://h:p,...` when REDIS_CLUSTER_NODES is set (redis/client.ts). */
   readonly redisUrl: string;
   readonly kafka: {
     readonly brokers: readonly string[];
@@ -200,7 +207,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
-    redisUrl: e.REDIS_URL,
+    redisUrl: e.REDIS_CLUSTER_NODES ? clusterUrl(e.REDIS_CLUSTER_NODES) : e.REDIS_URL,
     kafka: Object.freeze({
       brokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim())),
       clientId: e.KAFKA_CLIENT_ID,

@@ -8,6 +8,7 @@ import { createPostgres, migrateDatabase } from '../postgres/client.js';
 import { createSeasonsRepo } from '../postgres/seasons-repo.js';
 import { createBoardsMarker } from '../redis/boards-marker.js';
 import { assertNoBoardEviction, createRedis } from '../redis/client.js';
+import { placeShards } from '../redis/shard-placement.js';
 import { createBoardRestore } from '../service/board-restore.js';
 import { checkReadiness, withChecksOf, type Readiness } from '../service/readiness.js';
 import { createSeasonCache } from '../service/season-cache.js';
@@ -55,7 +56,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
     redisError = err.message;
   });
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, logger });
-  const seasonsRepo = createSeasonsRepo(pg.db);
+  const seasonsRepo = createSeasonsRepo(pg.db, (id, count) => placeShards(redis, id, count));
   const seasons = createSeasonCache((id) => seasonsRepo.get(id), config.seasons.cacheTtlMs);
   const playerAdmin = createPlayerAdmin({
     sql: pg.sql,

@@ -1,4 +1,5 @@
 import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
+import { validateShardBounds, type ShardLayout } from './shards.js';
 
 /** BEST: a player's score is their best single match; SUM: the total of their matches. */
 export type ScoringMode = 'BEST' | 'SUM';
@@ -32,6 +33,8 @@ export interface Season {
   split: ScoreSplit;
   /** Set once the season was closed and its final standings written: its boards live in PostgreSQL only. */
   finalizedAt?: Date | null;
+  /** Score-range shards of its boards (domain/shards.ts); none: each board is one Redis key. */
+  shards?: ShardLayout | null;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -44,6 +47,8 @@ export interface SeasonDefinition {
   rankStyle: RankStyle;
   maxPointsPerMatch: number;
   split?: ScoreSplit | undefined;
+  /** Points that separate score-range shards (domain/shards.ts); absent: one Redis key per board. */
+  shardBounds?: number[] | undefined;
 }
 
 /** Largest value a GraphQL Int (signed 32-bit) can carry; points are exposed as one. */
@@ -146,6 +151,7 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
       `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`,
     );
   }
+  if (input.shardBounds) validateShardBounds(input.shardBounds, maxPoints);
   return { ...split };
 }
 

@@ -13,6 +13,8 @@ import type { PlayerRemovalReport, RemovalInput } from '../service/remove-player
 
 import type { Principal } from '../service/api-keys.js';
 
+import type { ShardChoice } from '../service/seasons.js';
+
 export type { Principal };
 
 /** What the resolvers can do: the use cases, wired in app.ts. */
@@ -20,7 +22,7 @@ export interface Services {
   now(): Date;
   season(id: number): Promise<Season | undefined>;
   seasons(status?: SeasonStatus): Promise<Season[]>;
-  createSeason(def: SeasonDefinition): Promise<Season>;
+  createSeason(def: SeasonDefinition & { shards?: ShardChoice }): Promise<Season>;
   /** Runs the whole close procedure (final standings, Redis keys removed); `by` is audited. */
   closeSeason(id: number, by: { actor: string; reason: string }): Promise<Season>;
   rebuild(seasonId: number): Promise<RebuildReport>;

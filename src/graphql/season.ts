@@ -17,6 +17,15 @@ SeasonRef.implement({
     order: t.expose('order', { type: SortOrderEnum }),
     rankStyle: t.expose('rankStyle', { type: RankStyleEnum }),
     maxPointsPerMatch: t.exposeInt('maxPointsPerMatch'),
+    shards: t.int({
+      description: 'Score-range shards of each board in Redis (1: one key per board; docs/scale-out.md)',
+      resolve: (s) => s.shards?.tags.length ?? 1,
+    }),
+    shardBounds: t.intList({
+      description:
+        'Points separating the shards, ascending (DESC: points >= a bound reach a better shard; ASC: points < it)',
+      resolve: (s) => s.shards?.bounds ?? [],
+    }),
   }),
 });
 
@@ -43,6 +52,20 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
     timeUnitSeconds: t.int({
       required: false,
       description: `Tie-break clock resolution (default: ${defaults('timeUnitSeconds')})`,
+    }),
+    shardBounds: t.intList({
+      required: false,
+      description:
+        'Split each board into score-range shards (Redis Cluster; docs/scale-out.md) at these points, ascending. ' +
+        'Default: one key per board',
+    }),
+    shards: t.int({
+      required: false,
+      description: 'How many shards, with shardsFromSeasonId: bounds that split that season evenly',
+    }),
+    shardsFromSeasonId: t.int({
+      required: false,
+      description: "A previous season whose SEASON board's points histogram sizes the shards",
     }),
   }),
 });
@@ -88,9 +111,19 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateSeasonInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       await requireScope(ctx, 'admin');
-      const { pointsBits, timeBits, timeUnitSeconds, ...rest } = input;
+      const { pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId, ...rest } = input;
+      const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
       return ctx.services.createSeason({
         ...rest,
+        ...(sharded == null
+          ? {}
+          : {
+              shards: {
+                bounds: shardBounds ?? undefined,
+                count: shards ?? undefined,
+                fromSeasonId: shardsFromSeasonId ?? undefined,
+              },
+            }),
         order: input.order ?? 'DESC',
         rankStyle: input.rankStyle ?? 'ORDINAL',
         split: splitWithDefaults(input.scoring, { pointsBits, timeBits, timeUnitSeconds }),

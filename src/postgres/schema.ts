@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { ShardLayout } from '../domain/shards.js';
 import {
   bigint,
   check,
@@ -46,6 +47,8 @@ export const seasons = pgTable(
     createdAt: tstz('created_at').notNull().defaultNow(),
     /** Set once closing wrote season_final_standings and removed the Redis boards. */
     finalizedAt: tstz('finalized_at'),
+    /** Score-range shards of the season's boards ({bounds, tags}, domain/shards.ts); null: one key per board. */
+    shardLayout: jsonb('shard_layout').$type<ShardLayout>(),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),

@@ -1,4 +1,5 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
+import type { ShardLayout } from '../domain/shards.js';
 import type { ScoreSplit, Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
 import type { Db } from './client.js';
 import { seasons } from './schema.js';
@@ -19,11 +20,15 @@ export function toSeason(row: SeasonRow): Season {
     maxPointsPerMatch: row.maxPointsPerMatch,
     split: { pointsBits: row.pointsBits, timeBits: row.timeBits, timeUnitSeconds: row.timeUnitSeconds },
     finalizedAt: row.finalizedAt,
+    shards: row.shardLayout,
   };
 }
 
-/** Seasons in PostgreSQL. */
-export function createSeasonsRepo(db: Db) {
+/**
+ * Seasons in PostgreSQL. `placeShards` gives the hash tags of a sharded season's shards
+ * (redis/shard-placement.ts); without it, a season with shard bounds cannot be created.
+ */
+export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count: number) => Promise<string[]>) {
   return {
     async get(id: number): Promise<Season | undefined> {
       const [row] = await db.select().from(seasons).where(eq(seasons.id, id));
@@ -39,11 +44,26 @@ export function createSeasonsRepo(db: Db) {
       return rows.map(toSeason);
     },
 
-    /** Stores an already validated definition. */
+    /**
+     * Stores an already validated definition. With `def.shardBounds`, `placeShards` gives each
+     * shard's hash tag; tags carry the season's id, so the id is taken from the sequence first.
+     */
     async insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season> {
+      let id: number | undefined;
+      let shardLayout: ShardLayout | null = null;
+      if (def.shardBounds) {
+        if (!placeShards) throw new Error('a sharded season needs placeShards');
+        const [next] = await db.execute<{ id: number }>(
+          sql`select nextval(pg_get_serial_sequence('seasons', 'id'))::int as id`,
+        );
+        id = next!.id;
+        shardLayout = { bounds: [...def.shardBounds], tags: await placeShards(id, def.shardBounds.length + 1) };
+      }
       const [row] = await db
         .insert(seasons)
         .values({
+          ...(id === undefined ? {} : { id }),
+          shardLayout,
           name: def.name,
           startsAt: def.startsAt,
           endsAt: def.endsAt,
@@ -58,6 +78,14 @@ export function createSeasonsRepo(db: Db) {
         })
         .returning();
       return toSeason(row!);
+    },
+
+    /** How many players of a season's SEASON board hold each points value (to size a later season's shards). */
+    async pointsHistogram(seasonId: number): Promise<Array<{ points: number; players: number }>> {
+      const rows = await db.execute<{ points: string; players: number }>(sql`
+        select points, count(*)::int as players from standings
+        where season_id = ${seasonId} and "window" = 'SEASON' group by points`);
+      return rows.map((r) => ({ points: Number(r.points), players: r.players }));
     },
 
     async setStatus(id: number, status: SeasonStatus): Promise<Season | undefined> {

@@ -11,7 +11,7 @@ import {
   windowBoardOfKey,
   windowBoardsPattern,
 } from './keys.js';
-import { dbOf } from './client.js';
+import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
@@ -33,15 +33,12 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     /** The DAY and WEEK boards that exist in Redis for the season (a few hundred keys: SCAN is cheap). */
     async windowBoards(seasonId: number): Promise<Array<{ window: Window; period: string }>> {
       const found: Array<{ window: Window; period: string }> = [];
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', windowBoardsPattern(seasonId), 'COUNT', 1000);
+      await scanKeys(redis, windowBoardsPattern(seasonId), async (keys) => {
         for (const key of keys) {
           const board = windowBoardOfKey(seasonId, key);
           if (board) found.push(board);
         }
-        cursor = next;
-      } while (cursor !== '0');
+      });
       return found;
     },
 

@@ -4,6 +4,7 @@ import { pageRanks } from '../domain/page-ranks.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey } from './keys.js';
+import { isSharded, readShardedBoard } from './sharded-boards.js';
 
 /** A read's value and the board version it was read at (see service/board-events.ts). */
 export interface Versioned<T> {
@@ -66,6 +67,11 @@ function decodePage(
 export function createBoardReader(redis: Redis) {
   /** One page with the board's size, at one instant. */
   async function page(b: Board, offset: number, limit: number) {
+    if (isSharded(b.season)) {
+      const q = { top: 0, pages: [{ offset, limit }], playerIds: [], arounds: [] };
+      const a = await readShardedBoard(redis, { ...b, season: b.season }, q);
+      return { version: a.version, size: a.size, entries: a.pages[0]! };
+    }
     const reply = await redis.readTop(keyOf(b), versionsOf(b), String(offset), String(limit), stepOf(b), labelOf(b));
     return {
       version: Number(reply[0]),
@@ -75,6 +81,10 @@ export function createBoardReader(redis: Redis) {
   }
 
   async function around(b: Board, playerId: string, radius: number): Promise<Versioned<RankedStanding[]>> {
+    if (isSharded(b.season)) {
+      const a = await read(b, { top: 0, pages: [], playerIds: [], arounds: [{ playerId, radius }] });
+      return { version: a.version, value: a.arounds[0]! };
+    }
     const reply = await redis.readAround(keyOf(b), versionsOf(b), playerId, String(radius), stepOf(b), labelOf(b));
     const version = Number(reply[0]);
     if (reply.length === 1) return { version, value: [] };
@@ -82,6 +92,10 @@ export function createBoardReader(redis: Redis) {
   }
 
   async function entries(b: Board, playerIds: readonly string[]): Promise<Versioned<RankedStanding[]>> {
+    if (isSharded(b.season)) {
+      const a = await read(b, { top: 0, pages: [], playerIds, arounds: [] });
+      return { version: a.version, value: a.entries };
+    }
     return decodeEntries(b, await redis.readEntries(keyOf(b), versionsOf(b), stepOf(b), labelOf(b), ...playerIds));
   }
 
@@ -100,6 +114,11 @@ export function createBoardReader(redis: Redis) {
    * scripts in one MULTI (Redis runs a transaction with no other command in between).
    */
   async function read(b: Board, q: BoardQuery): Promise<BoardAnswer> {
+    // A board of score-range shards is read shard by shard (docs/scale-out.md).
+    if (isSharded(b.season)) {
+      const answer = await readShardedBoard(redis, { ...b, season: b.season }, q);
+      return q.top > 0 ? answer : { ...answer, size: 0 }; // the size comes with the top, as below
+    }
     const [key, versions, step, label] = [keyOf(b), versionsOf(b), stepOf(b), labelOf(b)];
     type Part = [
       command: 'readTop' | 'readEntries' | 'readAround',
@@ -171,6 +190,7 @@ export function createBoardReader(redis: Redis) {
     versioned: { entries },
 
     async size(b: Board): Promise<number> {
+      if (isSharded(b.season)) return (await page(b, 0, 0)).size;
       return redis.zcard(keyOf(b));
     },
 

@@ -7,6 +7,7 @@ import { boardExpireAt, isBoardExpired } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
+import { isSharded, setShardedBoard } from './sharded-boards.js';
 
 /** A standing to set exactly on one board; null removes the member. */
 export interface ExactStanding extends BoardRef {
@@ -59,6 +60,14 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
           continue;
         }
         if (args.length === 0) continue;
+        if (isSharded(season)) {
+          // Score-range shards (docs/scale-out.md): the member may change shard.
+          const pairs: Array<[string, number | null]> = [];
+          for (let i = 0; i < args.length; i += 2)
+            pairs.push([args[i]!, args[i + 1] === '' ? null : Number(args[i + 1])]);
+          report.changed += await setShardedBoard(redis, season, first.window, first.period, pairs, expireAt);
+          continue;
+        }
         pipeline.setStandings(
           key,
           rebuildMarkerKey(season.id),

@@ -6,6 +6,7 @@ import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
+import { isSharded, writeShardedBoard } from './sharded-boards.js';
 
 /** Mirrors committed standings into the Redis boards. */
 export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
@@ -30,16 +31,17 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
         else byBoard.set(key, [s]);
       }
       const pipeline = redis.pipeline();
+      const sharded: Array<Promise<number>> = [];
       for (const [key, list] of byBoard) {
         const first = list[0]!;
         const season = seasonOf(first.seasonId);
         const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
         if (isBoardExpired(expireAt, nowMs)) continue;
         const codec = codecOf(season);
-        const args: string[] = [];
+        const pairs: Array<[string, number]> = [];
         for (const s of list) {
           try {
-            args.push(s.playerId, codec.toRedis(codec.encode(s.points, s.achievedAt)));
+            pairs.push([s.playerId, codec.encode(s.points, s.achievedAt)]);
           } catch (err) {
             // Only a SUM total past the season's point bits gets here: PostgreSQL keeps it, the
             // board cannot show it. Retrying would stall the partition forever, so report it.
@@ -47,7 +49,13 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
             unencodable.push(s);
           }
         }
-        if (args.length === 0) continue;
+        if (pairs.length === 0) continue;
+        if (isSharded(season)) {
+          // A board of score-range shards (docs/scale-out.md): its own calls, one per shard.
+          sharded.push(writeShardedBoard(redis, season, first.window, first.period, pairs, expireAt));
+          continue;
+        }
+        const args = pairs.flatMap(([member, score]) => [member, codec.toRedis(score)]);
         const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
         pipeline.applyStandings(
           key,
@@ -61,8 +69,11 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
           ...args,
         );
       }
-      const replies = (await pipeline.exec()) ?? [];
-      let changed = 0;
+      const [replies, shardedChanged] = await Promise.all([
+        pipeline.length > 0 ? pipeline.exec().then((r) => r ?? []) : [],
+        Promise.all(sharded),
+      ]);
+      let changed = shardedChanged.reduce((a, n) => a + n, 0);
       for (const [err, n] of replies) {
         if (err) throw err;
         changed += n as number;

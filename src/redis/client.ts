@@ -1,21 +1,93 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { defineScripts } from './scripts.js';
 
+/** The location of a Redis Cluster in a redis URL setting: `redis-cluster://host:port,host:port,...`. */
+const CLUSTER_SCHEME = 'redis-cluster://';
+
+/** The `redisUrl` setting for a Redis Cluster reached through these seed nodes (`host:port`, comma-separated). */
+export function clusterUrl(nodes: string): string {
+  return CLUSTER_SCHEME + nodes;
+}
+
+function clusterNodes(url: string): Array<{ host: string; port: number }> {
+  return url
+    .slice(CLUSTER_SCHEME.length)
+    .split(',')
+    .map((n) => {
+      const [host, port] = n.trim().split(':');
+      return { host: host!, port: Number(port ?? 6379) };
+    });
+}
+
 /**
- * A Redis client with ladder's scripts registered. A command fails after two reconnect
+ * A Redis client with ladder's scripts registered: one server (`redis://...`) or a Redis Cluster
+ * (`redis-cluster://h:p,h:p`, from REDIS_CLUSTER_NODES). A command fails after two reconnect
  * attempts instead of queueing forever, so callers see an outage and can retry or answer.
+ *
+ * The cluster client (ioredis Cluster) answers the same commands and scripts as one server, with
+ * every key of one call in one hash slot (keys.ts); typed as Redis so that callers do not branch.
+ * What differs is handled here: SCAN runs on every master (scanKeys), `duplicate(options)` makes
+ * another cluster client, and the database is always 0.
  */
 export function createRedis(url: string, logger?: Logger): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: false });
+  const redis = url.startsWith(CLUSTER_SCHEME)
+    ? createCluster(clusterNodes(url), { enableAutoPipelining: false })
+    : new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: false });
   // Without a listener ioredis prints every connection error; reconnecting is automatic.
   redis.on('error', (err: Error) => logger?.warn({ err: err.message }, 'redis connection error'));
   return defineScripts(redis);
 }
 
-/** The database number a client works in (pub/sub channels carry it: see keys.ts). */
+type ClusterClientOptions = { enableAutoPipelining?: boolean; lazyConnect?: boolean };
+
+function createCluster(nodes: Array<{ host: string; port: number }>, options: ClusterClientOptions): Redis {
+  const cluster = new Cluster(nodes, {
+    ...options,
+    // Reads and writes go to masters: a replica may lag, and board reads must see every write.
+    scaleReads: 'master',
+    redisOptions: { maxRetriesPerRequest: 2 },
+    // While a failed master's replica is promoted, commands wait and are retried (MOVED/CLUSTERDOWN).
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+  });
+  // Callers duplicate with one server's signature (options only): same seed nodes, new options.
+  (cluster as unknown as { duplicate(o?: ClusterClientOptions): Redis }).duplicate = (o = {}) =>
+    defineScripts(createCluster(nodes, { ...options, ...o }));
+  return cluster as unknown as Redis;
+}
+
+/** Whether a client talks to a Redis Cluster. */
+export function isCluster(redis: Redis): boolean {
+  return (redis as unknown) instanceof Cluster;
+}
+
+/** The masters of a cluster (known once it is ready: a command waits for that), or the one server. */
+export async function mastersOf(redis: Redis): Promise<Redis[]> {
+  if (!isCluster(redis)) return [redis];
+  const cluster = redis as unknown as Cluster;
+  if (cluster.status !== 'ready') await cluster.ping();
+  return cluster.nodes('master');
+}
+
+/**
+ * Every key matching `pattern`, batch by batch (SCAN, on each master of a cluster: a cluster
+ * client's SCAN would read one node only).
+ */
+export async function scanKeys(redis: Redis, pattern: string, onBatch: (keys: string[]) => Promise<void>) {
+  for (const node of await mastersOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length > 0) await onBatch(keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+}
+
+/** The database number a client works in (pub/sub channels carry it: see keys.ts). A cluster has only 0. */
 export function dbOf(redis: Redis): number {
-  return redis.options.db ?? 0;
+  return isCluster(redis) ? 0 : (redis.options.db ?? 0);
 }
 
 /**
@@ -23,9 +95,12 @@ export function dbOf(redis: Redis): number {
  * volatile-* the DAY and WEEK boards (they carry a TTL). Only noeviction is safe.
  */
 export async function assertNoBoardEviction(redis: Redis): Promise<void> {
-  const reply = (await redis.config('GET', 'maxmemory-policy')) as string[];
-  const policy = reply[1] ?? '';
-  if (policy !== 'noeviction') {
-    throw new Error(`Redis maxmemory-policy is ${policy}: it can evict a board. Use noeviction.`);
+  // In a cluster every master holds boards: each must say noeviction.
+  for (const node of await mastersOf(redis)) {
+    const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
+    const policy = reply[1] ?? '';
+    if (policy !== 'noeviction') {
+      throw new Error(`Redis maxmemory-policy is ${policy}: it can evict a board. Use noeviction.`);
+    }
   }
 }

@@ -17,6 +17,36 @@ export function boardKey(seasonId: number, window: Window, period: string): stri
   }
 }
 
+/**
+ * The ZSET of one score-range shard of a board (docs/scale-out.md): `lb:{<tag>}`, `lb:{<tag>}:d:...`,
+ * `lb:{<tag>}:w:...`, where tag (`s<id>.<k>[.<salt>]`, redis/shard-placement.ts) puts the shard's
+ * keys in one slot and the season's shards on different masters.
+ */
+export function shardBoardKey(shardTag: string, window: Window, period: string): string {
+  const key = `lb:{${shardTag}}`;
+  return window === 'SEASON' ? key : `${key}:${window === 'DAY' ? 'd' : 'w'}:${period}`;
+}
+
+/** SCAN pattern of every shard key of a sharded season (`lb:{s1.` never matches s10's). */
+export function shardKeysPattern(seasonId: number): string {
+  return `lb:{s${seasonId}.*`;
+}
+
+/** Held (SET NX PX) by the one process placing members that are new to their shard in a sharded season. */
+export function moverLockKey(seasonId: number): string {
+  return `${tag(seasonId)}:mover`;
+}
+
+/** Exists (with a TTL) while members move between shards of a sharded season; readers then wait. */
+export function movingKey(seasonId: number): string {
+  return `${tag(seasonId)}:moving`;
+}
+
+/** A counter raised when a move between shards starts and when it ends: readers compare it before and after. */
+export function moveEpochKey(seasonId: number): string {
+  return `${tag(seasonId)}:moves`;
+}
+
 /** Exists while a rebuild of the season runs; ingest then writes the rebuild copies too. */
 export function rebuildMarkerKey(seasonId: number): string {
   return `${tag(seasonId)}:rebuilding`;

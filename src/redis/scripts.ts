@@ -55,6 +55,28 @@ declare module 'ioredis' {
       label: string,
       ...memberScorePairs: string[]
     ): Result<number, Context>;
+    /** lua/shardWrite-1.lua: [[member, old, new, localRank, ...], [absent member, score, ...]] */
+    shardWrite(
+      shard: string,
+      expireAt: string,
+      step: string,
+      mode: 'present' | 'any' | 'set',
+      ...memberScorePairs: string[]
+    ): Result<[Array<string | number>, string[]], Context>;
+    /** lua/boardEvent-1.lua: the board's new version */
+    boardEvent(
+      versions: string,
+      channel: string,
+      label: string,
+      kind: string,
+      changes: string,
+    ): Result<number, Context>;
+    /** lua/shardedHead-3.lua: [moving 0|1, move epoch, board version] */
+    shardedHead(moving: string, moves: string, versions: string, label: string): Result<number[], Context>;
+    /** lua/shardProbe-1.lua: [size, score or "", position or -1, localRank or 0, ...] */
+    shardProbe(shard: string, step: string, ...members: string[]): Result<Array<string | number>, Context>;
+    /** lua/shardRange-1.lua: [size, firstLocalRank, member, score, ...] */
+    shardRange(shard: string, first: string, last: string, step: string): Result<Array<string | number>, Context>;
     /** lua/swapBoard-4.lua: a status, read with swapStatus */
     swapBoard(
       copy: string,

@@ -1,32 +1,31 @@
 import type { Redis } from 'ioredis';
 import type { SeasonKeys } from '../service/close-season.js';
-import { dbOf } from './client.js';
-import { boardKey, seasonKeysPattern, updatesChannel } from './keys.js';
+import { dbOf, scanKeys } from './client.js';
+import { boardKey, boardVersionsKey, seasonKeysPattern, shardKeysPattern, updatesChannel } from './keys.js';
 
 /**
  * Removes a closed season's keys. UNLINK, never DEL: a 10M-member board blocks Redis for ~2 s
  * on DEL and ~10 ms on UNLINK, which frees the memory in a background thread
  * (docs/design.md#measured-facts).
- * In Redis Cluster every key of a season lives on the node of its hash tag: run this there.
  */
 export function createSeasonKeys(redis: Redis): SeasonKeys {
   return {
     async remaining(seasonId) {
-      return (await redis.exists(boardKey(seasonId, 'SEASON', ''))) === 1;
+      return (await redis.exists(boardKey(seasonId, 'SEASON', ''), boardVersionsKey(seasonId))) > 0;
     },
 
     async remove(seasonId) {
-      const seasonBoard = boardKey(seasonId, 'SEASON', '');
+      // The SEASON board and the versions go last: while either exists, a cleanup is unfinished
+      // (SeasonKeys.remaining); a sharded season's boards are its shard keys, removed first.
+      const last = [boardKey(seasonId, 'SEASON', ''), boardVersionsKey(seasonId)];
       let removed = 0;
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', seasonKeysPattern(seasonId), 'COUNT', 1000);
-        const others = keys.filter((k) => k !== seasonBoard);
-        if (others.length > 0) removed += await redis.unlink(...others);
-        cursor = next;
-      } while (cursor !== '0');
-      // The SEASON board goes last: while it exists, a cleanup is unfinished (SeasonKeys.remaining).
-      removed += await redis.unlink(seasonBoard);
+      for (const pattern of [shardKeysPattern(seasonId), seasonKeysPattern(seasonId)]) {
+        await scanKeys(redis, pattern, async (keys) => {
+          // One UNLINK per key: a cluster refuses one command over several slots.
+          for (const key of keys) if (!last.includes(key)) removed += await redis.unlink(key);
+        });
+      }
+      removed += await redis.unlink(...last);
       // Every process drops what it cached of the season's boards (see redis/live-pubsub.ts).
       await redis.publish(updatesChannel(dbOf(redis), seasonId), JSON.stringify({ k: 'close' }));
       return removed;

@@ -36,9 +36,9 @@ export interface IngestProgress {
 
 /** The season's keys in Redis. */
 export interface SeasonKeys {
-  /** Whether the SEASON board still exists: it is removed last, so true means a cleanup is unfinished. */
+  /** Whether the SEASON board or the versions still exist: removed last, so true means a cleanup is unfinished. */
   remaining(seasonId: number): Promise<boolean>;
-  /** UNLINKs every key of the season, the SEASON board last; returns how many existed. */
+  /** UNLINKs every key of the season (a sharded season's shards first), the SEASON board and versions last. */
   remove(seasonId: number): Promise<number>;
 }
 

@@ -9,7 +9,7 @@ import {
   type DriftKind,
   type DriftTally,
 } from '../domain/drift.js';
-import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors.js';
+import { isDomainError, rebuildInProgress, badInput, seasonClosed } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
@@ -109,6 +109,8 @@ export async function reconcileSeason(
   if (season.finalizedAt) {
     throw seasonClosed(season.id, 'is finalized: its boards live in PostgreSQL only');
   }
+  // Its settle step WATCHes one key; a sharded board spans several slots (docs/scale-out.md#not-built-yet).
+  if (season.shards) throw badInput('seasonId', `season ${season.id} is sharded: its reconcile is not built yet`);
   const boards: BoardReconcile[] = [];
   const total = emptyTally();
   const progress = { compared: 0 };

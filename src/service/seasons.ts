@@ -1,4 +1,5 @@
 import { badInput, seasonNotFound } from '../domain/errors.js';
+import { boundsFromHistogram } from '../domain/shards.js';
 import {
   seasonStatusAt,
   validateSeasonDefinition,
@@ -13,6 +14,7 @@ export interface SeasonStore {
   get(id: number): Promise<Season | undefined>;
   list(status?: SeasonStatus): Promise<Season[]>;
   insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season>;
+  pointsHistogram(seasonId: number): Promise<Array<{ points: number; players: number }>>;
   setStatus(id: number, status: SeasonStatus): Promise<Season | undefined>;
 }
 
@@ -22,8 +24,46 @@ export function withCurrentStatus(season: Season, now: Date): Season {
   return status === season.status ? season : { ...season, status };
 }
 
+/** How a new season's shards are chosen: bounds given, or `count` shards from a previous season's scores. */
+export interface ShardChoice {
+  bounds?: number[] | undefined;
+  count?: number | undefined;
+  fromSeasonId?: number | undefined;
+}
+
+/** The shard bounds of a new season (docs/scale-out.md); undefined: one key per board. */
+async function chooseShardBounds(
+  store: SeasonStore,
+  def: SeasonDefinition,
+  choice: ShardChoice,
+): Promise<number[] | undefined> {
+  if (choice.bounds) {
+    if (choice.count !== undefined && choice.count !== choice.bounds.length + 1) {
+      throw badInput('shards', 'shards must be shardBounds + 1 when both are given');
+    }
+    return choice.bounds;
+  }
+  if (choice.count === undefined) {
+    if (choice.fromSeasonId !== undefined) throw badInput('shards', 'shardsFromSeasonId needs shards (how many)');
+    return undefined;
+  }
+  if (choice.fromSeasonId === undefined) {
+    throw badInput('shards', 'give shardBounds, or shards with shardsFromSeasonId to split a previous season evenly');
+  }
+  const previous = await requireSeason(store, choice.fromSeasonId);
+  if (previous.order !== def.order)
+    throw badInput('shardsFromSeasonId', 'the previous season must have the same order');
+  return boundsFromHistogram(await store.pointsHistogram(previous.id), choice.count, def.order);
+}
+
 /** Validates and stores a new season; its status follows from its times. */
-export async function createSeason(store: SeasonStore, def: SeasonDefinition, now: Date): Promise<Season> {
+export async function createSeason(
+  store: SeasonStore,
+  input: SeasonDefinition & { shards?: ShardChoice },
+  now: Date,
+): Promise<Season> {
+  const { shards, ...rest } = input;
+  const def: SeasonDefinition = shards ? { ...rest, shardBounds: await chooseShardBounds(store, rest, shards) } : rest;
   const split = validateSeasonDefinition(def);
   const status = seasonStatusAt({ status: 'SCHEDULED', startsAt: def.startsAt, endsAt: def.endsAt }, now);
   if (status === 'CLOSED') throw badInput('endsAt', 'endsAt is in the past');

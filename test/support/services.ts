@@ -10,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { createPostgres } from '../../src/postgres/client.js';
 import { createSeasonsRepo } from '../../src/postgres/seasons-repo.js';
 import { createRedis } from '../../src/redis/client.js';
+import { placeShards } from '../../src/redis/shard-placement.js';
 import { boardVersionsKey } from '../../src/redis/keys.js';
 
 export function openServices(config: Config) {
@@ -17,7 +18,7 @@ export function openServices(config: Config) {
   const pg = createPostgres(config.databaseUrl, 4);
   const redis = createRedis(config.redisUrl, logger);
   const kafka = createKafka({ brokers: config.kafka.brokers, clientId: 'ladder-test', logger });
-  const seasons = createSeasonsRepo(pg.db);
+  const seasons = createSeasonsRepo(pg.db, (id, count) => placeShards(redis, id, count));
   return {
     config,
     logger,

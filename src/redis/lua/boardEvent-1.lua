@@ -1,0 +1,21 @@
+--[[
+  boardEvent: raise a sharded board's version and announce its changes, after they were written
+  to its shards (a board's shards live in other slots than its version; docs/scale-out.md).
+  The version rises after the change, so a reader that read the version first never labels a
+  state older than its version.
+
+  KEYS[1]  the season's board versions (a hash: board label -> version)
+  ARGV[1]  pub/sub channel for updates ("": publish nothing)
+  ARGV[2]  board label, the field of KEYS[1]
+  ARGV[3]  kind: "" (a raise), "reset" (a lowering or removal)
+  ARGV[4]  the changes, a JSON list [member, old score or "", new score or "", rank, ...]
+
+  Returns the new version; publishes {"b": label, "q": version, "u": changes} (with "k" unless "").
+]]
+local version = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
+if ARGV[1] ~= '' then
+  local message = { b = ARGV[2], q = version, u = cjson.decode(ARGV[4]) }
+  if ARGV[3] ~= '' then message.k = ARGV[3] end
+  redis.call('PUBLISH', ARGV[1], cjson.encode(message))
+end
+return version

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AcceptedResult } from '../../src/domain/board-deltas.js';
+import type { Board } from '../../src/domain/board.js';
+import type { RankedStanding } from '../../src/domain/ranking.js';
+import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../../src/domain/season.js';
+import type { MatchResultMessage } from '../../src/domain/submission.js';
+import { createResultsStore } from '../../src/postgres/results-store.js';
+import { createBoardReader, type BoardAnswer, type BoardQuery } from '../../src/redis/board-reader.js';
+import { createBoardWriter } from '../../src/redis/board-writer.js';
+import { mastersOf, scanKeys } from '../../src/redis/client.js';
+import { createBoardResetter, type ExactStanding } from '../../src/redis/board-resetter.js';
+import { createSeasonKeys } from '../../src/redis/season-keys.js';
+import { moveEpochKey, shardKeysPattern } from '../../src/redis/keys.js';
+import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
+import { shardKeys } from '../../src/redis/sharded-boards.js';
+import { applyResults } from '../../src/service/apply-results.js';
+import { testConfig } from '../support/env.js';
+import { generateResults, prng, shuffle, withReplays } from '../support/generate.js';
+import { ensureRedisCluster } from '../support/redis-cluster.js';
+import { boardsOf, line } from '../support/season-boards.js';
+import { openServices, type Services } from '../support/services.js';
+
+// The oracle test of score-range shards (issue 11, docs/scale-out.md): the same results go to a
+// sharded season and to its twin on one ZSET per board, on the real Redis Cluster; after every
+// chunk every read of every board must be the same on both: size, whole board page by page, pages
+// straddling shard boundaries, every player's entry, around at every radius kind, friends.
+const TTL = 90 * 24 * 3600;
+const DAY = 24 * 3600 * 1000;
+let s: Services;
+beforeAll(async () => {
+  const url = await ensureRedisCluster();
+  s = openServices(testConfig({ REDIS_CLUSTER_NODES: url.replace('redis-cluster://', '') }));
+});
+afterAll(async () => {
+  await s?.close();
+});
+
+async function twins(def: Partial<SeasonDefinition>, shardBounds: number[]): Promise<[Season, Season]> {
+  const startsAt = new Date(Math.floor((Date.now() - 10 * DAY) / 1000) * 1000);
+  const full: SeasonDefinition = {
+    name: 'sharded oracle',
+    startsAt,
+    endsAt: new Date(startsAt.getTime() + 40 * DAY),
+    scoring: 'BEST',
+    order: 'DESC',
+    rankStyle: 'ORDINAL',
+    maxPointsPerMatch: 1_000_000,
+    ...def,
+  };
+  const sharded = await s.seasons.insert(
+    { ...full, shardBounds },
+    validateSeasonDefinition({ ...full, shardBounds }),
+    'ACTIVE',
+  );
+  const single = await s.seasons.insert(full, validateSeasonDefinition(full), 'ACTIVE');
+  return [sharded, single];
+}
+
+// The twin's matches need ids of their own: (match_id, player_id) is the dedup key of every season.
+const twinMatch = new Map<string, string>();
+const accepted = (ms: readonly MatchResultMessage[], seasonId: number, twin = false): AcceptedResult[] =>
+  ms.map((m, i) => {
+    if (twin && !twinMatch.has(m.matchId)) twinMatch.set(m.matchId, randomUUID());
+    const matchId = twin ? twinMatch.get(m.matchId)! : m.matchId;
+    return { ...m, matchId, seasonId, endedAt: new Date(m.endedAt), partition: 0, offset: String(i) };
+  });
+
+const lines = (a: BoardAnswer) => ({
+  size: a.size,
+  top: a.top.map(line),
+  pages: a.pages.map((p) => p.map(line)),
+  entries: a.entries.map(line),
+  arounds: a.arounds.map((p) => p.map(line)),
+});
+
+/** Every read of `board` and of its twin on one ZSET, compared. */
+async function expectSameReads(sharded: Board, single: Board, players: readonly string[]): Promise<void> {
+  const reader = createBoardReader(s.redis);
+  const size = await reader.size(single);
+  const whole: BoardQuery = {
+    top: 7,
+    pages: Array.from({ length: Math.ceil(size / 97) + 1 }, (_, i) => ({ offset: i * 97, limit: 97 })),
+    playerIds: [...players, '999999'],
+    arounds: [],
+  };
+  const [a, b] = await Promise.all([reader.read(sharded, whole), reader.read(single, whole)]);
+  expect(lines(a)).toEqual(lines(b));
+  // Around at the edges and inside, radius 0, 3 and 50, and friends (with strangers), one read each.
+  const rand = prng(size);
+  const picks = shuffle([...players], rand).slice(0, 12);
+  const around: BoardQuery = {
+    top: 0,
+    pages: [],
+    playerIds: [],
+    arounds: picks.flatMap((playerId) => [0, 3, 50].map((radius) => ({ playerId, radius }))),
+  };
+  const [c, d] = await Promise.all([reader.read(sharded, around), reader.read(single, around)]);
+  expect(lines(c)).toEqual(lines(d));
+  expect(await reader.entries(sharded, picks)).toEqual(await reader.entries(single, picks));
+  expect(await reader.size(sharded)).toBe(size);
+}
+
+/** No member on two shards, and the shards hold exactly the twin's members. */
+async function expectEachMemberOnce(sharded: Board, single: Board): Promise<void> {
+  const keys = shardKeys(
+    sharded.season as Season & { shards: NonNullable<Season['shards']> },
+    sharded.window,
+    sharded.period,
+  );
+  const members = (await Promise.all(keys.map((k) => s.redis.zrange(k, 0, -1)))).flat();
+  const reader = createBoardReader(s.redis);
+  const all = (await reader.top(single, 0, 1000)).map((e) => e.playerId);
+  expect(new Set(members).size).toBe(members.length);
+  expect(members.sort()).toEqual(all.sort());
+}
+
+describe('sharded seasons: every read equals the one-ZSET oracle', () => {
+  for (const [name, def, bounds] of [
+    ['BEST DESC ORDINAL, 4 shards', {}, [12, 30, 45]],
+    ['SUM DESC COMPETITION, 3 shards', { scoring: 'SUM', rankStyle: 'COMPETITION' }, [60, 180]],
+    ['BEST ASC COMPETITION, 3 shards', { order: 'ASC', rankStyle: 'COMPETITION' }, [20, 40]],
+  ] as Array<[string, Partial<SeasonDefinition>, number[]]>) {
+    it(`${name}: a shuffled stream with replays and boundary crossings`, async () => {
+      const [sharded, single] = await twins(def, bounds);
+      // The shards of the season sit on distinct masters, the best on the first.
+      const masters = await masterSlotRanges(s.redis);
+      expect(await mastersOf(s.redis)).toHaveLength(3);
+      const masterOf = (tag: string) =>
+        masters.findIndex((r) => r.some(([a, b]) => slotOfTag(tag) >= a && slotOfTag(tag) <= b));
+      const placed = sharded.shards!.tags.map(masterOf);
+      expect(new Set(placed).size).toBe(Math.min(3, placed.length));
+      expect(placed.at(-1)).toBe(0);
+
+      // 150 players, 2,000 results: players climb through the ranges; every result sent 1-5 times.
+      const input = generateResults(sharded, { results: 2_000, players: 150, seed: bounds[0]!, maxPoints: 60 });
+      const stream = withReplays(input, 7);
+      const store = createResultsStore(s.pg.sql);
+      const writer = createBoardWriter(s.redis, TTL);
+      const deps = (season: Season) => ({ store, boards: writer, seasonOf: () => season, now: Date.now });
+      const players = [...new Set(input.map((m) => m.playerId))];
+      const chunk = 1_000;
+      for (let i = 0; i < stream.length; i += chunk) {
+        const part = stream.slice(i, i + chunk);
+        // The sharded season gets each chunk twice at once (a stale consumer racing the current one).
+        await Promise.all([
+          applyResults(deps(sharded), accepted(part, sharded.id)),
+          applyResults(deps(sharded), accepted(shuffle([...part], prng(i)), sharded.id)),
+          applyResults(deps(single), accepted(part, single.id, true)),
+        ]);
+        if (i % (chunk * 3) !== 0 && i + chunk < stream.length) continue;
+        for (const b of await boardsOf(s, sharded)) {
+          const twin = { ...b, season: single };
+          await expectSameReads(b, twin, players);
+          await expectEachMemberOnce(b, twin);
+        }
+      }
+      // Players did cross: most of them sit above the first range, and the worst range is not empty.
+      const reader = createBoardReader(s.redis);
+      const seasonBoard: Board = { season: sharded, window: 'SEASON', period: '' };
+      const keys = shardKeys(sharded as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '');
+      const sizes = await Promise.all(keys.map((k) => s.redis.zcard(k)));
+      expect(sizes.filter((n) => n > 0).length).toBeGreaterThan(1);
+      // Every move opens and closes a move window: the epoch counts two per batch of moves.
+      expect(Number(await s.redis.get(moveEpochKey(sharded.id)))).toBeGreaterThan(10);
+      expect(await reader.size(seasonBoard)).toBe(players.length);
+    });
+  }
+
+  it('exact lowering and removal (a cheater removed, a repair) cross shards downward like the oracle; close removes every shard key', async () => {
+    const [sharded, single] = await twins({ rankStyle: 'COMPETITION' }, [10, 30, 50]);
+    const input = generateResults(sharded, { results: 600, players: 80, seed: 11, maxPoints: 60 });
+    const store = createResultsStore(s.pg.sql);
+    const writer = createBoardWriter(s.redis, TTL);
+    await applyResults({ store, boards: writer, seasonOf: () => sharded, now: Date.now }, accepted(input, sharded.id));
+    await applyResults(
+      { store, boards: writer, seasonOf: () => single, now: Date.now },
+      accepted(input, single.id, true),
+    );
+    const players = [...new Set(input.map((m) => m.playerId))];
+    const rand = prng(5);
+    // A third of the players lowered to a random score (often a worse shard), a few removed.
+    const at = new Date(sharded.startsAt.getTime() + 3_600_000);
+    const changes: ExactStanding[] = shuffle([...players], rand)
+      .slice(0, 30)
+      .map((playerId, i) => ({
+        seasonId: sharded.id,
+        window: 'SEASON',
+        period: '',
+        playerId,
+        standing: i < 5 ? null : { points: Math.floor(rand() * 60), achievedAt: at },
+      }));
+    const resetter = createBoardResetter(s.redis, TTL);
+    const a = await resetter.reset(sharded, changes, Date.now());
+    const b = await resetter.reset(single, changes, Date.now());
+    expect(a.changed).toBe(b.changed);
+    const board: Board = { season: sharded, window: 'SEASON', period: '' };
+    await expectSameReads(board, { ...board, season: single }, players);
+    await expectEachMemberOnce(board, { ...board, season: single });
+    // Replayed: nothing changes.
+    expect((await resetter.reset(sharded, changes, Date.now())).changed).toBe(0);
+
+    const keys = createSeasonKeys(s.redis);
+    expect(await keys.remove(sharded.id)).toBeGreaterThan(4);
+    expect(await keys.remaining(sharded.id)).toBe(false);
+    const left: string[] = [];
+    await scanKeys(s.redis, shardKeysPattern(sharded.id), async (k) => void left.push(...k));
+    expect(left).toEqual([]);
+  });
+
+  it('a reader never sees a member twice or loses one while members cross boundaries', async () => {
+    const [sharded] = await twins({}, [5, 15, 30, 45]);
+    const input = generateResults(sharded, { results: 2_000, players: 300, seed: 3, maxPoints: 60 });
+    const store = createResultsStore(s.pg.sql);
+    const deps = { store, boards: createBoardWriter(s.redis, TTL), seasonOf: () => sharded, now: Date.now };
+    const reader = createBoardReader(s.redis);
+    const board: Board = { season: sharded, window: 'SEASON', period: '' };
+    let done = false;
+    const seen = new Set<string>();
+    let reads = 0;
+    const readLoop = (async () => {
+      while (!done) {
+        const a = await reader.read(board, { top: 1000, pages: [], playerIds: [], arounds: [] });
+        const ids = a.top.map((e: RankedStanding) => e.playerId);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.length).toBe(a.size);
+        // Ingest never removes a player: whoever was seen once is seen in every later read.
+        for (const id of seen) expect(ids).toContain(id);
+        for (const id of ids) seen.add(id);
+        expect(a.top.map((e) => e.rank)).toEqual(ids.map((_, i) => i + 1));
+        reads++;
+      }
+    })();
+    for (let i = 0; i < input.length; i += 200) await applyResults(deps, accepted(input.slice(i, i + 200), sharded.id));
+    done = true;
+    await readLoop;
+    expect(reads).toBeGreaterThan(0);
+    expect(seen.size).toBe(new Set(input.map((m) => m.playerId)).size);
+  });
+});
