@@ -77,8 +77,8 @@ export function createApi(deps: ApiDeps) {
   // Every PostgreSQL call a request makes is bounded (DATABASE_TIMEOUT_MS): UNAVAILABLE rather
   // than a hang while PostgreSQL is unreachable. The long admin jobs (close, rebuild, reconcile,
   // player removal) are not: they run for minutes by design.
-  // Calls in flight: a few times the pool, so a burst queues briefly but an outage cannot pile up.
-  const deadline = createDeadline(config.databaseTimeoutMs, { maxInFlight: 8 * config.databasePoolSize });
+  // Calls in flight: a burst queues (a few hundred milliseconds of short queries), an outage cannot pile up.
+  const deadline = createDeadline(config.databaseTimeoutMs, { maxInFlight: 100 * config.databasePoolSize });
   const seasonStore = bounded(deps.seasonStore, deadline);
   const seasonById = (id: number) => {
     const cached = deps.seasons.peek(id);

@@ -6,11 +6,19 @@ import type { Season } from '../domain/season.js';
  */
 export function createSeasonCache(load: (id: number) => Promise<Season | undefined>, ttlMs = 5_000) {
   const entries = new Map<number, { season: Season; expires: number }>();
+  // One load per season at a time: a burst of subscriptions (thousands of sockets opened at once)
+  // or an expiry under load asks PostgreSQL once, not once per caller.
+  const loading = new Map<number, Promise<Season | undefined>>();
   return {
     async get(id: number): Promise<Season | undefined> {
       const hit = entries.get(id);
       if (hit && hit.expires > Date.now()) return hit.season;
-      const season = await load(id);
+      let pending = loading.get(id);
+      if (!pending) {
+        pending = load(id).finally(() => loading.delete(id));
+        loading.set(id, pending);
+      }
+      const season = await pending;
       if (season) entries.set(id, { season, expires: Date.now() + ttlMs });
       else entries.delete(id);
       return season;
@@ -22,6 +30,7 @@ export function createSeasonCache(load: (id: number) => Promise<Season | undefin
     },
     invalidate(id: number): void {
       entries.delete(id);
+      loading.delete(id);
     },
   };
 }
