@@ -529,6 +529,8 @@ try {
       KAFKA_TOPIC: 'bench-api-results',
       RATE_LIMIT_READS_PER_SEC: '1000000000',
       RATE_LIMIT_READS_BURST: '1000000000',
+      // The board is seeded straight into Redis: no restore (a rebuild of it) at start.
+      BOARD_RESTORE_INTERVAL_MS: '0',
     },
     /GraphQL API listening/,
     WORKERS,

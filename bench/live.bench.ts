@@ -469,6 +469,8 @@ async function main(): Promise<void> {
     KAFKA_TOPIC: TOPIC,
     KAFKA_PARTITIONS: String(PARTITIONS),
     LOG_LEVEL: 'info',
+    // The board is seeded straight into Redis: no restore (a rebuild of it) at start.
+    BOARD_RESTORE_INTERVAL_MS: '0',
   };
   const nodeArgs = builtLadder();
   // e.g. BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the API.
