@@ -10,14 +10,14 @@
 #
 # ladder then runs against it with REDIS_CLUSTER_NODES=127.0.0.1:7000,127.0.0.1:7001,...
 # (printed by `up`). Also reached as `REDIS_CLUSTER=1 bash scripts/stack-up.sh` and
-# `npm run stack:cluster`. Environment: REDIS_CLUSTER_BASE_PORT=7000, REDIS_CLUSTER_NODE_TIMEOUT_MS=2000
+# `npm run stack:cluster`. Environment: REDIS_CLUSTER_BASE_PORT=7000, REDIS_CLUSTER_NODE_TIMEOUT_MS=5000
 # (how long a silent master stays a master before its replica is promoted).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/.stack/redis-cluster"
 BASE="${REDIS_CLUSTER_BASE_PORT:-7000}"
-NODE_TIMEOUT="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-2000}"
+NODE_TIMEOUT="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-5000}"
 PORTS=()
 for i in 0 1 2 3 4 5; do PORTS+=($((BASE + i))); done
 
