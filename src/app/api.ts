@@ -267,6 +267,7 @@ export function createApi(deps: ApiDeps) {
           if (!versions.note(e)) void rankWatcher.resync(e.seasonId);
           if (e.kind === 'close') deps.seasons.invalidate(e.seasonId);
           rankWatcher.note(e);
+          topCache.heard(e.seasonId);
           live.note(e);
         },
         names: (ids) => names.invalidate(ids),
@@ -277,9 +278,9 @@ export function createApi(deps: ApiDeps) {
           void rankWatcher.resync();
         },
       });
-      // Watched tops (topChanged) that heard of a change are re-read this often: a push waits at most
-      // this long, and a board whose top changes all the time costs at most 20 top reads a second.
-      timers = [setInterval(() => void topCache.tick(), 50)];
+      // Watched tops (topChanged) are re-read when news is heard (topCache.heard, at most 20 reads a
+      // second per board); the tick catches what no event announced (a reconnect) and ages them out.
+      timers = [setInterval(() => void topCache.tick(), 1_000)];
       if (config.serving.rankResyncIntervalMs > 0) {
         timers.push(setInterval(() => void rankWatcher.resync(), config.serving.rankResyncIntervalMs));
       }

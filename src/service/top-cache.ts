@@ -45,8 +45,12 @@ interface Slot {
   /** The epoch the snapshot was read under (see BoardVersion). */
   epoch?: BoardVersion;
   fetchedAt: number;
+  /** When the last Redis read started (successful or not): watched re-reads keep `minGapMs` apart. */
+  readAt: number;
   lastUsed: number;
   refreshing?: Promise<void>;
+  /** A watched re-read waiting for `minGapMs` to pass. */
+  followTimer?: ReturnType<typeof setTimeout>;
   listeners: Set<(snap: TopSnapshot) => void>;
 }
 
@@ -56,8 +60,10 @@ interface Slot {
  * the top or the size (board-events.ts `topSeen`), no read returns a snapshot older than it:
  * readers wait for the refresh, and all readers of a board share one Redis read in flight.
  * Without news a snapshot is served for `maxAgeMs`, then refreshed behind the readers (a safety
- * net for a lost event: pub/sub is at most once). A board that is only watched (topChanged) is not
- * read again without news but every `watchedMaxAgeMs`: a lost event is seen as a skipped version
+ * net for a lost event: pub/sub is at most once). A board that is only watched (topChanged) is read
+ * again as soon as news of it is heard (`heard`), at most once per `minGapMs` (a board whose top
+ * changes all the time costs at most 1000 / minGapMs reads a second, and a push waits at most that
+ * long), and without news only every `watchedMaxAgeMs`: a lost event is seen as a skipped version
  * by the next one (board-events.ts) and a dropped connection ends every epoch, so an idle board
  * costs Redis nothing.
  */
@@ -66,6 +72,7 @@ export function createTopCache(opts: {
   versions: BoardVersions;
   maxAgeMs?: number;
   watchedMaxAgeMs?: number;
+  minGapMs?: number;
   idleEvictMs?: number;
   /** Most boards held; past it the least recently used unwatched board is dropped. */
   maxBoards?: number;
@@ -78,6 +85,7 @@ export function createTopCache(opts: {
   const maxAgeMs = opts.maxAgeMs ?? 1_000;
   const watchedMaxAgeMs = opts.watchedMaxAgeMs ?? 60_000;
   const idleEvictMs = opts.idleEvictMs ?? 60_000;
+  const minGapMs = opts.minGapMs ?? 50;
   const maxBoards = opts.maxBoards ?? 200;
   const now = opts.now ?? Date.now;
   const slots = new Map<string, Slot>();
@@ -87,7 +95,7 @@ export function createTopCache(opts: {
     let slot = slots.get(key);
     if (!slot) {
       if (slots.size >= maxBoards) evictLeastRecentlyUsed();
-      slots.set(key, (slot = { board, fetchedAt: 0, lastUsed: now(), listeners: new Set() }));
+      slots.set(key, (slot = { board, fetchedAt: 0, readAt: -Infinity, lastUsed: now(), listeners: new Set() }));
     }
     return slot;
   }
@@ -109,7 +117,7 @@ export function createTopCache(opts: {
 
   function refresh(slot: Slot): Promise<void> {
     slot.refreshing ??= (async () => {
-      const fetchedAt = now();
+      const fetchedAt = (slot.readAt = now());
       try {
         opts.onFetch?.();
         const snap = await opts.source.snapshot(slot.board, capacity);
@@ -121,8 +129,25 @@ export function createTopCache(opts: {
       } finally {
         slot.refreshing = undefined;
       }
+      // News heard while this read was in flight needs one more.
+      follow(slot);
     })();
     return slot.refreshing;
+  }
+
+  /** A watched board that heard news is read again now, or once `minGapMs` passed since the last read. */
+  function follow(slot: Slot): void {
+    if (slot.listeners.size === 0 || slot.refreshing || slot.followTimer || isCurrent(slot)) return;
+    const wait = slot.readAt + minGapMs - now();
+    if (wait > 0) {
+      slot.followTimer = setTimeout(() => {
+        slot.followTimer = undefined;
+        follow(slot);
+      }, wait);
+      slot.followTimer.unref?.();
+      return;
+    }
+    refresh(slot).catch((err) => opts.onError?.(err));
   }
 
   /** A current snapshot: the one held, or the next refresh that started after what we heard. */
@@ -157,6 +182,11 @@ export function createTopCache(opts: {
         slot.listeners.delete(listener);
         slot.lastUsed = now();
       };
+    },
+
+    /** News of the season's boards was heard (board-events.ts noted it): watched ones that fell behind are read again. */
+    heard(seasonId: number): void {
+      for (const slot of slots.values()) if (slot.board.season.id === seasonId) follow(slot);
     },
 
     /** Refreshes watched boards that fell behind or aged; drops boards nobody used for a while. */

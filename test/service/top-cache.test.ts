@@ -83,4 +83,58 @@ describe('top cache slots', () => {
     await cache.tick();
     expect(reads).toBe(3);
   });
+
+  it('read a watched board again as soon as news is heard, at most once per minGapMs, without a tick', async () => {
+    let version = 1;
+    const readsAt: number[] = [];
+    const versions = createBoardVersions();
+    const board = day(1);
+    const cache = createTopCache({
+      source: {
+        snapshot: async () => {
+          readsAt.push(Date.now());
+          return {
+            version,
+            size: 1,
+            entries: [{ playerId: String(version), points: version, achievedAt: new Date(0), rank: 1 }],
+          };
+        },
+      },
+      versions,
+      minGapMs: 200,
+    });
+    const pushes: number[] = [];
+    cache.watch(board, (snap) => pushes.push(snap.version));
+    await expect.poll(() => pushes.at(-1)).toBe(1);
+    const topEvent = (v: number) => ({
+      seasonId: 1,
+      window: 'DAY' as const,
+      period: board.period,
+      version: v,
+      kind: 'raise' as const,
+      changes: [{ playerId: String(v), old: null, score: String(v), rank: 1 }],
+    });
+    // News within the gap of the first read: read once the gap has passed, not before.
+    version = 2;
+    versions.note(topEvent(2));
+    cache.heard(1);
+    expect(readsAt).toHaveLength(1);
+    await expect.poll(() => pushes.at(-1), { timeout: 2_000 }).toBe(2);
+    expect(readsAt[1]! - readsAt[0]!).toBeGreaterThanOrEqual(195);
+    // News after the gap: read at once. Two events heard together: one read.
+    await new Promise((r) => setTimeout(r, 250));
+    version = 4;
+    versions.note(topEvent(3));
+    versions.note(topEvent(4));
+    cache.heard(1);
+    cache.heard(1);
+    expect(readsAt).toHaveLength(3);
+    await expect.poll(() => pushes.at(-1)).toBe(4);
+    expect(new Set(pushes)).toEqual(new Set([1, 2, 4]));
+    // News of another season, or of nothing new: no read.
+    cache.heard(2);
+    cache.heard(1);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(readsAt).toHaveLength(3);
+  });
 });
