@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
+import { epochMs } from '../../src/postgres/client.js';
 import type { Season } from '../../src/domain/season.js';
 import { boardsMarkerKey } from '../../src/redis/keys.js';
 import { testEnv } from '../support/env.js';
@@ -40,12 +41,18 @@ afterAll(async () => {
  * applied twice raises a SUM total), or that should not be there.
  */
 async function audit(s: Services, season: Season, acknowledged: readonly OracleResult[]) {
-  const rows = await s.pg.sql<{ m: string; p: string; points: number; endedAt: Date }[]>`
-    select match_id::text as m, player_id::text as p, points, ended_at as "endedAt"
+  // A raw timestamptz arrives as text (postgres/client.ts epochMs): read as epoch milliseconds.
+  const rows = await s.pg.sql<{ m: string; p: string; points: number; endedAt: string }[]>`
+    select match_id::text as m, player_id::text as p, points, ${epochMs(s.pg.sql, 'ended_at')} as "endedAt"
     from match_results where season_id = ${season.id}`;
   const stored = new Set(rows.map((r) => `${r.m}|${r.p}`));
   const acked = new Set(acknowledged.map((r) => `${r.matchId}|${r.playerId}`));
-  const implied = rows.map((r) => ({ matchId: r.m, playerId: r.p, points: r.points, endedAt: r.endedAt }));
+  const implied = rows.map((r) => ({
+    matchId: r.m,
+    playerId: r.p,
+    points: r.points,
+    endedAt: new Date(Number(r.endedAt)),
+  }));
   let wrongMembers = 0;
   for (const [key, entries] of expectedBoards(season, implied)) {
     const actual = new Map(await boardContents(s.redis, key));
