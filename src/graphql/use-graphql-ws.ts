@@ -114,6 +114,7 @@ export function useGraphQLWs(deps: {
       onComplete: (ctx) => limits.release(ctx.extra.socket),
     },
     deps.wss,
+    0, // keep-alive runs in useSocketLimits: one timer for every socket
   );
 
   return {

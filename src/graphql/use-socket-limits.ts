@@ -1,7 +1,7 @@
 // The WebSocket limits: sockets per address, subscriptions per socket, and slow readers (a
 // client that does not read its socket must not make the server buffer forever).
 import type { IncomingMessage } from 'node:http';
-import type { WebSocket, WebSocketServer } from 'ws';
+import { WebSocket, type WebSocketServer } from 'ws';
 import { createAddressCounts } from './use-connection-limit.js';
 
 export interface SocketLimits {
@@ -14,30 +14,55 @@ export interface SocketLimits {
 /** The close code of a socket over its address's share (4429: "too many requests", graphql-ws style). */
 export const TOO_MANY_SOCKETS = 4429;
 
+/** A socket that answered no ping since the last keep-alive round (ws calls listeners with `this` = the socket). */
+const awaitingPong = new WeakSet<WebSocket>();
+function ponged(this: WebSocket): void {
+  awaitingPong.delete(this);
+}
+
 /**
  * Applies the socket limits to `wss`: a socket over its address's share is closed with
- * TOO_MANY_SOCKETS, slow readers are terminated (checked every `sweepMs`). Subscriptions are
- * counted by the caller: `take` before one starts (false: over the limit), `release` after.
+ * TOO_MANY_SOCKETS, slow readers are terminated (checked every `sweepMs`), and a peer that did not
+ * answer its last ping by the next one (`keepAliveMs` later) is terminated: a dead client's
+ * subscriptions end. Keep-alive runs in the sweep, one timer for every socket, instead of
+ * graphql-ws's interval and pong timeout per socket (memory per idle socket: docs/benchmarks.md);
+ * each sweep pings the sockets of one of keepAliveMs / sweepMs buckets, so 10,000 sockets are not
+ * pinged in one burst. Subscriptions are counted by the caller: `take` before one starts (false:
+ * over the limit), `release` after.
  */
 export function useSocketLimits(
   wss: Pick<WebSocketServer, 'on' | 'clients'>,
   limits: SocketLimits,
   addressOf: (req: IncomingMessage) => string,
-  sweepMs = 1_000,
+  { sweepMs = 1_000, keepAliveMs = 12_000 }: { sweepMs?: number; keepAliveMs?: number } = {},
 ) {
   const sockets = createAddressCounts();
   const subscriptions = new WeakMap<WebSocket, number>();
+  const rounds = Math.max(1, Math.round(keepAliveMs / sweepMs));
+  const bucketOf = new WeakMap<WebSocket, number>();
+  let connected = 0;
+  let tick = 0;
 
   wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
     const address = addressOf(req);
     const n = sockets.add(address);
     socket.once('close', () => sockets.remove(address));
+    socket.on('pong', ponged);
+    bucketOf.set(socket, connected++ % rounds);
     if (n > limits.socketsPerAddress) socket.close(TOO_MANY_SOCKETS, 'too many sockets from this address');
   });
 
   const sweep = setInterval(() => {
+    const due = tick++ % rounds;
     for (const socket of wss.clients) {
       if (socket.bufferedAmount > limits.maxSocketBufferBytes) socket.terminate();
+      else if (bucketOf.get(socket) === due && socket.readyState === WebSocket.OPEN) {
+        if (awaitingPong.has(socket)) socket.terminate();
+        else {
+          awaitingPong.add(socket);
+          socket.ping();
+        }
+      }
     }
   }, sweepMs);
   sweep.unref();

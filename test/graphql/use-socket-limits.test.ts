@@ -1,5 +1,7 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import { TOO_MANY_SOCKETS, useSocketLimits } from '../../src/graphql/use-socket-limits.js';
 
 afterEach(() => vi.useRealTimers());
@@ -78,10 +80,35 @@ describe('useSocketLimits', () => {
   it('terminates the sockets holding more unsent data than allowed at each sweep', async () => {
     vi.useFakeTimers();
     const { wss, connect } = fakeServer();
-    const l = useSocketLimits(wss as never, limits, addressOf as never, 1_000);
+    const l = useSocketLimits(wss as never, limits, addressOf as never, { sweepMs: 1_000 });
     const [fast, slow] = [connect('a', 100), connect('b', 101)];
     await vi.advanceTimersByTimeAsync(1_000);
     expect([fast.terminated, slow.terminated]).toEqual([false, true]);
     l.dispose();
+  });
+
+  it('terminates a peer that answered no ping by the next keep-alive round, and keeps one that does', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(wss, 'listening');
+    const l = useSocketLimits(wss, limits, (req) => req.socket.remoteAddress ?? 'unknown', {
+      sweepMs: 25,
+      keepAliveMs: 100,
+    });
+    const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
+    const closedOnServer: string[] = [];
+    wss.on('connection', (socket, req) => socket.on('close', () => closedOnServer.push(req.url!)));
+    const live = new WebSocket(`${url}/live`);
+    const dead = new WebSocket(`${url}/dead`);
+    await Promise.all([once(live, 'open'), once(dead, 'open')]);
+    // The dead peer stops reading its socket: it never sees a ping, so never answers one.
+    (dead as unknown as { _socket: Socket })._socket.pause();
+    await vi.waitFor(() => expect(closedOnServer).toEqual(['/dead']), { timeout: 2_000 });
+    await new Promise((r) => setTimeout(r, 350)); // three more rounds
+    expect(closedOnServer).toEqual(['/dead']);
+    expect(live.readyState).toBe(WebSocket.OPEN);
+    live.terminate();
+    dead.terminate();
+    l.dispose();
+    wss.close();
   });
 });
