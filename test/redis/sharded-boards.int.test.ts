@@ -20,7 +20,7 @@ import { createBoardResetter, type ExactStanding } from '../../src/redis/board-r
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
 import { moveEpochKey, rebuildCopyKey, shardBoardKey, shardKeysPattern } from '../../src/redis/keys.js';
 import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
-import { shardKeys } from '../../src/redis/sharded-boards.js';
+import { heldScores, setOnShards, shardKeys, writeShardedBoard } from '../../src/redis/sharded-boards.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import { closeSeason } from '../../src/service/close-season.js';
 import { rebuildSeason } from '../../src/service/rebuild-season.js';
@@ -359,6 +359,47 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
     expect(repaired.total.repaired).toBe(3 + lost + 2);
     expect((await reconcileSeason(deps, sharded)).total).toMatchObject({ missing: 0, different: 0, extra: 0 });
     await expectLikeOracle(sharded, single, players);
+  });
+
+  it('an exact write leaves a member that an ingest raise changed since it was read (a conflict), and writes the others', async () => {
+    const [sharded] = await twins({}, [10, 30]);
+    const season = sharded as Season & { shards: NonNullable<Season['shards']> };
+    const keys = shardKeys(season, 'SEASON', '');
+    const codec = codecOf(season);
+    const at = new Date(season.startsAt.getTime() + 3_600_000);
+    const score = (points: number) => codec.encode(points, at);
+    const board = (pairs: Array<[string, number]>) => writeShardedBoard(s.redis, season, 'SEASON', '', pairs, 0);
+    await board([
+      ['1', score(35)],
+      ['2', score(35)],
+      ['3', score(20)],
+    ]);
+    const members = ['1', '2', '3'];
+    const held = await heldScores(s.redis, keys, members);
+    // Player 1 rises inside the best shard after the read: the write must not lower it.
+    await board([['1', score(40)]]);
+    const lower = (points: number) => codec.toRedis(score(points));
+    const { conflicts } = await setOnShards(
+      s.redis,
+      season,
+      keys,
+      [
+        ['1', lower(5)],
+        ['2', lower(5)],
+        ['3', ''],
+      ],
+      held,
+      0,
+    );
+    expect([...conflicts]).toEqual(['1']);
+    const now = await heldScores(s.redis, keys, members);
+    expect(now.map((shard) => shard.map((v) => (v === null ? null : codec.decode(codec.fromRedis(v)).points)))).toEqual(
+      [
+        [null, 5, null],
+        [null, null, null],
+        [40, null, null],
+      ],
+    );
   });
 
   it("a cheater's removal (service and settle pass) and the season's close, on both twins", async () => {
