@@ -124,14 +124,12 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
   process.kill(victim.pid, 'SIGKILL');
   process.kill(heir.pid, 'SIGCONT');
   stopped = undefined;
-  const killedAt = Date.now();
   // Produced while the master is dead: ingest fails its steps on that master's slots until the
   // replica is promoted, then applies every result.
   await send(3, 60);
   await waitFor('the replica promoted', async () => (await node(replica)).role === 'master', 20_000);
   await waitUntilCaughtUp(s, 'the results sent during the failover', 40_000);
   expect(failedSteps).toBeGreaterThan(0);
-  expect(Date.now() - killedAt).toBeGreaterThan(1_000);
   const [stored] = await s.pg.sql`select count(*)::int as n from match_results where season_id = ${season.id}`;
   expect(stored!.n).toBe(1_800);
 
