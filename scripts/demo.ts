@@ -2,13 +2,17 @@
 // API keys, the API and ingest consumer, and simulated game servers submitting matches. Its
 // banner leads with the live board page's URL (built by `npm run build:web` first).
 //   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>
+//   DEMO_PROCESSES=1: more starts that many ladder processes in all (API + ingest each, one
+//   consumer group), the others on the ports after PORT. With REDIS_CLUSTER_NODES (`npm run
+//   demo:cluster`) the demo season is split into 3 score-range shards over the cluster's masters.
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app/app.js';
 import { parseConfig, type Config } from '../src/config.js';
 import type { SeasonDefinition } from '../src/domain/season.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
-import { createSeason, listSeasons, type SeasonStore } from '../src/service/seasons.js';
+import { createSeason, listSeasons, type ShardChoice, type SeasonStore } from '../src/service/seasons.js';
 import { StartupError } from '../src/app/startup.js';
 import { ensureDatabase } from './ensure-database.js';
 import { regularPlayerId, startSimulator } from './simulator.js';
@@ -28,30 +32,36 @@ function demoSettings(env: NodeJS.ProcessEnv) {
     rate: num('DEMO_RATE', 20, (n) => n > 0 && n <= 10_000)!,
     players: num('DEMO_PLAYERS', 5000, (n) => Number.isInteger(n) && n >= 2)!,
     durationS: num('DEMO_DURATION_S', undefined, (n) => n > 0),
+    processes: num('DEMO_PROCESSES', 1, (n) => Number.isInteger(n) && n >= 1 && n <= 8)!,
   };
 }
 
 /** The active season with this name, or a new one: rerunning the demo keeps its board. */
-async function ensureSeason(store: SeasonStore, def: SeasonDefinition, now: Date) {
+async function ensureSeason(store: SeasonStore, def: SeasonDefinition & { shards?: ShardChoice }, now: Date) {
   const active = await listSeasons(store, 'ACTIVE', now);
   return active.filter((s) => s.name === def.name).at(-1) ?? createSeason(store, def, now);
 }
 
-/** Creates (or reuses) the two demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles show. */
-async function demoSeasons(app: App) {
+/**
+ * Creates (or reuses) the two demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles show.
+ * On a Redis Cluster the first has 3 score-range shards: bounds that split the simulator's players
+ * (points about (0.1 + 0.7 x skill)^2 x 10,000) into thirds.
+ */
+async function demoSeasons(app: App, sharded: boolean) {
   const now = new Date();
   // Whole seconds, so startsAt reads cleanly in GraphiQL.
   const start = new Date(Math.floor((now.getTime() - 3 * DAY_MS) / 1000) * 1000);
   const best = await ensureSeason(
     app.seasonsRepo,
     {
-      name: 'Demo season',
+      name: sharded ? 'Demo season (3 shards)' : 'Demo season',
       startsAt: start,
       endsAt: new Date(start.getTime() + 30 * DAY_MS),
       scoring: 'BEST',
       order: 'DESC',
       rankStyle: 'ORDINAL',
       maxPointsPerMatch: 10_000,
+      ...(sharded ? { shards: { bounds: [1_000, 3_000] } } : {}),
     },
     now,
   );
@@ -82,14 +92,21 @@ function banner(o: {
   rate: number;
   players: number;
   durationS: number | undefined;
+  others: string[];
+  cluster: string | undefined;
 }): string {
   const until = o.durationS ? `for ${o.durationS} s` : 'until you press Ctrl-C';
+  const processes =
+    o.others.length > 0
+      ? `\n Processes: ${o.others.length + 1} (API + ingest each, one consumer group); the others' GraphiQL: ${o.others.join(' ')}`
+      : '';
+  const cluster = o.cluster ? `\n Redis Cluster: ${o.cluster} (the first season's 3 shards sit on its 3 masters)` : '';
   return `
 ──────────────────────────────────────────────────────────────────────────────
  Open the live boards:  ${o.page}
 ──────────────────────────────────────────────────────────────────────────────
  ladder demo is running ${until}. GraphiQL:  ${o.url}
- Both work offline: every asset is served by ladder itself.
+ Both work offline: every asset is served by ladder itself.${processes}${cluster}
 
  Seasons:  ${o.bestId} "Demo season"        best match counts, ranks 1,2,3,4
            ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
@@ -129,6 +146,19 @@ try {
 const say = (line: string) => console.log(line);
 const app = buildApp(config, { roles: ['api', 'ingest'] });
 let simulator: ReturnType<typeof startSimulator> | undefined;
+const others: ChildProcess[] = [];
+
+/** One more ladder process (API + ingest) on `port`, with the demo's database, Redis, topic and group. */
+function startProcess(port: number): ChildProcess {
+  const env = {
+    ...process.env,
+    LOG_LEVEL: config.logLevel,
+    LADDER_ROLES: 'api,ingest',
+    API_WORKERS: '1',
+    PORT: String(port),
+  };
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
 
 let stopping = false;
 /** Simulator first (no submission hits a closing API), then the app; exits 0 when clean. */
@@ -144,6 +174,13 @@ async function shutdown(why: string, code = 0): Promise<never> {
     await simulator?.stop();
     const s = simulator?.stats();
     if (s) say(`[demo] simulator: ${s.accepted} submissions accepted, ${s.failed} failed, ${s.retried} retries`);
+    await Promise.all(
+      others.map((child) => {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        if (child.exitCode === null) child.kill('SIGTERM');
+        return exited;
+      }),
+    );
     await app.stop().catch((err: unknown) => {
       console.error(err);
       code = 1;
@@ -162,7 +199,7 @@ try {
   say('[demo] starting the API and the ingest consumer (migrations, Kafka topics)');
   // The service's own "waiting for ..." lines are warnings, below the demo's log level: say them.
   await app.start({ onWaiting: (line) => say(`[demo] ${line}`) });
-  const { best, sum } = await demoSeasons(app);
+  const { best, sum } = await demoSeasons(app, process.env.REDIS_CLUSTER_NODES !== undefined);
   const keys = createApiKeysRepo(app.pg.db);
   const submitKey = await createApiKey(keys, { name: 'demo simulator', scopes: ['submit'] });
   const adminKey = await createApiKey(keys, { name: 'demo admin', scopes: ['admin'] });
@@ -177,6 +214,10 @@ try {
     log: say,
   });
   await simulator.ready;
+  const otherPorts = Array.from({ length: settings.processes - 1 }, (_, i) => port + 1 + i);
+  if (otherPorts.length > 0)
+    say(`[demo] starting ${otherPorts.length} more ladder process(es) on port(s) ${otherPorts.join(', ')}`);
+  for (const p of otherPorts) others.push(startProcess(p));
   say(
     banner({
       page: `http://localhost:${port}/?season=${best.id}&player=${regularPlayerId(settings.players)}`,
@@ -189,6 +230,8 @@ try {
       rate: settings.rate,
       players: settings.players,
       durationS: settings.durationS,
+      others: otherPorts.map((p) => `http://localhost:${p}/graphql`),
+      cluster: process.env.REDIS_CLUSTER_NODES,
     }),
   );
   if (settings.durationS) setTimeout(() => void shutdown(`${settings.durationS} s are up`), settings.durationS * 1000);

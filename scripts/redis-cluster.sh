@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # A local Redis Cluster for ladder's sharded seasons: 3 masters with 1 replica each, redis-server
-# processes of their own on ports BASE..BASE+5 (default 7000-7005), data under .stack/redis-cluster/.
+# processes of their own on ports BASE..BASE+5 (default 7000-7005), data under .stack/redis-cluster/
+# (another base port: .stack/redis-cluster-<BASE>/, so a private cluster never touches the shared one).
 #
 #   bash scripts/redis-cluster.sh up            # idempotent: reuses a healthy cluster, restarts
 #                                               # stopped nodes (they rejoin from nodes.conf)
 #   bash scripts/redis-cluster.sh down          # stops the six nodes, keeps their data
-#   bash scripts/redis-cluster.sh down --purge  # and deletes .stack/redis-cluster/
+#   bash scripts/redis-cluster.sh down --purge  # and deletes its data folder
 #   bash scripts/redis-cluster.sh status        # one line per node: port, role, pid
 #
 # ladder then runs against it with REDIS_CLUSTER_NODES=127.0.0.1:7000,127.0.0.1:7001,...
 # (printed by `up`). Also reached as `REDIS_CLUSTER=1 bash scripts/stack-up.sh` and
 # `npm run stack:cluster`. Environment: REDIS_CLUSTER_BASE_PORT=7000, REDIS_CLUSTER_NODE_TIMEOUT_MS=5000
-# (how long a silent master stays a master before its replica is promoted).
+# (how long a silent master stays a master before its replica is promoted; read when a node starts).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="$ROOT/.stack/redis-cluster"
 BASE="${REDIS_CLUSTER_BASE_PORT:-7000}"
+DIR="$ROOT/.stack/redis-cluster"
+[[ "$BASE" == 7000 ]] || DIR+="-$BASE"
 NODE_TIMEOUT="${REDIS_CLUSTER_NODE_TIMEOUT_MS:-5000}"
 PORTS=()
 for i in 0 1 2 3 4 5; do PORTS+=($((BASE + i))); done
@@ -102,5 +104,5 @@ case "${1:-}" in
   up) up ;;
   down) down "${2:-}" ;;
   status) status ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 1 ;;
 esac

@@ -3,10 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_REDIS_URL, testConfig, uniqueName } from './support/env.js';
-import { freePort, spawnEntry, until, type Entry } from './support/process.js';
+import { freePort, request, spawnEntry, until, type Entry } from './support/process.js';
+import { CLUSTER_NODES, ensureRedisCluster } from './support/redis-cluster.js';
 import { openServices, type Services } from './support/services.js';
 
-const DEMO_SEASONS = ['Demo season', 'Demo weekly total'];
+const DEMO_SEASONS = ['Demo season', 'Demo weekly total', 'Demo season (3 shards)'];
 
 let s: Services;
 let demo: Entry | undefined;
@@ -108,6 +109,72 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   expect(board.top[0]!.player!.displayName).toMatch(/^[A-Z][a-z]+[A-Z][a-z]+\d+$/);
 
   // DEMO_DURATION_S=20: the demo stops the simulator, then the service, and exits 0.
+  expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
+  expect(entry.stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
+  expect(entry.stdout).toContain('[demo] stopped');
+}, 90_000);
+
+it('on the Redis Cluster with DEMO_PROCESSES=2: a sharded demo season, two processes in one consumer group, the same board from both APIs', async () => {
+  await ensureRedisCluster();
+  const port = await freePort();
+  const group = uniqueName('test-demo');
+  demo = spawnEntry('scripts/demo.ts', {
+    DATABASE_URL: TEST_DATABASE_URL,
+    REDIS_CLUSTER_NODES: CLUSTER_NODES,
+    KAFKA_BROKERS: TEST_KAFKA_BROKERS,
+    KAFKA_TOPIC: uniqueName('test-demo'),
+    KAFKA_GROUP_ID: group,
+    SEASON_SCHEDULER_INTERVAL_MS: '0',
+    PORT: String(port),
+    DEMO_RATE: '20',
+    DEMO_PROCESSES: '2',
+    DEMO_DURATION_S: '25',
+  });
+  const entry = demo;
+  await until(
+    'the demo printed its banner',
+    45_000,
+    async () => (entry.stdout.includes('Processes: 2') ? true : undefined),
+    entry,
+  );
+  expect(entry.stdout).toContain(`the others' GraphiQL: http://localhost:${port + 1}/graphql`);
+  expect(entry.stdout).toContain(`Redis Cluster: ${CLUSTER_NODES}`);
+  const gql = async (p: number, query: string) => {
+    const res = await request(p, '/graphql', { method: 'POST', body: JSON.stringify({ query }) });
+    return (JSON.parse(res.body) as { data: any }).data;
+  };
+  const { seasons } = await gql(port, '{ seasons(status: ACTIVE) { id name shards } }');
+  const sharded = seasons.find((x: { name: string }) => x.name === 'Demo season (3 shards)');
+  expect(sharded.shards).toBe(3);
+  // Both APIs answer the same board, filled by the two processes' consumers (one group).
+  const query = `{ leaderboard(seasonId: ${sharded.id}) { size top(limit: 20) { rank playerId } } }`;
+  await until(
+    'the second API ready, the board filled',
+    30_000,
+    async () =>
+      (await request(port + 1, '/ready')).status === 200 && (await gql(port, query)).leaderboard.size > 0
+        ? true
+        : undefined,
+    entry,
+  );
+  const admin = s.kafka.admin();
+  await admin.connect();
+  const { groups } = await admin.describeGroups([group]);
+  await admin.disconnect();
+  expect(groups[0]!.members).toHaveLength(2);
+  // Matches keep coming (the size grows with every new player): the top, ordered by skill, holds
+  // still between two reads most of the time.
+  const top = `{ leaderboard(seasonId: ${sharded.id}) { top(limit: 20) { rank playerId points } } }`;
+  await until(
+    'both APIs show the same top',
+    10_000,
+    async () => {
+      const [a, b] = [await gql(port, top), await gql(port + 1, top)];
+      return JSON.stringify(a) === JSON.stringify(b) ? true : undefined;
+    },
+    entry,
+  );
+
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
   expect(entry.stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
   expect(entry.stdout).toContain('[demo] stopped');

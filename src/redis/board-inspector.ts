@@ -7,12 +7,15 @@ import {
   boardVersionsKey,
   rebuildCopyKey,
   rebuildMarkerKey,
+  shardKeysPattern,
   updatesChannel,
   windowBoardOfKey,
+  windowBoardOfShardKey,
   windowBoardsPattern,
 } from './keys.js';
 import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
+import { bestHeld, heldScores, isSharded, settleShardedBoard, shardKeys } from './sharded-boards.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
 // about a millisecond, so a few attempts settle it. One that never does is left to the next run.
@@ -22,8 +25,13 @@ const MAX_SETTLE_ATTEMPTS = 10;
  * The Redis side of reconcile: reads a board in pages and repairs chosen members.
  * Give it a connection of its own (redis.duplicate()): settle() uses WATCH, which is state of
  * the connection, and must not be shared with unrelated commands.
+ * A sharded season's board (docs/scale-out.md) is read over its shards: its size is their sum, a
+ * member's score its best shard's, its members every shard's; settle holds the mover lock instead.
  */
 export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
+  /** The keys holding a board: its one key, or its shards'. */
+  const keysOf = (season: Season, window: Window, period: string) =>
+    isSharded(season) ? shardKeys(season, window, period) : [boardKey(season.id, window, period)];
   return {
     /** Whether a rebuild of the season is running (its boards may be swapped at any moment). */
     async rebuilding(seasonId: number): Promise<boolean> {
@@ -31,47 +39,52 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     },
 
     /** The DAY and WEEK boards that exist in Redis for the season (a few hundred keys: SCAN is cheap). */
-    async windowBoards(seasonId: number): Promise<Array<{ window: Window; period: string }>> {
+    async windowBoards(season: Season): Promise<Array<{ window: Window; period: string }>> {
       const found: Array<{ window: Window; period: string }> = [];
-      await scanKeys(redis, windowBoardsPattern(seasonId), async (keys) => {
+      const tags = season.shards?.tags ?? [];
+      const pattern = tags.length > 0 ? shardKeysPattern(season.id) : windowBoardsPattern(season.id);
+      await scanKeys(redis, pattern, async (keys) => {
         for (const key of keys) {
-          const board = windowBoardOfKey(seasonId, key);
+          const board = tags.length > 0 ? windowBoardOfShardKey(tags, key) : windowBoardOfKey(season.id, key);
           if (board) found.push(board);
         }
       });
       return found;
     },
 
-    /** ZCARD of a board. */
-    async size(seasonId: number, window: Window, period: string): Promise<number> {
-      return redis.zcard(boardKey(seasonId, window, period));
+    /** ZCARD of a board (the sum over its shards). */
+    async size(season: Season, window: Window, period: string): Promise<number> {
+      const sizes = await Promise.all(keysOf(season, window, period).map((key) => redis.zcard(key)));
+      return sizes.reduce((a, n) => a + n, 0);
     },
 
     /** The scores of these members as Redis prints them (null: not on the board), in order. */
     async scores(
-      seasonId: number,
+      season: Season,
       window: Window,
       period: string,
       members: readonly string[],
     ): Promise<Array<string | null>> {
       if (members.length === 0) return [];
-      return redis.zmscore(boardKey(seasonId, window, period), ...members);
+      const held = await heldScores(redis, keysOf(season, window, period), members);
+      return members.map((_, i) => bestHeld(held, i));
     },
 
     /**
      * Every member of a board, ZSCAN page by page (about `pageSize` each). A member present the
      * whole time comes at least once; one may come twice if the board grows meanwhile.
      */
-    async *members(seasonId: number, window: Window, period: string, pageSize: number): AsyncGenerator<string[]> {
-      const key = boardKey(seasonId, window, period);
-      let cursor = '0';
-      do {
-        const [next, flat] = await redis.zscan(key, cursor, 'COUNT', pageSize);
-        const members: string[] = [];
-        for (let i = 0; i < flat.length; i += 2) members.push(flat[i]!);
-        if (members.length > 0) yield members;
-        cursor = next;
-      } while (cursor !== '0');
+    async *members(season: Season, window: Window, period: string, pageSize: number): AsyncGenerator<string[]> {
+      for (const key of keysOf(season, window, period)) {
+        let cursor = '0';
+        do {
+          const [next, flat] = await redis.zscan(key, cursor, 'COUNT', pageSize);
+          const members: string[] = [];
+          for (let i = 0; i < flat.length; i += 2) members.push(flat[i]!);
+          if (members.length > 0) yield members;
+          cursor = next;
+        } while (cursor !== '0');
+      }
     },
 
     /**
@@ -89,6 +102,10 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
       decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
       write: boolean,
     ): Promise<number | null> {
+      if (isSharded(season)) {
+        const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
+        return settleShardedBoard(redis, season, window, period, members, decide, write, expireAt);
+      }
       const key = boardKey(season.id, window, period);
       for (let attempt = 1; attempt <= MAX_SETTLE_ATTEMPTS; attempt++) {
         if (write) await redis.watch(key);

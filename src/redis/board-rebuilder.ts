@@ -4,6 +4,7 @@ import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import { unavailable } from '../domain/errors.js';
+import { shardLowers, shardOf } from '../domain/shards.js';
 import {
   boardKey,
   boardLabel,
@@ -12,27 +13,47 @@ import {
   rebuildMarkerKey,
   retiredKey,
   seasonKeysPattern,
+  shardKeysPattern,
   updatesChannel,
 } from './keys.js';
-import { dbOf } from './client.js';
+import { dbOf, scanKeys } from './client.js';
 import { swapStatus } from './scripts.js';
+import {
+  copyExpireAt,
+  copyKeys,
+  inMoveWindow,
+  isSharded,
+  place,
+  shardKeys,
+  withMoverLock,
+  type Sharded,
+} from './sharded-boards.js';
 
 const MARKER_TTL_MS = 60_000;
 
 /**
  * The Redis side of a rebuild. While the season's marker exists, ingest writes every board's
  * rebuild copy too (applyStandings-4.lua), so results committed after the rebuild's
- * PostgreSQL snapshot began still reach the copy before it is swapped in.
+ * PostgreSQL snapshot began still reach the copy before it is swapped in. A sharded season's
+ * copy is one key per shard, swapped in shard by shard inside a move window (docs/scale-out.md).
  */
 export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
-  return {
+  const rebuilder = {
     /** Takes the season's rebuild marker; false when another rebuild holds it. */
     async acquire(seasonId: number): Promise<boolean> {
-      return (await redis.set(rebuildMarkerKey(seasonId), String(Date.now()), 'PX', MARKER_TTL_MS, 'NX')) === 'OK';
+      if ((await redis.set(rebuildMarkerKey(seasonId), String(Date.now()), 'PX', MARKER_TTL_MS, 'NX')) !== 'OK') {
+        return false;
+      }
+      // A copy left behind (a sharded write that saw the last rebuild's marker and landed after
+      // its release) must not seed this one. Ingest writes dropped here were committed before
+      // this rebuild reads PostgreSQL: its snapshot has them.
+      await dropCopies(seasonId);
+      return true;
     },
 
     /** Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). */
     async fill(season: Season, window: Window, period: string, rows: readonly BoardStanding[]): Promise<void> {
+      if (isSharded(season)) return fillShards(season, window, period, rows);
       const codec = codecOf(season);
       const copy = rebuildCopyKey(boardKey(season.id, window, period));
       const args: string[] = [];
@@ -51,6 +72,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
      * left as it was, and the rebuild must not report it rebuilt.
      */
     async swap(season: Season, window: Window, period: string): Promise<void> {
+      if (isSharded(season)) return swapShards(season, window, period);
       const board = boardKey(season.id, window, period);
       const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
       const status = swapStatus(
@@ -79,20 +101,59 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
      */
     async release(seasonId: number): Promise<void> {
       await redis.del(rebuildMarkerKey(seasonId));
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(
-          cursor,
-          'MATCH',
-          rebuildCopyKey(seasonKeysPattern(seasonId)),
-          'COUNT',
-          1000,
-        );
-        if (keys.length > 0) await redis.unlink(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await dropCopies(seasonId);
     },
   };
+
+  /** UNLINKs every rebuild copy of the season (of one-key boards and of shards), on every master. */
+  async function dropCopies(seasonId: number): Promise<void> {
+    for (const pattern of [seasonKeysPattern(seasonId), shardKeysPattern(seasonId)]) {
+      await scanKeys(redis, rebuildCopyKey(pattern), async (keys) => {
+        for (const key of keys) await redis.unlink(key); // one slot per command in a cluster
+      });
+    }
+  }
+
+  /**
+   * Places rows on the copies of a sharded board's shards under the mover lock (ingest may have
+   * raised some members there already: ZADD GT across shards), then gives every copy of the board
+   * the marker's TTL, so a shard filled early does not expire before the swap.
+   */
+  async function fillShards(season: Sharded, window: Window, period: string, rows: readonly BoardStanding[]) {
+    const codec = codecOf(season);
+    const lowers = shardLowers(season);
+    const copies = copyKeys(shardKeys(season, window, period));
+    const expireAt = copyExpireAt(MARKER_TTL_MS);
+    const members = rows.map((r) => {
+      const score = codec.encode(r.points, r.achievedAt);
+      return [r.playerId, codec.toRedis(score), shardOf(lowers, score)] as const;
+    });
+    await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS);
+    await withMoverLock(redis, season.id, () => place(redis, season, copies, members, expireAt));
+    await Promise.all(copies.map((key) => redis.expireat(key, expireAt)));
+  }
+
+  /**
+   * Swaps every shard's copy in (a shard without a copy is emptied: the rebuilt board has no one in
+   * its range), holding the mover lock and inside a move window, so readers never mix old and new
+   * shards; then the board's version rises with a "swap" event. UNAVAILABLE when the marker, and
+   * so the copies that live as long as it, expired (a stalled rebuild): the board is left as it was.
+   */
+  async function swapShards(season: Sharded, window: Window, period: string): Promise<void> {
+    const keys = shardKeys(season, window, period);
+    const expireAt = String(boardExpireAt(season, window, period, windowTtlSeconds));
+    await withMoverLock(redis, season.id, async () => {
+      if ((await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS)) !== 1) {
+        throw unavailable(`the rebuild of season ${season.id} stalled past its marker's TTL; rebuild again`);
+      }
+      await inMoveWindow(redis, season.id, () =>
+        Promise.all(keys.map((key) => redis.shardSwap(rebuildCopyKey(key), key, retiredKey(key), expireAt))),
+      );
+    });
+    const label = boardLabel(window, period);
+    await redis.boardEvent(boardVersionsKey(season.id), updatesChannel(dbOf(redis), season.id), label, 'swap', '');
+  }
+  return rebuilder;
 }
 
 export type BoardRebuilder = ReturnType<typeof createBoardRebuilder>;

@@ -125,6 +125,16 @@ export function windowBoardOfKey(
   return { window: m[1] === 'd' ? 'DAY' : 'WEEK', period: m[2]! };
 }
 
+/** The DAY or WEEK board a shard key of a season with these shard tags names, or undefined (SEASON shards, copies). */
+export function windowBoardOfShardKey(
+  tags: readonly string[],
+  key: string,
+): { window: 'DAY' | 'WEEK'; period: string } | undefined {
+  const m = /^lb:\{([^}]+)\}:([dw]):([^:]+)$/.exec(key);
+  if (!m || !tags.includes(m[1]!)) return undefined;
+  return { window: m[2] === 'd' ? 'DAY' : 'WEEK', period: m[3]! };
+}
+
 /** SCAN pattern of every key of a season (boards, rebuild copies and markers): `lb:{s1}*`. */
 export function seasonKeysPattern(seasonId: number): string {
   // Braces are literal in Redis glob patterns; `}` right after the id keeps s1 from matching s10.

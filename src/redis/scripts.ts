@@ -63,6 +63,15 @@ declare module 'ioredis' {
       mode: 'present' | 'any' | 'set',
       ...memberScorePairs: string[]
     ): Result<[Array<string | number>, string[]], Context>;
+    /** lua/shardSet-1.lua: [[member, old, new, localRank, ...], [conflicting member, ...]] */
+    shardSet(
+      shard: string,
+      expireAt: string,
+      step: string,
+      ...memberExpectedScoreTriples: string[]
+    ): Result<[Array<string | number>, string[]], Context>;
+    /** lua/shardSwap-3.lua: 1 swapped in, 0 emptied (no copy) */
+    shardSwap(copy: string, shard: string, retired: string, expireAt: string): Result<number, Context>;
     /** lua/boardEvent-1.lua: the board's new version */
     boardEvent(
       versions: string,

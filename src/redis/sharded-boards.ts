@@ -9,18 +9,21 @@ import { codecOf } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { shardLowers, shardOf, type ShardLayout } from '../domain/shards.js';
 import type { BoardAnswer, BoardQuery } from './board-reader.js';
+import { unavailable } from '../domain/errors.js';
 import {
   boardLabel,
   boardVersionsKey,
   moveEpochKey,
   moverLockKey,
   movingKey,
+  rebuildCopyKey,
+  rebuildMarkerKey,
   shardBoardKey,
   updatesChannel,
 } from './keys.js';
 import { dbOf } from './client.js';
 
-type Sharded = Season & { shards: ShardLayout };
+export type Sharded = Season & { shards: ShardLayout };
 
 export function isSharded(season: Season): season is Sharded {
   return (season.shards?.tags.length ?? 0) > 0;
@@ -38,7 +41,7 @@ const MOVE_TTL_MS = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn` holding the season's mover lock (one mover per season at a time, across processes). */
-async function withMoverLock<T>(redis: Redis, seasonId: number, fn: () => Promise<T>): Promise<T> {
+export async function withMoverLock<T>(redis: Redis, seasonId: number, fn: () => Promise<T>): Promise<T> {
   const key = moverLockKey(seasonId);
   const token = `${process.pid}.${Math.random().toString(36).slice(2)}`;
   const deadline = Date.now() + MOVE_TTL_MS * 2;
@@ -53,6 +56,17 @@ async function withMoverLock<T>(redis: Redis, seasonId: number, fn: () => Promis
     // Only our own lock: after a TTL expiry another mover may hold it.
     if ((await redis.get(key)) === token) await redis.del(key);
   }
+}
+
+/**
+ * Runs `fn` (which moves members between shards) inside a move window: readers that overlap it
+ * start over (readShardedBoard). Left open on a failure, the marker expires.
+ */
+export async function inMoveWindow<T>(redis: Redis, seasonId: number, fn: () => Promise<T>): Promise<T> {
+  await redis.multi().set(movingKey(seasonId), '1', 'PX', MOVE_TTL_MS).incr(moveEpochKey(seasonId)).exec();
+  const result = await fn();
+  await redis.multi().del(movingKey(seasonId)).incr(moveEpochKey(seasonId)).exec();
+  return result;
 }
 
 interface Change {
@@ -75,11 +89,16 @@ function readChanges(reply: Array<string | number>, shard: number, out: Change[]
   }
 }
 
+/** The rebuild copies of a board's shards (same slots as the shards). */
+export const copyKeys = (keys: readonly string[]) => keys.map(rebuildCopyKey);
+
+/** Unix seconds at which a rebuild copy written now expires, the marker's TTL `ttlMs` from now. */
+export const copyExpireAt = (ttlMs: number) => Math.ceil((Date.now() + ttlMs) / 1000);
+
 /**
  * Writes one board's standings (member, composite pairs), only ever raising a score, and returns
- * how many rose. Members stay on their shard in one script call per shard; members new to the
- * shard their score belongs to (new players, and players crossing into a better range) go through
- * the season's mover, which checks every shard and moves them (see `place`). Then the board's
+ * how many rose. While a rebuild of the season runs, its copy of the board gets them first (so a
+ * write never lands on the live shards before a swap and on the copies after it). Then the board's
  * version rises once and one event announces every change, with global ranks.
  */
 export async function writeShardedBoard(
@@ -93,9 +112,30 @@ export async function writeShardedBoard(
   const codec = codecOf(season);
   const lowers = shardLowers(season);
   const keys = shardKeys(season, window, period);
-  const step = stepOf(season);
   const byShard = keys.map((): string[] => []);
   for (const [member, score] of pairs) byShard[shardOf(lowers, score)]!.push(member, codec.toRedis(score));
+  // Read after PostgreSQL committed these standings: no marker means the rebuild's snapshot has them.
+  const rebuildMs = await redis.pttl(rebuildMarkerKey(season.id));
+  if (rebuildMs > 0) await raiseOnShards(redis, season, copyKeys(keys), byShard, copyExpireAt(rebuildMs));
+  const changes = await raiseOnShards(redis, season, keys, byShard, expireAt);
+  if (changes.length > 0) await announce(redis, season, window, period, keys, changes, '');
+  return changes.length;
+}
+
+/**
+ * Raises members on a board's shards (`keys`, the live ones or a rebuild's copies), `byShard[k]`
+ * the member, score pairs of shard k. Members stay on their shard in one script call per shard;
+ * members new to the shard their score belongs to (new players, and players crossing into a
+ * better range) go through the season's mover, which checks every shard and moves them (`place`).
+ */
+async function raiseOnShards(
+  redis: Redis,
+  season: Sharded,
+  keys: readonly string[],
+  byShard: ReadonlyArray<readonly string[]>,
+  expireAt: number,
+): Promise<Change[]> {
+  const step = stepOf(season);
   const changes: Change[] = [];
   const absent: Array<[member: string, score: string, shard: number]> = [];
   await Promise.all(
@@ -107,10 +147,9 @@ export async function writeShardedBoard(
     }),
   );
   if (absent.length > 0) {
-    changes.push(...(await withMoverLock(redis, season.id, () => place(redis, season, keys, absent, expireAt, step))));
+    changes.push(...(await withMoverLock(redis, season.id, () => place(redis, season, keys, absent, expireAt))));
   }
-  if (changes.length > 0) await announce(redis, season, window, period, keys, changes, '');
-  return changes.length;
+  return changes;
 }
 
 /**
@@ -121,57 +160,113 @@ export async function writeShardedBoard(
  * new shard, then removed from every other, inside a move window that readers detect
  * (`moving` marker and move epoch, shardedHead-3.lua), so no reader sees it on two shards or none.
  */
-async function place(
+export async function place(
   redis: Redis,
   season: Sharded,
   keys: readonly string[],
   absent: ReadonlyArray<readonly [string, string, number]>,
   expireAt: number,
-  step: string,
 ): Promise<Change[]> {
-  const members = absent.map(([m]) => m);
-  const scores = await Promise.all(keys.map((key) => redis.zmscore(key, ...members)));
+  const held = await heldScores(
+    redis,
+    keys,
+    absent.map(([m]) => m),
+  );
   const adds = keys.map((): string[] => []);
   const removes = keys.map((): string[] => []);
   const oldOf = new Map<string, string>();
   absent.forEach(([member, score, target], i) => {
-    // What the member holds on each shard (on several only after a mover died mid-move).
-    const held = scores.map((s) => s[i] ?? null);
-    const best = held.reduce<string | null>(
-      (a, v) => (v !== null && (a === null || Number(v) > Number(a)) ? v : a),
-      null,
-    );
+    const best = bestHeld(held, i);
     if (best !== null && Number(best) >= Number(score)) return;
     adds[target]!.push(member, score);
-    held.forEach((v, k) => v !== null && k !== target && removes[k]!.push(member));
+    held.forEach((s, k) => s[i] != null && k !== target && removes[k]!.push(member));
     if (best !== null) oldOf.set(member, best);
   });
-  const moving = removes.some((r) => r.length > 0);
   const changes: Change[] = [];
-  if (moving)
-    await redis.multi().set(movingKey(season.id), '1', 'PX', MOVE_TTL_MS).incr(moveEpochKey(season.id)).exec();
-  try {
+  const write = async () => {
     await Promise.all(
       adds.map(async (args, k) => {
         if (args.length === 0) return;
-        const [changed] = await redis.shardWrite(keys[k]!, String(expireAt), step, 'any', ...args);
+        const [changed] = await redis.shardWrite(keys[k]!, String(expireAt), stepOf(season), 'any', ...args);
         readChanges(changed, k, changes);
       }),
     );
     await Promise.all(removes.map((r, k) => (r.length > 0 ? redis.zrem(keys[k]!, ...r) : Promise.resolve(0))));
-  } finally {
-    // Left in place on a failure, the marker expires and the chunk's replay finishes the move.
-    if (moving) await redis.multi().del(movingKey(season.id)).incr(moveEpochKey(season.id)).exec();
-  }
+  };
+  // Only a member that leaves a shard is a move; new members touch one shard atomically.
+  if (removes.some((r) => r.length > 0)) await inMoveWindow(redis, season.id, write);
+  else await write();
   for (const c of changes) c.old = oldOf.get(c.member) ?? c.old;
   return changes;
 }
 
+/** Each member's score on each shard (`[k][i]`, null: not there), read with one ZMSCORE per shard. */
+export function heldScores(redis: Redis, keys: readonly string[], members: readonly string[]) {
+  return Promise.all(keys.map((key) => redis.zmscore(key, ...members)));
+}
+
+/** The best score of member `i` over every shard (on several only after a mover died mid-move). */
+export function bestHeld(held: ReadonlyArray<ReadonlyArray<string | null>>, i: number): string | null {
+  let best: string | null = null;
+  for (const s of held) if (s[i] != null && (best === null || Number(s[i]) > Number(best))) best = s[i]!;
+  return best;
+}
+
+/**
+ * Sets members exactly on a board's shards (`keys`), lower scores included, or removes them (score
+ * ''), holding the mover lock: each goes to the shard of its score and leaves every other, inside
+ * a move window when any leaves a shard. `held` is what they held on each shard when read under
+ * this lock; a member that an ingest raise changed since is left as the raise made it and comes
+ * back in `conflicts` (shardSet-1.lua). Returns the changes, removals from a shard included.
+ */
+export async function setOnShards(
+  redis: Redis,
+  season: Sharded,
+  keys: readonly string[],
+  pairs: ReadonlyArray<readonly [string, string]>,
+  held: ReadonlyArray<ReadonlyArray<string | null>>,
+  expireAt: number,
+): Promise<{ changes: Change[]; conflicts: Set<string> }> {
+  const lowers = shardLowers(season);
+  const codec = codecOf(season);
+  const step = stepOf(season);
+  const leaves = keys.map((): string[] => []);
+  const sets = keys.map((): string[] => []);
+  pairs.forEach(([member, score], i) => {
+    const target = score === '' ? -1 : shardOf(lowers, codec.fromRedis(score));
+    held.forEach((s, k) => s[i] != null && k !== target && leaves[k]!.push(member, s[i]!, ''));
+    if (target >= 0) sets[target]!.push(member, held[target]![i] ?? '', score);
+  });
+  const changes: Change[] = [];
+  const conflicts = new Set<string>();
+  const run = async (triples: ReadonlyArray<readonly string[]>) =>
+    Promise.all(
+      triples.map(async (args, k) => {
+        // A member that could not leave a shard stays there: it must not be written elsewhere.
+        const todo = args.flatMap((a, j) => (j % 3 === 0 && !conflicts.has(a) ? args.slice(j, j + 3) : []));
+        if (todo.length === 0) return;
+        const [changed, conflicting] = await redis.shardSet(keys[k]!, String(expireAt), step, ...todo);
+        readChanges(changed, k, changes);
+        for (const m of conflicting) conflicts.add(m);
+      }),
+    );
+  const write = async () => {
+    await run(leaves);
+    await run(sets);
+  };
+  if (leaves.some((l) => l.length > 0)) await inMoveWindow(redis, season.id, write);
+  else await write();
+  return { changes, conflicts };
+}
+
+// An exact write retries members that a concurrent ingest raise changed this many times.
+const SET_ATTEMPTS = 10;
+
 /**
  * Sets members' scores exactly on a sharded board, lower ones included, or removes them (null):
- * the explicit path of player removal and repairs, never ingest. Holding the mover lock, each
- * member is written to the shard of its score and removed from every other shard, inside a move
- * window; one "reset" event follows. Returns how many members changed.
+ * the explicit path of player removal, never ingest. Holding the mover lock, each member is written
+ * to the shard of its score and removed from every other, inside a move window (setOnShards), the
+ * rebuild copies first while a rebuild runs; one "reset" event follows. Returns how many changed.
  */
 export async function setShardedBoard(
   redis: Redis,
@@ -183,50 +278,81 @@ export async function setShardedBoard(
 ): Promise<number> {
   if (pairs.length === 0) return 0;
   const codec = codecOf(season);
-  const lowers = shardLowers(season);
   const keys = shardKeys(season, window, period);
-  const step = stepOf(season);
-  const members = pairs.map(([m]) => m);
+  const exact = pairs.map(([m, score]): [string, string] => [m, score === null ? '' : codec.toRedis(score)]);
   const changes = await withMoverLock(redis, season.id, async () => {
-    const scores = await Promise.all(keys.map((key) => redis.zmscore(key, ...members)));
-    const sets = keys.map((): string[] => []);
-    const removes = keys.map((): string[] => []);
-    const out: Change[] = [];
-    pairs.forEach(([member, score], i) => {
-      const target = score === null ? -1 : shardOf(lowers, score);
-      if (score !== null) sets[target]!.push(member, codec.toRedis(score));
-      scores.forEach((s, k) => {
-        const held = s[i];
-        if (held == null || k === target) return;
-        removes[k]!.push(member);
-        if (score === null) out.push({ member, old: held, score: '', shard: k, localRank: 0 });
-      });
-    });
-    const moving = removes.some((r) => r.length > 0);
-    if (moving)
-      await redis.multi().set(movingKey(season.id), '1', 'PX', MOVE_TTL_MS).incr(moveEpochKey(season.id)).exec();
-    try {
-      await Promise.all(
-        sets.map(async (args, k) => {
-          if (args.length === 0) return;
-          const [changed] = await redis.shardWrite(keys[k]!, String(expireAt), step, 'set', ...args);
-          readChanges(changed, k, out);
-        }),
-      );
-      await Promise.all(removes.map((r, k) => (r.length > 0 ? redis.zrem(keys[k]!, ...r) : Promise.resolve(0))));
-    } finally {
-      if (moving) await redis.multi().del(movingKey(season.id)).incr(moveEpochKey(season.id)).exec();
-    }
-    // A member moved to another shard: its old score is the one it left.
-    const left = new Map<string, string>();
-    scores.forEach((s, k) =>
-      s.forEach((held, i) => held != null && removes[k]!.includes(members[i]!) && left.set(members[i]!, held)),
-    );
-    for (const c of out) if (c.old === '' && left.has(c.member)) c.old = left.get(c.member)!;
-    return out;
+    const rebuildMs = await redis.pttl(rebuildMarkerKey(season.id));
+    if (rebuildMs > 0) await setUntilDone(copyKeys(keys), copyExpireAt(rebuildMs));
+    return setUntilDone(keys, expireAt);
   });
-  if (changes.length > 0) await announce(redis, season, window, period, keys, changes, 'reset');
-  return changes.length;
+  return announceExact(redis, season, window, period, keys, changes);
+
+  async function setUntilDone(on: readonly string[], at: number): Promise<Change[]> {
+    const out: Change[] = [];
+    let todo = exact;
+    for (let attempt = 1; todo.length > 0; attempt++) {
+      if (attempt > SET_ATTEMPTS)
+        throw unavailable(`season ${season.id}: the exact write of ${window} ${period} kept racing ingest`);
+      const held = await heldScores(
+        redis,
+        on,
+        todo.map(([m]) => m),
+      );
+      const { changes, conflicts } = await setOnShards(redis, season, on, todo, held, at);
+      out.push(...changes);
+      todo = todo.filter(([m]) => conflicts.has(m));
+    }
+    return out;
+  }
+}
+
+/**
+ * Reconcile's settle step on a sharded board (board-inspector.ts): holding the mover lock, reads
+ * the members' scores (each one's best shard), asks `decide` which [member, score] pairs to write
+ * (score '' removes) and, with `write`, writes them with setOnShards. A member that an ingest
+ * raise changed in between is left as it is, for the next run. Returns how many entries changed.
+ */
+export async function settleShardedBoard(
+  redis: Redis,
+  season: Sharded,
+  window: Window,
+  period: string,
+  members: readonly string[],
+  decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
+  write: boolean,
+  expireAt: number,
+): Promise<number> {
+  const keys = shardKeys(season, window, period);
+  const changes = await withMoverLock(redis, season.id, async () => {
+    const held = await heldScores(redis, keys, members);
+    const pairs = await decide(members.map((_, i) => bestHeld(held, i)));
+    if (!write || pairs.length === 0) return [];
+    const index = new Map(members.map((m, i) => [m, i]));
+    const heldOfPairs = held.map((s) => pairs.map(([m]) => s[index.get(m)!] ?? null));
+    return (await setOnShards(redis, season, keys, pairs, heldOfPairs, expireAt)).changes;
+  });
+  return announceExact(redis, season, window, period, keys, changes);
+}
+
+/**
+ * Announces exact writes as one "reset" event and returns how many members changed: a member that
+ * changed shard left one shard and was set on another, one change from its old score to its new.
+ */
+async function announceExact(
+  redis: Redis,
+  season: Sharded,
+  window: Window,
+  period: string,
+  keys: readonly string[],
+  changes: readonly Change[],
+): Promise<number> {
+  const left = new Map(changes.filter((c) => c.score === '').map((c) => [c.member, c.old]));
+  const set = new Set(changes.filter((c) => c.score !== '').map((c) => c.member));
+  const merged = changes
+    .filter((c) => c.score !== '' || !set.has(c.member))
+    .map((c) => (c.score !== '' && c.old === '' ? { ...c, old: left.get(c.member) ?? '' } : c));
+  if (merged.length > 0) await announce(redis, season, window, period, keys, merged, 'reset');
+  return merged.length;
 }
 
 /** Raises the board's version and publishes its changes with global ranks (local + better shards' sizes). */

@@ -1,5 +1,5 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
-import { rebuildInProgress, badInput, seasonClosed } from '../domain/errors.js';
+import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
 import { isBoardExpired } from '../domain/board.js';
 
@@ -46,8 +46,6 @@ export async function rebuildSeason(
   if (season.finalizedAt) {
     throw seasonClosed(season.id, 'is closed and final; its boards are read from PostgreSQL');
   }
-  // Score-range shards have no rebuild copies yet (docs/scale-out.md#not-built-yet): refused, never half done.
-  if (season.shards) throw badInput('seasonId', `season ${season.id} is sharded: its rebuild is not built yet`);
   if (!(await deps.target.acquire(season.id))) {
     throw rebuildInProgress(season.id);
   }

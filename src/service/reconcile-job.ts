@@ -28,7 +28,6 @@ export function createReconcileJob(deps: ReconcileJobDeps) {
     const reports: ReconcileReport[] = [];
     for (const season of await deps.activeSeasons()) {
       if (signal.aborted) return;
-      if (season.shards) continue; // not built for sharded seasons yet (docs/scale-out.md#not-built-yet)
       try {
         reports.push(await deps.reconcile(season, { repair: deps.repair, signal }));
       } catch (err) {

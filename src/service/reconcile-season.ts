@@ -9,7 +9,7 @@ import {
   type DriftKind,
   type DriftTally,
 } from '../domain/drift.js';
-import { isDomainError, rebuildInProgress, badInput, seasonClosed } from '../domain/errors.js';
+import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
@@ -26,10 +26,10 @@ export interface ReconcileStandings {
 /** Redis, the mirror (see src/redis/board-inspector.ts for the contract of settle). */
 export interface ReconcileBoards {
   rebuilding(seasonId: number): Promise<boolean>;
-  windowBoards(seasonId: number): Promise<Array<{ window: Window; period: string }>>;
-  size(seasonId: number, window: Window, period: string): Promise<number>;
-  scores(seasonId: number, window: Window, period: string, members: readonly string[]): Promise<Array<string | null>>;
-  members(seasonId: number, window: Window, period: string, pageSize: number): AsyncIterable<string[]>;
+  windowBoards(season: Season): Promise<Array<{ window: Window; period: string }>>;
+  size(season: Season, window: Window, period: string): Promise<number>;
+  scores(season: Season, window: Window, period: string, members: readonly string[]): Promise<Array<string | null>>;
+  members(season: Season, window: Window, period: string, pageSize: number): AsyncIterable<string[]>;
   settle(
     season: Season,
     window: Window,
@@ -109,8 +109,6 @@ export async function reconcileSeason(
   if (season.finalizedAt) {
     throw seasonClosed(season.id, 'is finalized: its boards live in PostgreSQL only');
   }
-  // Its settle step WATCHes one key; a sharded board spans several slots (docs/scale-out.md#not-built-yet).
-  if (season.shards) throw badInput('seasonId', `season ${season.id} is sharded: its reconcile is not built yet`);
   const boards: BoardReconcile[] = [];
   const total = emptyTally();
   const progress = { compared: 0 };
@@ -128,10 +126,7 @@ export async function reconcileSeason(
 
 /** SEASON plus every DAY/WEEK board known to either store, minus the expired ones, in report order. */
 async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ window: Window; period: string }>> {
-  const [inPg, inRedis] = await Promise.all([
-    deps.standings.boardSizes(season.id),
-    deps.boards.windowBoards(season.id),
-  ]);
+  const [inPg, inRedis] = await Promise.all([deps.standings.boardSizes(season.id), deps.boards.windowBoards(season)]);
   const all = new Map<string, { window: Window; period: string }>([['SEASON|', { window: 'SEASON', period: '' }]]);
   for (const b of [...inPg, ...inRedis]) {
     // A key with a malformed period is no board ladder writes: leave it alone.
@@ -161,10 +156,10 @@ interface BoardRun {
 async function reconcileBoard(run: BoardRun): Promise<BoardReconcile> {
   const { deps, season, window, period } = run;
   const tally = emptyTally();
-  tally.redisCount = await deps.boards.size(season.id, window, period);
+  tally.redisCount = await deps.boards.size(season, window, period);
   await comparePostgresPages(run, tally);
   // Every PostgreSQL member was found in Redis and the counts agree: Redis cannot hold an extra.
-  const sizeNow = await deps.boards.size(season.id, window, period);
+  const sizeNow = await deps.boards.size(season, window, period);
   const redisScanned = tally.missing > 0 || sizeNow !== tally.pgCount - tally.unencodable;
   if (redisScanned) await scanRedisPages(run, tally);
   return { window, period, ...tally, redisScanned };
@@ -202,7 +197,7 @@ async function mismatches(run: BoardRun, tally: DriftTally, rows: readonly Board
   const { deps, season, window, period } = run;
   const codec = deps.codecOf(season);
   const scores = await deps.boards.scores(
-    season.id,
+    season,
     window,
     period,
     rows.map((r) => r.playerId),
@@ -229,7 +224,7 @@ async function scanRedisPages(run: BoardRun, tally: DriftTally): Promise<void> {
     members = [];
     await batch.add(suspects);
   };
-  for await (const page of deps.boards.members(season.id, window, period, pageSize)) {
+  for await (const page of deps.boards.members(season, window, period, pageSize)) {
     run.signal?.throwIfAborted();
     members.push(...page);
     if (members.length >= pageSize * PG_PAGES) await check();

@@ -1,20 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AcceptedResult } from '../../src/domain/board-deltas.js';
-import type { Board } from '../../src/domain/board.js';
+import { boardExpireAt, type Board } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../../src/domain/season.js';
+import { codecOf } from '../../src/domain/score-codec.js';
+import { validateSeasonDefinition, type Season, type SeasonDefinition, type Window } from '../../src/domain/season.js';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
+import { createPlayerResultsStore } from '../../src/postgres/player-results-store.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
+import { createSeasonLifecycleStore } from '../../src/postgres/season-lifecycle-store.js';
+import { createStandingsPages } from '../../src/postgres/standings-pages.js';
+import { createStandingsReader } from '../../src/postgres/standings-reader.js';
+import { createBoardInspector } from '../../src/redis/board-inspector.js';
 import { createBoardReader, type BoardAnswer, type BoardQuery } from '../../src/redis/board-reader.js';
+import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { mastersOf, scanKeys } from '../../src/redis/client.js';
 import { createBoardResetter, type ExactStanding } from '../../src/redis/board-resetter.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
-import { moveEpochKey, shardKeysPattern } from '../../src/redis/keys.js';
+import { moveEpochKey, rebuildCopyKey, shardBoardKey, shardKeysPattern } from '../../src/redis/keys.js';
 import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
-import { shardKeys } from '../../src/redis/sharded-boards.js';
+import { heldScores, setOnShards, shardKeys, writeShardedBoard } from '../../src/redis/sharded-boards.js';
 import { applyResults } from '../../src/service/apply-results.js';
+import { closeSeason } from '../../src/service/close-season.js';
+import { rebuildSeason } from '../../src/service/rebuild-season.js';
+import { reconcileSeason } from '../../src/service/reconcile-season.js';
+import { removePlayerResults, settlePlayerRemoval } from '../../src/service/remove-player-results.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle, withReplays } from '../support/generate.js';
 import { ensureRedisCluster } from '../support/redis-cluster.js';
@@ -236,5 +247,213 @@ describe('sharded seasons: every read equals the one-ZSET oracle', () => {
     await readLoop;
     expect(reads).toBeGreaterThan(0);
     expect(seen.size).toBe(new Set(input.map((m) => m.playerId)).size);
+  });
+});
+
+describe('sharded seasons: rebuild, reconcile, player removal and close (issue 11 part 4)', () => {
+  const TTL_MS = (se: Season, w: Window, p: string) => boardExpireAt(se, w, p, TTL);
+
+  /** Twins fed the same results; `more` applies further results to both, as ingest would. */
+  async function fedTwins(def: Partial<SeasonDefinition>, bounds: number[], seed: number) {
+    const [sharded, single] = await twins(def, bounds);
+    const store = createResultsStore(s.pg.sql);
+    const writer = createBoardWriter(s.redis, TTL);
+    const more = async (ms: readonly MatchResultMessage[]) => {
+      await applyResults({ store, boards: writer, seasonOf: () => sharded, now: Date.now }, accepted(ms, sharded.id));
+      await applyResults(
+        { store, boards: writer, seasonOf: () => single, now: Date.now },
+        accepted(ms, single.id, true),
+      );
+    };
+    const input = generateResults(sharded, { results: 1_200, players: 150, seed, maxPoints: 60 });
+    await more(input);
+    return { sharded, single, more, players: [...new Set(input.map((m) => m.playerId))] };
+  }
+
+  async function expectLikeOracle(sharded: Season, single: Season, players: readonly string[]): Promise<void> {
+    for (const b of await boardsOf(s, sharded)) {
+      await expectSameReads(b, { ...b, season: single }, players);
+      await expectEachMemberOnce(b, { ...b, season: single });
+    }
+  }
+
+  const copiesLeft = async (seasonId: number) => {
+    const left: string[] = [];
+    await scanKeys(s.redis, rebuildCopyKey(shardKeysPattern(seasonId)), async (k) => void left.push(...k));
+    return left;
+  };
+
+  it('rebuild restores damaged shards from PostgreSQL while ingest writes between its fills and swaps', async () => {
+    const { sharded, single, more, players } = await fedTwins({ rankStyle: 'COMPETITION' }, [15, 35], 21);
+    const tags = sharded.shards!.tags;
+    // Damage: a whole shard lost, a stranger and a member with a wrong score on other shards.
+    await s.redis.unlink(shardBoardKey(tags[2]!, 'SEASON', ''));
+    await s.redis.zadd(shardBoardKey(tags[0]!, 'SEASON', ''), '1', 'ghost');
+    await s.redis.zadd(shardBoardKey(tags[1]!, 'SEASON', ''), '1', players[0]!);
+    // Players climb while the rebuild runs: a chunk lands after every fill, before its swap.
+    const later = generateResults(sharded, { results: 900, players: 150, seed: 22, maxPoints: 70 });
+    let next = 0;
+    const boards = (await boardsOf(s, sharded)).length;
+    const rebuilder = createBoardRebuilder(s.redis, TTL);
+    const report = await rebuildSeason(
+      {
+        source: createStandingsReader(s.pg.sql),
+        target: {
+          ...rebuilder,
+          async fill(...a) {
+            await rebuilder.fill(...a);
+            await more(later.slice(next, (next += 100)));
+          },
+        },
+        expireAt: TTL_MS,
+        now: Date.now,
+      },
+      sharded,
+    );
+    expect(report.boards).toBe(boards);
+    await more(later.slice(next));
+    expect(next).toBeGreaterThan(0);
+    await expectLikeOracle(sharded, single, players);
+    expect(await copiesLeft(sharded.id)).toEqual([]);
+  });
+
+  it('reconcile reports missing, different and extra members across shards, and its repair makes them equal the oracle', async () => {
+    const { sharded, single, players } = await fedTwins({}, [20, 40, 55], 31);
+    const keys = shardKeys(sharded as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '');
+    const held = async (m: string) => {
+      const scores = await Promise.all(keys.map((k) => s.redis.zscore(k, m)));
+      const k = scores.findIndex((x) => x !== null);
+      return { k, score: scores[k]! };
+    };
+    const [a, b, c] = players;
+    // a: missing; b: one unit lower on its shard; c: far higher, on the best shard; two extras.
+    const atA = await held(a!);
+    await s.redis.zrem(keys[atA.k]!, a!);
+    const atB = await held(b!);
+    await s.redis.zadd(keys[atB.k]!, String(Number(atB.score) - 1), b!);
+    const atC = await held(c!);
+    await s.redis.zrem(keys[atC.k]!, c!);
+    await s.redis.zadd(keys.at(-1)!, String(codecOf(sharded).pointsFloor(1_000)), c!);
+    await s.redis.zadd(keys[1]!, '5', '123456789', '6', 'not a player');
+    // A DAY board's shard lost: its members are missing.
+    const day = (await boardsOf(s, sharded)).find((x) => x.window === 'DAY')!;
+    const dayKeys = shardKeys(sharded as Season & { shards: NonNullable<Season['shards']> }, 'DAY', day.period);
+    const sizes = await Promise.all(dayKeys.map((k) => s.redis.zcard(k)));
+    const lost = Math.max(...sizes);
+    await s.redis.unlink(dayKeys[sizes.indexOf(lost)]!);
+
+    const inspector = createBoardInspector(s.redis, TTL);
+    const deps = {
+      standings: createStandingsPages(s.pg.sql),
+      boards: inspector,
+      codecOf,
+      isFinalized: async () => false,
+      expireAt: TTL_MS,
+      now: Date.now,
+    };
+    const found = await reconcileSeason(deps, sharded, { pageSize: 50 });
+    expect(found.total).toMatchObject({ missing: 1 + lost, different: 2, extra: 2, repaired: 0 });
+    expect(found.total.samples.different.sort()).toEqual([b!, c!].sort());
+    expect(found.total.samples.extra.sort()).toEqual(['123456789', 'not a player']);
+    const repaired = await reconcileSeason(deps, sharded, { repair: true, pageSize: 50 });
+    expect(repaired.total.repaired).toBe(3 + lost + 2);
+    expect((await reconcileSeason(deps, sharded)).total).toMatchObject({ missing: 0, different: 0, extra: 0 });
+    await expectLikeOracle(sharded, single, players);
+  });
+
+  it('an exact write leaves a member that an ingest raise changed since it was read (a conflict), and writes the others', async () => {
+    const [sharded] = await twins({}, [10, 30]);
+    const season = sharded as Season & { shards: NonNullable<Season['shards']> };
+    const keys = shardKeys(season, 'SEASON', '');
+    const codec = codecOf(season);
+    const at = new Date(season.startsAt.getTime() + 3_600_000);
+    const score = (points: number) => codec.encode(points, at);
+    const board = (pairs: Array<[string, number]>) => writeShardedBoard(s.redis, season, 'SEASON', '', pairs, 0);
+    await board([
+      ['1', score(35)],
+      ['2', score(35)],
+      ['3', score(20)],
+    ]);
+    const members = ['1', '2', '3'];
+    const held = await heldScores(s.redis, keys, members);
+    // Player 1 rises inside the best shard after the read: the write must not lower it.
+    await board([['1', score(40)]]);
+    const lower = (points: number) => codec.toRedis(score(points));
+    const { conflicts } = await setOnShards(
+      s.redis,
+      season,
+      keys,
+      [
+        ['1', lower(5)],
+        ['2', lower(5)],
+        ['3', ''],
+      ],
+      held,
+      0,
+    );
+    expect([...conflicts]).toEqual(['1']);
+    const now = await heldScores(s.redis, keys, members);
+    expect(now.map((shard) => shard.map((v) => (v === null ? null : codec.decode(codec.fromRedis(v)).points)))).toEqual(
+      [
+        [null, 5, null],
+        [null, null, null],
+        [40, null, null],
+      ],
+    );
+  });
+
+  it("a cheater's removal (service and settle pass) and the season's close, on both twins", async () => {
+    const { sharded, single, more, players } = await fedTwins(
+      { scoring: 'SUM', rankStyle: 'COMPETITION' },
+      [100, 300],
+      41,
+    );
+    const cheat = (se: Season) =>
+      Array.from({ length: 5 }, (_, i) => ({
+        v: 1 as const,
+        matchId: randomUUID(),
+        seasonId: se.id,
+        endedAt: new Date(se.startsAt.getTime() + (i + 1) * 3_600_000).toISOString(),
+        playerId: '777000777',
+        points: 900,
+      }));
+    await more(cheat(sharded));
+    const deps = {
+      seasonById: (id: number) => s.seasons.get(id),
+      store: createPlayerResultsStore(s.pg.sql),
+      boards: createBoardResetter(s.redis, TTL),
+      now: Date.now,
+    };
+    for (const se of [sharded, single]) {
+      const { settle } = await removePlayerResults(deps, {
+        seasonId: se.id,
+        playerId: '777000777',
+        reason: 'bot',
+        actor: 'test',
+      });
+      await settlePlayerRemoval(deps, settle);
+    }
+    await expectLikeOracle(sharded, single, [...players, '777000777']);
+
+    const closed = await closeSeason(
+      {
+        store: createSeasonLifecycleStore(s.pg),
+        ingest: { endOffsets: async () => [], committedOffsets: async () => new Map() },
+        keys: createSeasonKeys(s.redis),
+        invalidate: () => {},
+        cacheTtlMs: 0,
+        graceMs: 0,
+        drainTimeoutMs: 1_000,
+      },
+      sharded.id,
+      { actor: 'test', reason: 'sharded close' },
+    );
+    const [{ n }] = await s.pg.sql<
+      [{ n: number }]
+    >`select count(*)::int as n from standings where season_id = ${sharded.id}`;
+    expect(closed).toMatchObject({ finalized: true, rows: n });
+    const left: string[] = [];
+    await scanKeys(s.redis, shardKeysPattern(sharded.id), async (k) => void left.push(...k));
+    expect(left).toEqual([]);
   });
 });

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SeasonDefinition } from '../../src/domain/season.js';
-import { rebuildSeason } from '../../src/service/rebuild-season.js';
-import { reconcileSeason } from '../../src/service/reconcile-season.js';
 import { createSeason } from '../../src/service/seasons.js';
 import { testConfig } from '../support/env.js';
 import { createSeason as createTestSeason, openServices, type Services } from '../support/services.js';
@@ -61,18 +59,4 @@ it('an unknown previous season: SEASON_NOT_FOUND', async () => {
   await expect(
     createSeason(s.seasons, { ...def(), shards: { count: 2, fromSeasonId: 2_000_000_000 } }, now),
   ).rejects.toMatchObject({ code: 'SEASON_NOT_FOUND' });
-});
-
-it('rebuild and reconcile of a sharded season are refused (not built yet), before touching anything', async () => {
-  const season = await createSeason(s.seasons, { ...def(), shards: { bounds: [10] } }, now);
-  // Only the clock: any other dependency used would fail the call with a TypeError instead.
-  const clockOnly = { now: Date.now } as never;
-  await expect(rebuildSeason(clockOnly, season)).rejects.toMatchObject({
-    code: 'BAD_USER_INPUT',
-    field: 'seasonId',
-  });
-  await expect(reconcileSeason(clockOnly, season, { repair: true })).rejects.toMatchObject({
-    code: 'BAD_USER_INPUT',
-    field: 'seasonId',
-  });
 });

@@ -17,3 +17,20 @@ export async function ensureRedisCluster(): Promise<string> {
   await run('bash', [script, 'up'], { timeout: 60_000 });
   return clusterUrl(CLUSTER_NODES);
 }
+
+/**
+ * A cluster of the test's own on ports base..base+5 (its data under .stack/redis-cluster-<base>/),
+ * for a test that kills nodes: the shared cluster is used by other test files at the same time.
+ * Whatever a crashed earlier run left there is removed first. `down` stops it and deletes its data.
+ */
+export async function startPrivateCluster(base: number, nodeTimeoutMs: number) {
+  const env = {
+    ...process.env,
+    REDIS_CLUSTER_BASE_PORT: String(base),
+    REDIS_CLUSTER_NODE_TIMEOUT_MS: String(nodeTimeoutMs),
+  };
+  const down = () => run('bash', [script, 'down', '--purge'], { timeout: 60_000, env });
+  await down();
+  await run('bash', [script, 'up'], { timeout: 60_000, env });
+  return { nodes: Array.from({ length: 6 }, (_, i) => `127.0.0.1:${base + i}`).join(','), down };
+}

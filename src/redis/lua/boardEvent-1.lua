@@ -7,14 +7,16 @@
   KEYS[1]  the season's board versions (a hash: board label -> version)
   ARGV[1]  pub/sub channel for updates ("": publish nothing)
   ARGV[2]  board label, the field of KEYS[1]
-  ARGV[3]  kind: "" (a raise), "reset" (a lowering or removal)
-  ARGV[4]  the changes, a JSON list [member, old score or "", new score or "", rank, ...]
+  ARGV[3]  kind: "" (a raise), "reset" (a lowering or removal), "swap" (a rebuild)
+  ARGV[4]  the changes, a JSON list [member, old score or "", new score or "", rank, ...]; "" for none
 
-  Returns the new version; publishes {"b": label, "q": version, "u": changes} (with "k" unless "").
+  Returns the new version; publishes {"b": label, "q": version, "u": changes} (without "u" when
+  ARGV[4] is "", with "k" unless ARGV[3] is "").
 ]]
 local version = redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
 if ARGV[1] ~= '' then
-  local message = { b = ARGV[2], q = version, u = cjson.decode(ARGV[4]) }
+  local message = { b = ARGV[2], q = version }
+  if ARGV[4] ~= '' then message.u = cjson.decode(ARGV[4]) end
   if ARGV[3] ~= '' then message.k = ARGV[3] end
   redis.call('PUBLISH', ARGV[1], cjson.encode(message))
 end
