@@ -122,14 +122,15 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
   await waitUntilCaughtUp(s, 'results written to the master alone', 30_000);
 
   process.kill(victim.pid, 'SIGKILL');
+  // Produced while the master is dead and its replica still stopped, so that nothing can take
+  // over yet: ingest fails its steps (and retries them) until the replica is promoted, then
+  // applies every result.
+  await send(3, 60);
+  await waitFor('ingest failing its steps', async () => failedSteps > 0, 30_000);
   process.kill(heir.pid, 'SIGCONT');
   stopped = undefined;
-  // Produced while the master is dead: ingest fails its steps on that master's slots until the
-  // replica is promoted, then applies every result.
-  await send(3, 60);
   await waitFor('the replica promoted', async () => (await node(replica)).role === 'master', 20_000);
   await waitUntilCaughtUp(s, 'the results sent during the failover', 40_000);
-  expect(failedSteps).toBeGreaterThan(0);
   const [stored] = await s.pg.sql`select count(*)::int as n from match_results where season_id = ${season.id}`;
   expect(stored!.n).toBe(1_800);
 
