@@ -1,6 +1,5 @@
 import {
   createSourceEventStream,
-  GraphQLError,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -91,7 +90,7 @@ export function createBoardSubscriptions(deps: {
       return mapStream(source as AsyncIterableIterator<unknown>, async (event) => {
         const result = await p.run(event, context, args.variableValues ?? undefined);
         return result.errors?.length
-          ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) }
+          ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.')) }
           : result;
       });
     },

@@ -9,7 +9,7 @@ import { createRateLimiter } from '../service/rate-limiter.js';
 import { createCors } from './cors.js';
 import { GraphQLError } from 'graphql';
 import { codeLabel, codeOf, createErrorLog } from './error-report.js';
-import { maskError } from './errors.js';
+import { errorsBody, maskError } from './errors.js';
 import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
 import { readBody } from './read-body.js';
@@ -77,7 +77,7 @@ export function createGraphQLServer(deps: {
   const logError = createErrorLog({ log });
   const codes = new Set<string>();
   /** The one error translation (errors.ts), counting each code a client gets. */
-  const maskAndCount = (error: unknown, message: string): Error => {
+  const maskAndCount = (error: unknown, message: string): GraphQLError => {
     const masked = maskError(error, message);
     deps.onErrorCode?.(codeLabel(codeOf(masked), codes));
     return masked;
@@ -108,15 +108,13 @@ export function createGraphQLServer(deps: {
     jit: deps.jit !== false,
     onExecuted: deps.responses.onExecuted,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
-    mutations: {
-      // What yoga's maskedErrors does with each error: translate it, and report it when it changed.
-      maskError: (error) => {
-        const masked = maskAndCount(error, 'Unexpected error.');
-        if (masked !== error) logError(error);
-        return masked as GraphQLError;
-      },
-      onExecuted: deps.onMutationExecuted,
+    // What yoga's maskedErrors does with each error: translate it, and report it when it changed.
+    maskError: (error) => {
+      const masked = maskAndCount(error, 'Unexpected error.');
+      if (masked !== error) logError(error);
+      return masked;
     },
+    mutations: { onExecuted: deps.onMutationExecuted },
   });
 
   const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });
@@ -138,7 +136,7 @@ export function createGraphQLServer(deps: {
       const message = `request body over ${limits.maxBodyBytes} bytes`;
       res
         .writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
-        .end(JSON.stringify({ errors: [maskAndCount(badInput(undefined, message), message)] }));
+        .end(errorsBody([maskAndCount(badInput(undefined, message), message)]));
       return;
     }
     // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.

@@ -130,7 +130,12 @@ describe('query texts are bounded in length (they are cache keys)', () => {
     expect((await api.gql(padded('{ __typename }', 30_000))).data).toEqual({ __typename: 'Query' });
   });
 
-  it('does not keep a long query as a persisted query', async () => {
+  it('does not keep a long query as a persisted query, and counts its errors like any other', async () => {
+    const errorCount = async (code: string) => {
+      const metrics = await (await fetch(`${api.base}/metrics`)).text();
+      return Number(new RegExp(`ladder_graphql_errors_total\\{code="${code}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    };
+    const notFoundBefore = await errorCount('PERSISTED_QUERY_NOT_FOUND');
     const query = padded('{ seasons { id } }', 40_000);
     const sha256Hash = createHash('sha256').update(query).digest('hex');
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
@@ -148,6 +153,7 @@ describe('query texts are bounded in length (they are cache keys)', () => {
     expect(
       ((await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code,
     ).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(await errorCount('PERSISTED_QUERY_NOT_FOUND')).toBe(notFoundBefore + 1);
   });
 });
 
