@@ -5,18 +5,17 @@ import { WebSocketServer } from 'ws';
 import { badInput } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { addressOf, createContextFactory, type Principal, type Services } from './context.js';
-import { createRateLimiter } from '../service/rate-limiter.js';
 import { createCors } from './cors.js';
 import { GraphQLError } from 'graphql';
 import { codeLabel, codeOf, createErrorLog } from './error-report.js';
 import { errorsBody, maskError } from './errors.js';
-import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
 import { listCostLimit } from './list-cost.js';
 import { readBody } from './read-body.js';
 import { createReadPath } from './read-path.js';
 import type { ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
 import { useConnectionLimit } from './use-connection-limit.js';
+import { useGraphiQL } from './use-graphiql.js';
 import { useGraphQLWs } from './use-graphql-ws.js';
 import { createLadderYoga } from './yoga.js';
 import type { SocketLimits } from './use-socket-limits.js';
@@ -30,7 +29,7 @@ export interface ServerLimits extends SocketLimits {
   headersTimeoutMs: number;
   /** Open connections (HTTP and WebSocket) per client address; 0: no cap. */
   connectionsPerAddress: number;
-  /** Serve GraphiQL at the endpoint to browsers, and how many full loads an address may make per minute (burst 5). */
+  /** Serve GraphiQL at the endpoint to browsers; full loads an address may make per minute (use-graphiql.ts). */
   graphiql: boolean;
   graphiqlLoadsPerMinute: number;
   /** Origins browsers may call from: '*' (any, without credentials) or a list (with credentials). */
@@ -117,13 +116,8 @@ export function createGraphQLServer(deps: {
     mutations: { onExecuted: deps.onMutationExecuted },
   });
 
-  const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });
   const graphiql = limits.graphiql
-    ? createGraphiQLPage({
-        title: 'ladder',
-        defaultQuery: '{ seasons { id name status } }',
-        take: (address) => graphiqlLoads.take(address),
-      })
+    ? useGraphiQL({ endpoint: yoga.graphqlEndpoint, loadsPerMinute: limits.graphiqlLoadsPerMinute })
     : undefined;
 
   const cors = createCors(limits.corsOrigins);
@@ -144,10 +138,7 @@ export function createGraphQLServer(deps: {
     if (deps.page?.(req, res)) return;
     if (cors.preflight(req, res)) return;
     cors.apply(req, res);
-    if (graphiql && wantsGraphiQL(req, yoga.graphqlEndpoint)) {
-      await graphiql.handle(req, res);
-      return;
-    }
+    if (graphiql && (await graphiql(req, res))) return;
     const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
     if (route) {
       const { status, contentType, body: out } = await route();
