@@ -22,6 +22,8 @@ import type { SocketLimits } from './use-socket-limits.js';
 
 export interface ServerLimits extends SocketLimits {
   maxBodyBytes: number;
+  /** The largest WebSocket message a client may send (ws closes the socket past it). */
+  maxMessageBytes: number;
   /** The largest operationCost (list-cost.ts) an operation may have. */
   maxCost: number;
   /** How long a client may take to send a whole request / its headers (then 408 and closed). */
@@ -39,6 +41,7 @@ export interface ServerLimits extends SocketLimits {
 /** Limits that are no setting. The others are settings: their defaults live in config.ts. */
 export const defaultLimits = {
   maxBodyBytes: 256 * 1024,
+  maxMessageBytes: 64 * 1024,
   maxSocketBufferBytes: 4 * 1024 * 1024,
 } satisfies Partial<ServerLimits>;
 
@@ -176,7 +179,7 @@ export function createGraphQLServer(deps: {
 
   useConnectionLimit(server, limits.connectionsPerAddress);
   const ws = useGraphQLWs({
-    wss: new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: 64 * 1024 }),
+    wss: new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: limits.maxMessageBytes }),
     yoga,
     schema,
     context: (req) => contextFor(req),

@@ -3,8 +3,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 
@@ -319,6 +321,30 @@ describe('boards a client can make the server hold', () => {
     }
     expect(api.app.api!.topCache.ages().length).toBeLessThanOrEqual(5);
     expect(await series()).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('WebSocket messages', () => {
+  it('over 64 KiB close the socket (1009, message too big); one of 64 KiB is read', async () => {
+    const open = async () => {
+      const ws = new WebSocket(api.url.replace('http', 'ws'), 'graphql-transport-ws');
+      await once(ws, 'open');
+      return ws;
+    };
+    // connection_init padded to `bytes`: graphql-ws acknowledges it when it is read.
+    const init = (bytes: number) => {
+      const bare = JSON.stringify({ type: 'connection_init', payload: { pad: '' } });
+      return JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(bytes - bare.length) } });
+    };
+    const small = await open();
+    small.send(init(64 * 1024));
+    const [ack] = (await once(small, 'message')) as [Buffer];
+    expect(JSON.parse(ack.toString()).type).toBe('connection_ack');
+    small.close();
+    const big = await open();
+    big.send(init(64 * 1024 + 1));
+    const [code] = (await once(big, 'close')) as [number];
+    expect(code).toBe(1009);
   });
 });
 
