@@ -41,6 +41,7 @@ export function useGraphQLWs(deps: {
     schema,
     jit: deps.jit,
     overCost: (args) => deps.listCost.over(args),
+    translate: deps.translate,
   });
   const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>(
     {
