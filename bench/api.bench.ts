@@ -28,28 +28,24 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { intArg, stringArg } from './args.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
 import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
 import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
-const option = (name: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? undefined : process.argv[i + 1];
-};
-const arg = (name: string, fallback: number) => Number(option(name) ?? fallback);
-const PLAYERS = arg('players', 100_000);
-const CONNECTIONS = arg('connections', 50);
-const SECONDS = arg('seconds', 5);
-const WORKERS = arg('workers', os.availableParallelism());
-const THREADS = arg('threads', 2);
-const RATE = arg('rate', 5_000);
-const ONLY = option('only')?.split(',');
+const PLAYERS = intArg('players', 100_000);
+const CONNECTIONS = intArg('connections', 50);
+const SECONDS = intArg('seconds', 5);
+const WORKERS = intArg('workers', os.availableParallelism());
+const THREADS = intArg('threads', 2);
+const RATE = intArg('rate', 5_000);
+const ONLY = stringArg('only')?.split(',');
 const DATABASE = 'ladder_bench_api';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 // Redis pub/sub ignores the database number: another ladder publishing board updates on this Redis
 // reaches this one. --redis-url to a private redis-server isolates the bench from that.
-const REDIS_URL = option('redis-url') ?? 'redis://127.0.0.1:6379/2';
+const REDIS_URL = stringArg('redis-url') ?? 'redis://127.0.0.1:6379/2';
 const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
 const PORT = 4700;
 const PLAIN_PORT = 4701;

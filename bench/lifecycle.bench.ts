@@ -21,11 +21,11 @@ import { boardKey } from '../src/redis/keys.js';
 import { rebuildSeason } from '../src/service/rebuild-season.js';
 import { reconcileSeason, type ReconcileOptions } from '../src/service/reconcile-season.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { intArg } from './args.js';
 import { createBenchSeason } from './season.js';
 
-const argIndex = process.argv.indexOf('--players');
-const N = argIndex > 0 ? Number(process.argv[argIndex + 1]) : 1_000_000;
-if (!Number.isSafeInteger(N) || N < 1000) throw new Error('--players must be an integer >= 1000');
+const N = intArg('players', 1_000_000);
+if (N < 1000) throw new Error('--players must be an integer >= 1000');
 const DAMAGED = Math.max(1, Math.round(N / 1000)); // members of each kind of drift
 const TTL = 90 * 24 * 3600;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ladder_bench_lifecycle';

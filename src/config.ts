@@ -177,9 +177,9 @@ export interface Config {
     readonly closeGraceMs: number;
     readonly closeDrainTimeoutMs: number;
   };
-  /** Scheduled reconcile of every ACTIVE season (0: off), and whether it repairs what it finds. */
   /** How often Redis is checked for lost boards (service/board-restore.ts); 0: never. */
   readonly boardRestoreIntervalMs: number;
+  /** Scheduled reconcile of every ACTIVE season (0: off), and whether it repairs what it finds. */
   readonly reconcile: { readonly intervalSeconds: number; readonly autoRepair: boolean };
   readonly port: number;
   readonly host: string;

@@ -99,19 +99,8 @@ function init(args)
   end
 end
 
--- wrk's own CPU seconds (utime + stime of all its threads) from /proc/self/stat, read at the end
--- of the run, when wrk has done all its work: the bench cannot sample a process that has exited.
-local function own_cpu_seconds()
-  local f = io.open("/proc/self/stat", "r")
-  if f == nil then return 0 end
-  local stat = f:read("*a")
-  f:close()
-  local fields = {}
-  -- The command name may contain spaces and parentheses: the fields start after the last ")".
-  for field in stat:match(".*%) (.*)"):gmatch("%S+") do fields[#fields + 1] = field end
-  -- After "(comm) ": state is field 1, utime and stime are 12 and 13, in ticks of 1/100 s.
-  return (tonumber(fields[12]) + tonumber(fields[13])) / 100
-end
+-- wrk's own CPU seconds (own-cpu.lua, beside this script: wrk names the script by the path it was given).
+local own_cpu_seconds = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "own-cpu.lua")
 
 -- Runs in the main Lua state after the run. latency:percentile() is in microseconds.
 -- badResponses is -1 when responses were not checked.

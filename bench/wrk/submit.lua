@@ -55,15 +55,8 @@ function response(status, _, body)
   end
 end
 
-local function own_cpu_seconds()
-  local f = io.open("/proc/self/stat", "r")
-  if f == nil then return 0 end
-  local stat = f:read("*a")
-  f:close()
-  local fields = {}
-  for field in stat:match(".*%) (.*)"):gmatch("%S+") do fields[#fields + 1] = field end
-  return (tonumber(fields[12]) + tonumber(fields[13])) / 100
-end
+-- wrk's own CPU seconds (own-cpu.lua, beside this script: wrk names the script by the path it was given).
+local own_cpu_seconds = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "") .. "own-cpu.lua")
 
 function done(summary, latency, requests)
   local seconds = summary.duration / 1e6

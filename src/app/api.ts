@@ -28,6 +28,7 @@ import { createLeaderboardReads } from '../service/leaderboard-reads.js';
 import { createLiveUpdates } from '../service/live-updates.js';
 import { createRankWatcher } from '../service/rank-watcher.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
+import { routeBoardEvents } from '../service/route-board-events.js';
 import type { Readiness } from '../service/readiness.js';
 import type { SeasonCache } from '../service/season-cache.js';
 import { createSeason, listSeasons, requireSeason, withCurrentStatus, type SeasonStore } from '../service/seasons.js';
@@ -261,23 +262,9 @@ export function createApi(deps: ApiDeps) {
     collectGauges,
     async start(): Promise<void> {
       await producer.start();
-      unsubscribeUpdates = await livePubSub.subscribe({
-        event: (e) => {
-          // A version that went down: Redis lost the board's history; re-read what we watch.
-          if (!versions.note(e)) void rankWatcher.resync(e.seasonId);
-          if (e.kind === 'close') deps.seasons.invalidate(e.seasonId);
-          rankWatcher.note(e);
-          topCache.heard(e.seasonId);
-          live.note(e);
-        },
-        names: (ids) => names.invalidate(ids),
-        lost: () => {
-          // Events may have been missed while the connection was down: forget what they guarded.
-          versions.forgetAll();
-          names.clear();
-          void rankWatcher.resync();
-        },
-      });
+      unsubscribeUpdates = await livePubSub.subscribe(
+        routeBoardEvents({ versions, rankWatcher, topCache, live, seasons: deps.seasons, names }),
+      );
       // Watched tops (topChanged) are re-read when news is heard (topCache.heard, at most 20 reads a
       // second per board); the tick catches what no event announced (a reconnect) and ages them out.
       timers = [setInterval(() => void topCache.tick(), 1_000)];

@@ -13,6 +13,8 @@ import { createBoardRestore } from '../service/board-restore.js';
 import { checkReadiness, withChecksOf, type Readiness } from '../service/readiness.js';
 import { createSeasonCache } from '../service/season-cache.js';
 import { listSeasons } from '../service/seasons.js';
+import { unavailable } from '../domain/errors.js';
+import { errorsBody, maskError } from '../graphql/errors.js';
 import { createApi } from './api.js';
 import { createBoardMaintenance } from './board-maintenance.js';
 import type { ClusterLink } from './cluster.js';
@@ -32,6 +34,9 @@ import {
 } from './startup.js';
 
 export type Role = 'api' | 'ingest';
+
+/** What GraphQL requests are told while the process starts (503 UNAVAILABLE, startup.ts). */
+const STARTING = 'ladder is starting; retry shortly';
 
 export interface BuildOptions {
   roles: readonly Role[];
@@ -202,6 +207,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
           port: config.port,
           host: config.host,
           readiness: () => ({ ok: false, checks: { ...run.status, startup: 'in progress' } }),
+          unavailableBody: errorsBody([maskError(unavailable(STARTING), STARTING)]),
         });
       }
       await waitForDependencies(dependencies, {

@@ -62,6 +62,11 @@ export async function openStartupListener(opts: {
   port: number;
   host: string;
   readiness(): { ok: boolean; checks: Record<string, string> };
+  /**
+   * The body of the 503 UNAVAILABLE, built by app.ts through the one error translation: this
+   * file loads before the port check (main.ts), graphql only after it.
+   */
+  unavailableBody: string;
 }): Promise<{ close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const path = req.url?.split('?')[0];
@@ -69,14 +74,9 @@ export async function openStartupListener(opts: {
       res.writeHead(200).end();
       return;
     }
-    const body =
-      path === '/ready'
-        ? opts.readiness()
-        : { errors: [{ message: 'ladder is starting; retry shortly', extensions: { code: 'UNAVAILABLE' } }] };
+    const body = path === '/ready' ? JSON.stringify(opts.readiness()) : opts.unavailableBody;
     // connection: close, so no keep-alive client stays on this listener past the hand-over.
-    res
-      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' })
-      .end(JSON.stringify(body));
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' }).end(body);
   });
   server.on('upgrade', (_req, socket) => {
     socket.end('HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -96,7 +96,13 @@ export async function openStartupListener(opts: {
 /** Rejects with a StartupError when the port cannot be had: a cluster primary checks before forking. */
 export async function assertPortFree(port: number, host: string): Promise<void> {
   if (port === 0) return;
-  const listener = await openStartupListener({ port, host, readiness: () => ({ ok: false, checks: {} }) });
+  // Closed at once: it answers nothing.
+  const listener = await openStartupListener({
+    port,
+    host,
+    readiness: () => ({ ok: false, checks: {} }),
+    unavailableBody: '',
+  });
   await listener.close();
 }
 

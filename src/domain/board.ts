@@ -19,6 +19,13 @@ export const LIMITS = {
   topChangedLimit: 100,
 } as const;
 
+/** What a read takes when the client leaves an argument out or null (the GraphQL arguments' defaults). */
+export const READ_DEFAULTS = {
+  topLimit: 100,
+  aroundRadius: 5,
+  topChangedLimit: 10,
+} as const;
+
 /** A board's identity inside one process: `<seasonId>|<window>|<period>`. */
 export function boardId(seasonId: number, window: Window, period: string): string {
   return `${seasonId}|${window}|${period}`;

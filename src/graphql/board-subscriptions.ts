@@ -1,14 +1,13 @@
 import {
   createSourceEventStream,
-  GraphQLError,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLError,
   type GraphQLSchema,
 } from 'graphql';
 import type { Context } from './context.js';
 import type { CostArgs } from './list-cost.js';
-import { maskError } from './errors.js';
 import { boundedMap, compileOperation, readsOnlyBoards, type CompiledOperation } from './read-path.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
@@ -48,6 +47,8 @@ export function createBoardSubscriptions(deps: {
   jit: boolean;
   /** Is this operation over the list-cost limit with these variables (list-cost.ts)? The envelop then refuses it. */
   overCost(args: CostArgs): boolean;
+  /** The one error translation (errors.ts maskError, counted): an event's errors pass it as the envelop's would. */
+  translate(error: unknown, message: string): GraphQLError;
 }) {
   // Query texts come from clients: a bounded number is kept.
   const prepared = boundedMap<CompiledOperation | false>(1_000);
@@ -91,7 +92,7 @@ export function createBoardSubscriptions(deps: {
       return mapStream(source as AsyncIterableIterator<unknown>, async (event) => {
         const result = await p.run(event, context, args.variableValues ?? undefined);
         return result.errors?.length
-          ? { ...result, errors: result.errors.map((e) => maskError(e, 'Unexpected error.') as GraphQLError) }
+          ? { ...result, errors: result.errors.map((e) => deps.translate(e, 'Unexpected error.')) }
           : result;
       });
     },

@@ -6,7 +6,7 @@ import { isDomainError } from '../domain/errors.js';
  * The one translation of errors at the GraphQL boundary: a DomainError keeps its message and
  * becomes extensions.code (+ extensions.field); anything unexpected is masked.
  */
-export function maskError(error: unknown, message: string): Error {
+export function maskError(error: unknown, message: string): GraphQLError {
   const original = error instanceof GraphQLError ? error.originalError : error;
   if (isDomainError(original)) {
     const base = error instanceof GraphQLError ? error : undefined;
@@ -20,6 +20,19 @@ export function maskError(error: unknown, message: string): Error {
     return withDefaultCode(error);
   }
   return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+/**
+ * Apollo's automatic persisted queries: the hash is not (or no longer) known here; the client
+ * sends the query with it. A protocol error, not a domain one: its code is the protocol's.
+ */
+export function persistedQueryNotFound(): GraphQLError {
+  return new GraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+}
+
+/** The body of an answer made of errors only, each already through maskError. */
+export function errorsBody(errors: readonly GraphQLError[]): string {
+  return JSON.stringify({ errors });
 }
 
 /** A GraphQL-level error (syntax, validation, variable types) is bad input unless it says otherwise. */

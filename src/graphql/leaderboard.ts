@@ -1,4 +1,4 @@
-import { LIMITS } from '../domain/board.js';
+import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
 import type { Season, Window } from '../domain/season.js';
 import { badInput } from '../domain/errors.js';
 import { periodInReach, periodOf, periodStart } from '../domain/windows.js';
@@ -41,10 +41,11 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
       type: [EntryRef],
       description: `Best first; limit 1..${LIMITS.topLimit}.`,
       args: {
-        limit: t.arg.int({ required: false, defaultValue: 100 }),
+        limit: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.topLimit }),
         offset: t.arg.int({ required: false, defaultValue: 0 }),
       },
-      resolve: (b, args, ctx) => ctx.services.boards.top(b, args.limit ?? 100, args.offset ?? 0, ctx.reads),
+      resolve: (b, args, ctx) =>
+        ctx.services.boards.top(b, args.limit ?? READ_DEFAULTS.topLimit, args.offset ?? 0, ctx.reads),
     }),
     entry: t.field({
       type: EntryRef,
@@ -58,9 +59,10 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
       description: `The player and up to \`radius\` (0..${LIMITS.aroundRadius}) players on each side, filled at the edges; [] if unranked.`,
       args: {
         playerId: t.arg.id({ required: true }),
-        radius: t.arg.int({ required: false, defaultValue: 5 }),
+        radius: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.aroundRadius }),
       },
-      resolve: (b, args, ctx) => ctx.services.boards.around(b, args.playerId, args.radius ?? 5, ctx.reads),
+      resolve: (b, args, ctx) =>
+        ctx.services.boards.around(b, args.playerId, args.radius ?? READ_DEFAULTS.aroundRadius, ctx.reads),
     }),
     friends: t.field({
       type: [EntryRef],

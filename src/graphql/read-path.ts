@@ -13,8 +13,9 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { isDomainError } from '../domain/errors.js';
+import { badInput, isDomainError } from '../domain/errors.js';
 import type { Context } from './context.js';
+import { errorsBody, persistedQueryNotFound } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
 import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { CostArgs } from './list-cost.js';
@@ -148,8 +149,6 @@ const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
 const plainJson = (accept: string | undefined) =>
   accept === undefined || accept === '*/*' || accept === 'application/json';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const problem = (message: string, code: string) =>
-  Buffer.from(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
 
 /**
  * GraphQL reads over HTTP before yoga's own request handling, which costs more than executing a
@@ -179,11 +178,15 @@ export function createReadPath(deps: {
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
   /**
-   * Mutations by POST run here too, prepared once per query text like reads: yoga's own HTTP
-   * handling and graphql-js's variable coercion were most of a submission's CPU
-   * (docs/benchmarks.md). `maskError` is yoga's error translation (errors.ts), with its logging.
+   * Yoga's error translation (errors.ts maskError), with its logging and counting: the errors of
+   * the mutations run here and of the persisted-query protocol pass it like yoga's own.
    */
-  mutations: { maskError(error: GraphQLError): GraphQLError; onExecuted?(seconds: number): void };
+  maskError(error: unknown): GraphQLError;
+  /**
+   * Mutations by POST run here too, prepared once per query text like reads: yoga's own HTTP
+   * handling and graphql-js's variable coercion were most of a submission's CPU (docs/benchmarks.md).
+   */
+  mutations: { onExecuted?(seconds: number): void };
 }) {
   const persisted = boundedMap<string>(10_000);
   const prepared = boundedMap<CompiledOperation | false>(1_000);
@@ -243,7 +246,7 @@ export function createReadPath(deps: {
     const result = await op.run(undefined, deps.context(req), params.variables);
     deps.mutations.onExecuted?.((performance.now() - started) / 1000);
     if (!('data' in result)) return false;
-    const errors = result.errors?.map((e) => deps.mutations.maskError(e));
+    const errors = result.errors?.map((e) => deps.maskError(e));
     // yoga's order and status: errors first, 200 once execution started.
     send(req, res, Buffer.from(JSON.stringify(errors ? { errors, data: result.data } : { data: result.data })));
     return true;
@@ -298,6 +301,11 @@ export function createReadPath(deps: {
     }
     headers['content-length'] = body.length;
     res.writeHead(200, headers).end(body);
+  }
+
+  /** Answers with `error` alone, translated like every error a client gets (200, as yoga answers them). */
+  function refuse(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    send(req, res, Buffer.from(errorsBody([deps.maskError(error)])));
   }
 
   /** Runs a prepared read; undefined when yoga must answer instead (errors, over the list cost). */
@@ -383,7 +391,7 @@ export function createReadPath(deps: {
         }
         if (typeof params.query === 'string') {
           if (sha256(params.query) !== pq.sha256Hash) {
-            send(req, res, problem('provided sha256Hash does not match the query', 'BAD_USER_INPUT'));
+            refuse(req, res, badInput(undefined, 'provided sha256Hash does not match the query'));
             return;
           }
           // A query too long to run is not kept: the map would hold 10,000 of them.
@@ -391,7 +399,7 @@ export function createReadPath(deps: {
         } else {
           params.query = persisted.get(pq.sha256Hash);
           if (params.query === undefined) {
-            send(req, res, problem('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND'));
+            refuse(req, res, persistedQueryNotFound());
             return;
           }
         }

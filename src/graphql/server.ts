@@ -5,24 +5,25 @@ import { WebSocketServer } from 'ws';
 import { badInput } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { addressOf, createContextFactory, type Principal, type Services } from './context.js';
-import { createRateLimiter } from '../service/rate-limiter.js';
 import { createCors } from './cors.js';
 import { GraphQLError } from 'graphql';
 import { codeLabel, codeOf, createErrorLog } from './error-report.js';
-import { maskError } from './errors.js';
-import { createGraphiQLPage, wantsGraphiQL } from './graphiql.js';
+import { errorsBody, maskError } from './errors.js';
 import { listCostLimit } from './list-cost.js';
 import { readBody } from './read-body.js';
 import { createReadPath } from './read-path.js';
 import type { ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
 import { useConnectionLimit } from './use-connection-limit.js';
+import { useGraphiQL } from './use-graphiql.js';
 import { useGraphQLWs } from './use-graphql-ws.js';
 import { createLadderYoga } from './yoga.js';
 import type { SocketLimits } from './use-socket-limits.js';
 
 export interface ServerLimits extends SocketLimits {
   maxBodyBytes: number;
+  /** The largest WebSocket message a client may send (ws closes the socket past it). */
+  maxMessageBytes: number;
   /** The largest operationCost (list-cost.ts) an operation may have. */
   maxCost: number;
   /** How long a client may take to send a whole request / its headers (then 408 and closed). */
@@ -30,7 +31,7 @@ export interface ServerLimits extends SocketLimits {
   headersTimeoutMs: number;
   /** Open connections (HTTP and WebSocket) per client address; 0: no cap. */
   connectionsPerAddress: number;
-  /** Serve GraphiQL at the endpoint to browsers, and how many full loads an address may make per minute (burst 5). */
+  /** Serve GraphiQL at the endpoint to browsers; full loads an address may make per minute (use-graphiql.ts). */
   graphiql: boolean;
   graphiqlLoadsPerMinute: number;
   /** Origins browsers may call from: '*' (any, without credentials) or a list (with credentials). */
@@ -40,6 +41,7 @@ export interface ServerLimits extends SocketLimits {
 /** Limits that are no setting. The others are settings: their defaults live in config.ts. */
 export const defaultLimits = {
   maxBodyBytes: 256 * 1024,
+  maxMessageBytes: 64 * 1024,
   maxSocketBufferBytes: 4 * 1024 * 1024,
 } satisfies Partial<ServerLimits>;
 
@@ -77,7 +79,7 @@ export function createGraphQLServer(deps: {
   const logError = createErrorLog({ log });
   const codes = new Set<string>();
   /** The one error translation (errors.ts), counting each code a client gets. */
-  const maskAndCount = (error: unknown, message: string): Error => {
+  const maskAndCount = (error: unknown, message: string): GraphQLError => {
     const masked = maskError(error, message);
     deps.onErrorCode?.(codeLabel(codeOf(masked), codes));
     return masked;
@@ -108,24 +110,17 @@ export function createGraphQLServer(deps: {
     jit: deps.jit !== false,
     onExecuted: deps.responses.onExecuted,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
-    mutations: {
-      // What yoga's maskedErrors does with each error: translate it, and report it when it changed.
-      maskError: (error) => {
-        const masked = maskAndCount(error, 'Unexpected error.');
-        if (masked !== error) logError(error);
-        return masked as GraphQLError;
-      },
-      onExecuted: deps.onMutationExecuted,
+    // What yoga's maskedErrors does with each error: translate it, and report it when it changed.
+    maskError: (error) => {
+      const masked = maskAndCount(error, 'Unexpected error.');
+      if (masked !== error) logError(error);
+      return masked;
     },
+    mutations: { onExecuted: deps.onMutationExecuted },
   });
 
-  const graphiqlLoads = createRateLimiter({ ratePerSec: limits.graphiqlLoadsPerMinute / 60, burst: 5 });
   const graphiql = limits.graphiql
-    ? createGraphiQLPage({
-        title: 'ladder',
-        defaultQuery: '{ seasons { id name status } }',
-        take: (address) => graphiqlLoads.take(address),
-      })
+    ? useGraphiQL({ endpoint: yoga.graphqlEndpoint, loadsPerMinute: limits.graphiqlLoadsPerMinute })
     : undefined;
 
   const cors = createCors(limits.corsOrigins);
@@ -138,7 +133,7 @@ export function createGraphQLServer(deps: {
       const message = `request body over ${limits.maxBodyBytes} bytes`;
       res
         .writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
-        .end(JSON.stringify({ errors: [maskAndCount(badInput(undefined, message), message)] }));
+        .end(errorsBody([maskAndCount(badInput(undefined, message), message)]));
       return;
     }
     // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
@@ -146,10 +141,7 @@ export function createGraphQLServer(deps: {
     if (deps.page?.(req, res)) return;
     if (cors.preflight(req, res)) return;
     cors.apply(req, res);
-    if (graphiql && wantsGraphiQL(req, yoga.graphqlEndpoint)) {
-      await graphiql.handle(req, res);
-      return;
-    }
+    if (graphiql && (await graphiql(req, res))) return;
     const route = req.url ? deps.routes?.[req.url.split('?')[0]!] : undefined;
     if (route) {
       const { status, contentType, body: out } = await route();
@@ -187,7 +179,7 @@ export function createGraphQLServer(deps: {
 
   useConnectionLimit(server, limits.connectionsPerAddress);
   const ws = useGraphQLWs({
-    wss: new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: 64 * 1024 }),
+    wss: new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: limits.maxMessageBytes }),
     yoga,
     schema,
     context: (req) => contextFor(req),

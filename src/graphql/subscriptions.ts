@@ -1,4 +1,4 @@
-import { LIMITS } from '../domain/board.js';
+import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
 import { badInput, seasonNotFound } from '../domain/errors.js';
 import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
@@ -40,10 +40,10 @@ builder.subscriptionType({
       args: {
         seasonId: t.arg.int({ required: true }),
         window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
-        limit: t.arg.int({ required: false, defaultValue: 10 }),
+        limit: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.topChangedLimit }),
       },
       subscribe: async (_root, args, ctx) => {
-        const limit = args.limit ?? 10;
+        const limit = args.limit ?? READ_DEFAULTS.topChangedLimit;
         if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
           throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }

@@ -32,7 +32,7 @@ export function useGraphQLWs(deps: {
   addressOf(req: IncomingMessage): string;
   listCost: { over(args: CostArgs): boolean };
   jit: boolean;
-  translate(error: unknown, message: string): Error;
+  translate(error: unknown, message: string): GraphQLError;
 }) {
   const { yoga, schema } = deps;
   const limits = useSocketLimits(deps.wss, deps.limits, deps.addressOf);
@@ -41,6 +41,7 @@ export function useGraphQLWs(deps: {
     schema,
     jit: deps.jit,
     overCost: (args) => deps.listCost.over(args),
+    translate: deps.translate,
   });
   const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>(
     {
@@ -55,7 +56,7 @@ export function useGraphQLWs(deps: {
         const socket = ctx.extra.socket;
         // Counted before the first await: a burst of subscribe messages must not all see the old count.
         if (!limits.take(socket)) {
-          return [deps.translate(rateLimited(limits.overLimitMessage), limits.overLimitMessage) as GraphQLError];
+          return [deps.translate(rateLimited(limits.overLimitMessage), limits.overLimitMessage)];
         }
         try {
           // Runs the same envelop plugins (limits, error codes, masking) as HTTP.
@@ -107,7 +108,7 @@ export function useGraphQLWs(deps: {
           limits.release(socket);
           // A parse error (syntax, token limit) answers this operation; thrown, it would close the
           // socket (4500) and end every other subscription on it.
-          if (err instanceof GraphQLError) return [deps.translate(err, err.message) as GraphQLError];
+          if (err instanceof GraphQLError) return [deps.translate(err, err.message)];
           throw err;
         }
       },

@@ -7,6 +7,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useGraphQlJit } from '@envelop/graphql-jit';
+import type { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import type { Context } from './context.js';
@@ -22,7 +23,7 @@ export function createLadderYoga(deps: {
   log: Logger;
   /** Logs an error yoga masked (error-report.ts: clients' mistakes sampled at info). */
   logError(error: unknown): void;
-  translate(error: unknown, message: string): Error;
+  translate(error: unknown, message: string): GraphQLError;
   context(req: IncomingMessage, reads?: RequestReads): Context;
   /** The list-cost limit (list-cost.ts), also asked by the paths that run prepared operations. */
   listCost: Plugin;

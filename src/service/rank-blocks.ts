@@ -20,6 +20,9 @@ export interface RankedItem<T> {
 /** Where an item is: its block's index and its index there. The end of the list is [blocks, 0]. */
 export type Pos = readonly [block: number, item: number];
 
+/** Is `a` strictly before `b` in the list? */
+export const isBefore = (a: Pos, b: Pos): boolean => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+
 export function createRankBlocks<T extends RankedItem<T>>(blockSize = 64) {
   const blocks: Block<T>[] = [];
   /** Blocks shifted as a whole since the last `takeShifted` (their items' ranks moved), and items that left one. */

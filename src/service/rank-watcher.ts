@@ -3,7 +3,7 @@ import { compareEntries, countsAbove, rankShift } from '../domain/rank-shift.js'
 import type { RankedStanding } from '../domain/ranking.js';
 import { createCodec, type Codec } from '../domain/score-codec.js';
 import type { BoardEvent } from './board-events.js';
-import { createRankBlocks, type Block, type Pos, type RankBlocks } from './rank-blocks.js';
+import { createRankBlocks, isBefore, type Block, type Pos, type RankBlocks } from './rank-blocks.js';
 
 /** Reads some players' entries on a board at one instant, with the board's version then. */
 export interface EntriesSource {
@@ -160,7 +160,6 @@ export function createRankWatcher(opts: {
    */
   function apply(bw: BoardWatch, e: BoardEvent, own: Set<Watched>, shifted: Set<Watched>): boolean {
     const style = bw.board.season.rankStyle;
-    const before = (a: Pos, b: Pos) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
     // Players read at a version this event is already in: it must not move them again.
     const counted = [...bw.fresh].filter((w) => w.version >= e.version);
     let blocksShifted = false;
@@ -171,7 +170,7 @@ export function createRankWatcher(opts: {
           ? bw.ranked.end()
           : bw.ranked.firstWhere((w) => countsAbove(style, bw.step, c.playerId, s, w.playerId, w.score!));
       const [pOld, pNew] = [at(old), at(score)];
-      const up = before(pNew, pOld);
+      const up = isBefore(pNew, pOld);
       blocksShifted =
         bw.ranked.shift(up ? pNew : pOld, up ? pOld : pNew, up ? 1 : -1, (w) => shifted.add(w)) || blocksShifted;
       const self = bw.players.get(c.playerId);

@@ -105,7 +105,12 @@ describe('listening', () => {
     const { port } = other.address() as net.AddressInfo;
     try {
       await expect(
-        openStartupListener({ port, host: '127.0.0.1', readiness: () => ({ ok: false, checks: {} }) }),
+        openStartupListener({
+          port,
+          host: '127.0.0.1',
+          readiness: () => ({ ok: false, checks: {} }),
+          unavailableBody: '',
+        }),
       ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use: set PORT to another port`);
     } finally {
       other.close();

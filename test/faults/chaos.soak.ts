@@ -13,6 +13,7 @@ import {
   gameServers,
   printReport,
   privateDatabase,
+  sleep,
   spread,
   startLadder,
   submitKey,
@@ -27,7 +28,6 @@ import { boardContents, createSeason, openServices, waitUntilCaughtUp, type Serv
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 const num = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
-const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 const cleanup: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn().catch(() => {});

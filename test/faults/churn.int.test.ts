@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config.js';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testEnv } from '../support/env.js';
-import { knob, printReport, startLadder, type LadderProcess } from '../support/faults.js';
+import { knob, printReport, sleep, startLadder, type LadderProcess } from '../support/faults.js';
 import { generateResults, prng, toRecords, withReplays } from '../support/generate.js';
 import {
   createSeason,
@@ -17,7 +17,6 @@ import {
   type Services,
 } from '../support/services.js';
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 const consumers: LadderProcess[] = [];
 let s: Services | undefined;
 

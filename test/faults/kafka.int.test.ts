@@ -9,6 +9,7 @@ import {
   gameServers,
   knob,
   printReport,
+  sleep,
   spread,
   startLadder,
   submitKey,
@@ -18,7 +19,6 @@ import { startKafkaBroker, type KafkaBroker } from '../support/kafka-broker.js';
 import { request } from '../support/process.js';
 import { createSeason, openServices, waitUntilCaughtUp, type Services } from '../support/services.js';
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 let broker: KafkaBroker;
 let ladder: LadderProcess | undefined;
 let s: Services;

@@ -9,6 +9,7 @@ import {
   gameServers,
   knob,
   printReport,
+  sleep,
   spread,
   startLadder,
   submitKey,
@@ -18,7 +19,6 @@ import { request, until } from '../support/process.js';
 import { createSeason, groupProgress, openServices, waitUntilCaughtUp, type Services } from '../support/services.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 const pgUrl = new URL(TEST_DATABASE_URL);
 let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
 let ladder: LadderProcess | undefined;

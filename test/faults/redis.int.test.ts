@@ -11,8 +11,9 @@ import {
   gameServers,
   knob,
   printReport,
-  spread,
   privateDatabase,
+  sleep,
+  spread,
   startLadder,
   submitKey,
   type LadderProcess,
@@ -28,7 +29,6 @@ import {
   type Services,
 } from '../support/services.js';
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
 let ladder: LadderProcess | undefined;
 let s: Services;

@@ -7,12 +7,19 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
 import { testEnv } from '../support/env.js';
-import { gameServers, knob, printReport, startLadder, submitKey, type LadderProcess } from '../support/faults.js';
+import {
+  gameServers,
+  knob,
+  printReport,
+  sleep,
+  startLadder,
+  submitKey,
+  type LadderProcess,
+} from '../support/faults.js';
 import { prng } from '../support/generate.js';
 import { request, until } from '../support/process.js';
 import { createSeason, openServices, type Services } from '../support/services.js';
 
-const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
 let ladder: LadderProcess | undefined;
 let s: Services;
 

@@ -3,8 +3,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 
@@ -130,7 +132,12 @@ describe('query texts are bounded in length (they are cache keys)', () => {
     expect((await api.gql(padded('{ __typename }', 30_000))).data).toEqual({ __typename: 'Query' });
   });
 
-  it('does not keep a long query as a persisted query', async () => {
+  it('does not keep a long query as a persisted query, and counts its errors like any other', async () => {
+    const errorCount = async (code: string) => {
+      const metrics = await (await fetch(`${api.base}/metrics`)).text();
+      return Number(new RegExp(`ladder_graphql_errors_total\\{code="${code}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    };
+    const notFoundBefore = await errorCount('PERSISTED_QUERY_NOT_FOUND');
     const query = padded('{ seasons { id } }', 40_000);
     const sha256Hash = createHash('sha256').update(query).digest('hex');
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
@@ -148,6 +155,7 @@ describe('query texts are bounded in length (they are cache keys)', () => {
     expect(
       ((await byHash.json()) as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code,
     ).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(await errorCount('PERSISTED_QUERY_NOT_FOUND')).toBe(notFoundBefore + 1);
   });
 });
 
@@ -313,6 +321,30 @@ describe('boards a client can make the server hold', () => {
     }
     expect(api.app.api!.topCache.ages().length).toBeLessThanOrEqual(5);
     expect(await series()).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('WebSocket messages', () => {
+  it('over 64 KiB close the socket (1009, message too big); one of 64 KiB is read', async () => {
+    const open = async () => {
+      const ws = new WebSocket(api.url.replace('http', 'ws'), 'graphql-transport-ws');
+      await once(ws, 'open');
+      return ws;
+    };
+    // connection_init padded to `bytes`: graphql-ws acknowledges it when it is read.
+    const init = (bytes: number) => {
+      const bare = JSON.stringify({ type: 'connection_init', payload: { pad: '' } });
+      return JSON.stringify({ type: 'connection_init', payload: { pad: 'x'.repeat(bytes - bare.length) } });
+    };
+    const small = await open();
+    small.send(init(64 * 1024));
+    const [ack] = (await once(small, 'message')) as [Buffer];
+    expect(JSON.parse(ack.toString()).type).toBe('connection_ack');
+    small.close();
+    const big = await open();
+    big.send(init(64 * 1024 + 1));
+    const [code] = (await once(big, 'close')) as [number];
+    expect(code).toBe(1009);
   });
 });
 

@@ -2,20 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import type { Season } from '../../src/domain/season.js';
 import { closeSeason, waitForIngest, type CloseDeps, type IngestProgress } from '../../src/service/close-season.js';
+import { testSeason } from '../support/season.js';
 
-const season: Season = {
-  id: 7,
-  name: 's',
-  startsAt: new Date(0),
-  endsAt: new Date(1e12),
-  status: 'ACTIVE',
-  scoring: 'BEST',
-  order: 'DESC',
-  rankStyle: 'ORDINAL',
-  maxPointsPerMatch: 10,
-  split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 },
-  finalizedAt: null,
-};
+const season = testSeason();
 
 /** Fake dependencies on a fake clock; `log` records every effect in order. */
 function fakes(over: { stored?: Season; committed?: bigint[]; keysLeft?: boolean } = {}) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRankBlocks, type Block } from '../../src/service/rank-blocks.js';
+import { createRankBlocks, isBefore, type Block } from '../../src/service/rank-blocks.js';
 
 interface Item {
   key: number;
@@ -114,5 +114,17 @@ describe('rank blocks (an ordered list whose runs shift rank at once)', () => {
     // Reported: 5 and 6 (they left), 4 (its block was merged); the merged block's others may be too.
     expect(list.takeShifted().map((x) => x.key)).toEqual(expect.arrayContaining([4, 5, 6]));
     expect(list.takeShifted()).toEqual([]);
+  });
+});
+
+describe('isBefore', () => {
+  it.each([
+    [[0, 1], [0, 2], true],
+    [[0, 2], [0, 1], false],
+    [[0, 9], [1, 0], true],
+    [[1, 0], [0, 9], false],
+    [[2, 3], [2, 3], false],
+  ] as const)('%j before %j: %s', (a, b, expected) => {
+    expect(isBefore(a, b)).toBe(expected);
   });
 });

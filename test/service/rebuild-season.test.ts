@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { BoardStanding } from '../../src/domain/board-deltas.js';
-import type { Season, Window } from '../../src/domain/season.js';
+import type { Window } from '../../src/domain/season.js';
 import { rebuildSeason, type RebuildTarget } from '../../src/service/rebuild-season.js';
+import { testSeason } from '../support/season.js';
 
-const season: Season = {
-  id: 7,
-  name: 's',
-  startsAt: new Date(0),
-  endsAt: new Date(1e12),
-  status: 'ACTIVE',
-  scoring: 'BEST',
-  order: 'DESC',
-  rankStyle: 'ORDINAL',
-  maxPointsPerMatch: 10,
-  split: { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 },
-  finalizedAt: null,
-};
+const season = testSeason();
 
 const row = (window: Window, period: string, playerId: string): BoardStanding => ({
   seasonId: 7,

@@ -18,6 +18,9 @@ import type { OracleResult } from './oracle.js';
 import { freePort, request, spawnEntry, until, type Entry } from './process.js';
 import type { Services } from './services.js';
 
+/** Waits `seconds`: the fault tests count their phases in seconds. */
+export const sleep = (seconds: number) => new Promise((r) => setTimeout(r, seconds * 1000));
+
 /** A knob of the fault matrix: `npm run chaos` and CI set different figures (FAULTS_<NAME>). */
 export function knob(name: string, ci: number): number {
   const v = process.env[`FAULTS_${name}`];
