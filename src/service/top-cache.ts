@@ -184,7 +184,7 @@ export function createTopCache(opts: {
       };
     },
 
-    /** News of the season's boards was heard (board-events.ts noted it): watched ones that fell behind are read again. */
+    /** News of the season's boards was heard (board-events.ts noted it): watched ones behind are read again. */
     heard(seasonId: number): void {
       for (const slot of slots.values()) if (slot.board.season.id === seasonId) follow(slot);
     },
