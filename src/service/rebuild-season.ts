@@ -66,7 +66,7 @@ export async function rebuildSeason(
     writing.catch(() => {}); // awaited (and thrown) by the next write or the board's finish
   };
   try {
-    for await (const rows of deps.source.seasonPages(season.id, season.order, 5_000)) {
+    for await (const rows of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
       // Rows come grouped by board; split the page at board boundaries.
       let start = 0;
       for (let i = 0; i <= rows.length; i++) {
@@ -100,5 +100,28 @@ export async function rebuildSeason(
     }
     await deps.target.swap(season, board.window, board.period);
     done.push(board);
+  }
+}
+
+/**
+ * The pages of `source`, each next one asked for as soon as the current one arrives: PostgreSQL
+ * produces page k+1 (a cursor fetches only when asked) while page k is split and written, instead
+ * of waiting for it (docs/benchmarks.md, the 10M-player season). One request ahead, never more.
+ */
+export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let next = it.next();
+  try {
+    for (;;) {
+      const r = await next;
+      if (r.done) return;
+      next = it.next();
+      next.catch(() => {}); // a failure is thrown by the await above, or dropped once we stopped
+      yield r.value;
+    }
+  } finally {
+    // Stopped early (an error, or the consumer left): let the page in flight land, then close.
+    await next.catch(() => {});
+    await it.return?.();
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BoardStanding } from '../../src/domain/board-deltas.js';
 import type { Window } from '../../src/domain/season.js';
-import { rebuildSeason, type RebuildTarget } from '../../src/service/rebuild-season.js';
+import { readAhead, rebuildSeason, type RebuildTarget } from '../../src/service/rebuild-season.js';
 import { testSeason } from '../support/season.js';
 
 const season = testSeason();
@@ -81,20 +81,29 @@ describe('rebuildSeason', () => {
     expect(report).toMatchObject({ boards: 2, members: 5 });
   });
 
-  it('reads the next page while the previous one is written, one write at a time', async () => {
+  it('reads one page ahead while the previous one is written, one write at a time', async () => {
     const held: Array<() => void> = [];
     const { log, target } = fakeTarget(() => new Promise<void>((resolve) => held.push(resolve)));
-    const done = rebuild([[row('SEASON', '', '1')], [row('SEASON', '', '2')], [row('SEASON', '', '3')]], target, log);
+    const pages = [1, 2, 3, 4].map((p) => [row('SEASON', '', String(p))]);
+    const done = rebuild(pages, target, log);
     while (held.length === 0) await new Promise((r) => setImmediate(r));
-    // Page 0 is being written: page 1 has been read meanwhile, page 2 waits for that write.
-    expect(log).toEqual(['read page 0', 'fill SEASON 1', 'read page 1']);
-    for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setImmediate(r));
+    // Page 0 is being written; page 1 is in hand and waits for that write; page 2 has been asked
+    // for meanwhile (readAhead); page 3 waits until page 2 is taken.
+    expect(log).toEqual(['read page 0', 'read page 1', 'fill SEASON 1', 'read page 2']);
+    for (let i = 0; i < 4; i++) {
       while (held.length === 0) await new Promise((r) => setImmediate(r));
       held.shift()!();
     }
-    expect(await done).toMatchObject({ members: 3 });
-    expect(log.filter((l) => l.startsWith('fill '))).toEqual(['fill SEASON 1', 'fill SEASON 2', 'fill SEASON 3']);
-    expect(log.indexOf('read page 2')).toBeGreaterThan(log.indexOf('filled SEASON'));
+    expect(await done).toMatchObject({ members: 4 });
+    const fills = log.filter((l) => l.startsWith('fill') && !l.startsWith('filled'));
+    expect(fills).toEqual(['fill SEASON 1', 'fill SEASON 2', 'fill SEASON 3', 'fill SEASON 4']);
+    // One write at a time: each fill starts after the previous one ended.
+    for (let i = 1; i < 4; i++) {
+      expect(log.indexOf(`fill SEASON ${i + 1}`)).toBeGreaterThan(
+        log.indexOf('filled SEASON', log.indexOf(`fill SEASON ${i}`)),
+      );
+    }
   });
 
   it('fails when a write fails, swapping nothing and still releasing the marker', async () => {
@@ -107,5 +116,49 @@ describe('rebuildSeason', () => {
     expect(log.some((l) => l.startsWith('swap'))).toBe(false);
     expect(log.at(-1)).toBe('release');
     expect(log).not.toContain('fill SEASON 3');
+  });
+});
+
+describe('readAhead', () => {
+  /** A source of `n` pages that logs when each is asked for and when it ends. */
+  function source(n: number, log: string[], failAt?: number): AsyncIterable<number> {
+    return {
+      [Symbol.asyncIterator]() {
+        let i = 0;
+        return {
+          async next() {
+            log.push(`ask ${i}`);
+            if (i === failAt) throw new Error(`page ${i} failed`);
+            return i < n ? { value: i++, done: false } : { value: undefined, done: true };
+          },
+          async return() {
+            log.push('closed');
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    };
+  }
+
+  it('asks for the next page before the current one is used, and yields every page in order', async () => {
+    const log: string[] = [];
+    for await (const page of readAhead(source(3, log))) log.push(`use ${page}`);
+    expect(log).toEqual(['ask 0', 'ask 1', 'use 0', 'ask 2', 'use 1', 'ask 3', 'use 2', 'closed']);
+  });
+
+  it('throws a failed page where it would have been used, and closes the source', async () => {
+    const log: string[] = [];
+    const used: number[] = [];
+    await expect(async () => {
+      for await (const page of readAhead(source(5, log, 2))) used.push(page);
+    }).rejects.toThrow('page 2 failed');
+    expect(used).toEqual([0, 1]);
+    expect(log.at(-1)).toBe('closed');
+  });
+
+  it('closes the source when the consumer stops early, after the page in flight', async () => {
+    const log: string[] = [];
+    for await (const page of readAhead(source(5, log))) if (page === 1) break;
+    expect(log).toEqual(['ask 0', 'ask 1', 'ask 2', 'closed']);
   });
 });
