@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app/app.js';
 import { parseConfig } from '../../src/config.js';
 import { boardExpireAt } from '../../src/domain/board.js';
 import { codecOf } from '../../src/domain/score-codec.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition, type Window } from '../../src/domain/season.js';
+import type { Season, Window } from '../../src/domain/season.js';
 import { createStandingsPages } from '../../src/postgres/standings-pages.js';
 import { createBoardInspector } from '../../src/redis/board-inspector.js';
 import { slotOfTag } from '../../src/redis/shard-placement.js';
@@ -15,6 +15,7 @@ import { testEnv } from '../support/env.js';
 import { generateResults, toRecords } from '../support/generate.js';
 import { startPrivateCluster } from '../support/redis-cluster.js';
 import {
+  createSeason,
   createTopics,
   openServices,
   produceRaw,
@@ -73,19 +74,7 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
   ingest = buildApp(config, { roles: ['ingest'], logger });
   await ingest.start();
 
-  const DAY = 24 * 3600 * 1000;
-  const startsAt = new Date(Math.floor((Date.now() - 10 * DAY) / 1000) * 1000);
-  const def: SeasonDefinition = {
-    name: 'failover',
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000,
-    shardBounds: [20, 40],
-  };
-  const season: Season = await s.seasons.insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  const season = await createSeason(s, { name: 'failover', maxPointsPerMatch: 1_000, shardBounds: [20, 40] });
   const send = (seed: number, maxPoints: number) =>
     produceRaw(
       s.kafka,

@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../../src/domain/season.js';
 import { boardKey } from '../../src/redis/keys.js';
 import { testEnv } from '../support/env.js';
 import { generateResults, toRecords, withReplays } from '../support/generate.js';
 import { expectedBoards } from '../support/oracle.js';
 import { freePort, request, spawnEntry, until, type Entry } from '../support/process.js';
 import { ensureRedisCluster, CLUSTER_NODES } from '../support/redis-cluster.js';
-import { createTopics, openServices, produceRaw, waitUntilCaughtUp, type Services } from '../support/services.js';
+import {
+  createSeason,
+  createTopics,
+  openServices,
+  produceRaw,
+  waitUntilCaughtUp,
+  type Services,
+} from '../support/services.js';
 import { parseConfig } from '../../src/config.js';
 
 // Issue 11, part 6: two ingest processes (one consumer group) and two API processes, side by side
@@ -27,19 +33,7 @@ afterAll(async () => {
 });
 
 it('two consumers in one group and two APIs on the cluster serve one exact sharded board', async () => {
-  const DAY = 24 * 3600 * 1000;
-  const startsAt = new Date(Math.floor((Date.now() - 10 * DAY) / 1000) * 1000);
-  const def: SeasonDefinition = {
-    name: 'cluster processes',
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000,
-    shardBounds: [20, 40],
-  };
-  const season: Season = await s.seasons.insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  const season = await createSeason(s, { name: 'cluster processes', maxPointsPerMatch: 1_000, shardBounds: [20, 40] });
 
   const ports = [await freePort(), await freePort()];
   for (let i = 0; i < 2; i++) procs.push(spawnEntry('src/main.ts', { ...env, LADDER_ROLES: 'ingest', PORT: '0' }));
