@@ -15,7 +15,7 @@ import {
 } from './keys.js';
 import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
-import { bestHeld, heldScores, isSharded, settleShardedBoard, shardKeys } from './sharded-boards.js';
+import { heldScores, isSharded, settleShardedBoard, shardKeys, shownScore } from './sharded-boards.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
 // about a millisecond, so a few attempts settle it. One that never does is left to the next run.
@@ -58,7 +58,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
       return sizes.reduce((a, n) => a + n, 0);
     },
 
-    /** The scores of these members as Redis prints them (null: not on the board), in order. */
+    /** The scores of these members as Redis prints them (null: not on the board; on two shards: shownScore). */
     async scores(
       season: Season,
       window: Window,
@@ -67,7 +67,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     ): Promise<Array<string | null>> {
       if (members.length === 0) return [];
       const held = await heldScores(redis, keysOf(season, window, period), members);
-      return members.map((_, i) => bestHeld(held, i));
+      return members.map((_, i) => shownScore(held, i));
     },
 
     /**

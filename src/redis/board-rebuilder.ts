@@ -23,6 +23,7 @@ import {
   copyKeys,
   inMoveWindow,
   isSharded,
+  keptSizes,
   place,
   shardKeys,
   withMoverLock,
@@ -129,7 +130,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       return [r.playerId, codec.toRedis(score), shardOf(lowers, score)] as const;
     });
     await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS);
-    await withMoverLock(redis, season.id, () => place(redis, season, copies, members, expireAt));
+    await withMoverLock(redis, season.id, () => place(redis, season, copies, members, expireAt, null));
     await Promise.all(copies.map((key) => redis.expireat(key, expireAt)));
   }
 
@@ -146,8 +147,11 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       if ((await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS)) !== 1) {
         throw unavailable(`the rebuild of season ${season.id} stalled past its marker's TTL; rebuild again`);
       }
-      await inMoveWindow(redis, season.id, () =>
-        Promise.all(keys.map((key) => redis.shardSwap(rebuildCopyKey(key), key, retiredKey(key), expireAt))),
+      await inMoveWindow(
+        redis,
+        season.id,
+        () => Promise.all(keys.map((key) => redis.shardSwap(rebuildCopyKey(key), key, retiredKey(key), expireAt))),
+        keptSizes(season, window, period, Number(expireAt)),
       );
     });
     const label = boardLabel(window, period);

@@ -47,6 +47,15 @@ export function moveEpochKey(seasonId: number): string {
   return `${tag(seasonId)}:moves`;
 }
 
+/**
+ * The sizes of a sharded board's shards, worst range first, comma-separated (`"120,97,3"`): in the
+ * season's slot, so a reader gets them with the move epoch in one call. Written by the mover when
+ * it closes a move window (sharded-boards.ts), deleted when it opens one: absent, readers count.
+ */
+export function shardSizesKey(seasonId: number, label: string): string {
+  return `${tag(seasonId)}:sizes:${label}`;
+}
+
 /** Exists while a rebuild of the season runs; ingest then writes the rebuild copies too. */
 export function rebuildMarkerKey(seasonId: number): string {
   return `${tag(seasonId)}:rebuilding`;

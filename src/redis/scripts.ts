@@ -80,8 +80,14 @@ declare module 'ioredis' {
       kind: string,
       changes: string,
     ): Result<number, Context>;
-    /** lua/shardedHead-3.lua: [moving 0|1, move epoch, board version] */
-    shardedHead(moving: string, moves: string, versions: string, label: string): Result<number[], Context>;
+    /** lua/shardedHead-4.lua: [moving 0|1, move epoch, board version, shard sizes or ""] */
+    shardedHead(
+      moving: string,
+      moves: string,
+      versions: string,
+      sizes: string,
+      label: string,
+    ): Result<[number, number, number, string], Context>;
     /** lua/shardProbe-1.lua: [size, score or "", position or -1, localRank or 0, ...] */
     shardProbe(shard: string, step: string, ...members: string[]): Result<Array<string | number>, Context>;
     /** lua/shardRange-1.lua: [size, firstLocalRank, member, score, ...] */

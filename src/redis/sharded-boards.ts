@@ -19,6 +19,7 @@ import {
   rebuildCopyKey,
   rebuildMarkerKey,
   shardBoardKey,
+  shardSizesKey,
   updatesChannel,
 } from './keys.js';
 import { dbOf } from './client.js';
@@ -58,15 +59,49 @@ export async function withMoverLock<T>(redis: Redis, seasonId: number, fn: () =>
   }
 }
 
+/** A live board's shards and where their sizes are kept (the season's slot); rebuild copies keep none. */
+export interface KeptSizes {
+  key: string;
+  shards: readonly string[];
+  expireAt: number;
+}
+
+export function keptSizes(season: Sharded, window: Window, period: string, expireAt: number): KeptSizes {
+  const key = shardSizesKey(season.id, boardLabel(window, period));
+  return { key, shards: shardKeys(season, window, period), expireAt };
+}
+
 /**
- * Runs `fn` (which moves members between shards) inside a move window: readers that overlap it
- * start over (readShardedBoard). Left open on a failure, the marker expires.
+ * Runs `fn` (which moves members between shards, or adds or removes some) inside a move window:
+ * readers that overlap it start over (readShardedBoard). With `kept`, the board's kept sizes are
+ * deleted when the window opens and written again, counted under the mover lock (no one else
+ * changes membership), when it closes: a reader that saw no window around its read saw exact
+ * sizes. Left open on a failure, the marker expires and the sizes stay absent (readers count
+ * every shard) until the board's next window.
  */
-export async function inMoveWindow<T>(redis: Redis, seasonId: number, fn: () => Promise<T>): Promise<T> {
-  await redis.multi().set(movingKey(seasonId), '1', 'PX', MOVE_TTL_MS).incr(moveEpochKey(seasonId)).exec();
+export async function inMoveWindow<T>(
+  redis: Redis,
+  seasonId: number,
+  fn: () => Promise<T>,
+  kept: KeptSizes | null = null,
+): Promise<T> {
+  const open = redis.multi().set(movingKey(seasonId), '1', 'PX', MOVE_TTL_MS).incr(moveEpochKey(seasonId));
+  if (kept) open.del(kept.key);
+  await open.exec();
   const result = await fn();
-  await redis.multi().del(movingKey(seasonId)).incr(moveEpochKey(seasonId)).exec();
+  const close = redis.multi();
+  if (kept) {
+    const sizes = await Promise.all(kept.shards.map((k) => redis.zcard(k)));
+    close.set(kept.key, sizes.join(','));
+    if (kept.expireAt > 0) close.expireat(kept.key, kept.expireAt);
+  }
+  await close.del(movingKey(seasonId)).incr(moveEpochKey(seasonId)).exec();
   return result;
+}
+
+/** Counts a board's shards again into its kept sizes (a repair, or after a bulk load), under the mover lock. */
+export async function recountShardSizes(redis: Redis, season: Sharded, kept: KeptSizes): Promise<void> {
+  await withMoverLock(redis, season.id, () => inMoveWindow(redis, season.id, async () => {}, kept));
 }
 
 interface Change {
@@ -116,8 +151,9 @@ export async function writeShardedBoard(
   for (const [member, score] of pairs) byShard[shardOf(lowers, score)]!.push(member, codec.toRedis(score));
   // Read after PostgreSQL committed these standings: no marker means the rebuild's snapshot has them.
   const rebuildMs = await redis.pttl(rebuildMarkerKey(season.id));
-  if (rebuildMs > 0) await raiseOnShards(redis, season, copyKeys(keys), byShard, copyExpireAt(rebuildMs));
-  const changes = await raiseOnShards(redis, season, keys, byShard, expireAt);
+  if (rebuildMs > 0) await raiseOnShards(redis, season, copyKeys(keys), byShard, copyExpireAt(rebuildMs), null);
+  const kept = keptSizes(season, window, period, expireAt);
+  const changes = await raiseOnShards(redis, season, keys, byShard, expireAt, kept);
   if (changes.length > 0) await announce(redis, season, window, period, keys, changes, '');
   return changes.length;
 }
@@ -134,6 +170,7 @@ async function raiseOnShards(
   keys: readonly string[],
   byShard: ReadonlyArray<readonly string[]>,
   expireAt: number,
+  kept: KeptSizes | null,
 ): Promise<Change[]> {
   const step = stepOf(season);
   const changes: Change[] = [];
@@ -147,7 +184,7 @@ async function raiseOnShards(
     }),
   );
   if (absent.length > 0) {
-    changes.push(...(await withMoverLock(redis, season.id, () => place(redis, season, keys, absent, expireAt))));
+    changes.push(...(await withMoverLock(redis, season.id, () => place(redis, season, keys, absent, expireAt, kept))));
   }
   return changes;
 }
@@ -158,7 +195,9 @@ async function raiseOnShards(
  * added; a member already holding an equal or better score elsewhere is left alone (ZADD GT
  * across shards: a replayed or stale standing changes nothing); any other is moved: added to its
  * new shard, then removed from every other, inside a move window that readers detect
- * (`moving` marker and move epoch, shardedHead-3.lua), so no reader sees it on two shards or none.
+ * (`moving` marker and move epoch, shardedHead-4.lua), so no reader sees it on two shards or none.
+ * On a live board (`kept`: not a rebuild's copies) new members open a window too: it keeps the
+ * board's shard sizes exact.
  */
 export async function place(
   redis: Redis,
@@ -166,6 +205,7 @@ export async function place(
   keys: readonly string[],
   absent: ReadonlyArray<readonly [string, string, number]>,
   expireAt: number,
+  kept: KeptSizes | null,
 ): Promise<Change[]> {
   const held = await heldScores(
     redis,
@@ -193,9 +233,10 @@ export async function place(
     );
     await Promise.all(removes.map((r, k) => (r.length > 0 ? redis.zrem(keys[k]!, ...r) : Promise.resolve(0))));
   };
-  // Only a member that leaves a shard is a move; new members touch one shard atomically.
-  if (removes.some((r) => r.length > 0)) await inMoveWindow(redis, season.id, write);
-  else await write();
+  // On copies, only a member that leaves a shard is a move; new members touch one shard atomically.
+  if (kept ? adds.some((a) => a.length > 0) : removes.some((r) => r.length > 0)) {
+    await inMoveWindow(redis, season.id, write, kept);
+  } else await write();
   for (const c of changes) c.old = oldOf.get(c.member) ?? c.old;
   return changes;
 }
@@ -203,6 +244,16 @@ export async function place(
 /** Each member's score on each shard (`[k][i]`, null: not there), read with one ZMSCORE per shard. */
 export function heldScores(redis: Redis, keys: readonly string[], members: readonly string[]) {
   return Promise.all(keys.map((key) => redis.zmscore(key, ...members)));
+}
+
+/**
+ * Member `i`'s score as reconcile compares it: null on no shard, its score on one, and on several
+ * (a mover died between its two writes) every score joined with ','. That never equals a score
+ * PostgreSQL implies, so such a member counts as different and a repair leaves it on one shard.
+ */
+export function shownScore(held: ReadonlyArray<ReadonlyArray<string | null>>, i: number): string | null {
+  const on = held.flatMap((s) => (s[i] == null ? [] : [s[i]!]));
+  return on.length === 0 ? null : on.join(',');
 }
 
 /** The best score of member `i` over every shard (on several only after a mover died mid-move). */
@@ -215,7 +266,7 @@ export function bestHeld(held: ReadonlyArray<ReadonlyArray<string | null>>, i: n
 /**
  * Sets members exactly on a board's shards (`keys`), lower scores included, or removes them (score
  * ''), holding the mover lock: each goes to the shard of its score and leaves every other, inside
- * a move window when any leaves a shard. `held` is what they held on each shard when read under
+ * a move window (on copies, only when any leaves a shard). `held` is what they held on each shard when read under
  * this lock; a member that an ingest raise changed since is left as the raise made it and comes
  * back in `conflicts` (shardSet-1.lua). Returns the changes, removals from a shard included.
  */
@@ -226,6 +277,7 @@ export async function setOnShards(
   pairs: ReadonlyArray<readonly [string, string]>,
   held: ReadonlyArray<ReadonlyArray<string | null>>,
   expireAt: number,
+  kept: KeptSizes | null,
 ): Promise<{ changes: Change[]; conflicts: Set<string> }> {
   const lowers = shardLowers(season);
   const codec = codecOf(season);
@@ -254,7 +306,7 @@ export async function setOnShards(
     await run(leaves);
     await run(sets);
   };
-  if (leaves.some((l) => l.length > 0)) await inMoveWindow(redis, season.id, write);
+  if (kept || leaves.some((l) => l.length > 0)) await inMoveWindow(redis, season.id, write, kept);
   else await write();
   return { changes, conflicts };
 }
@@ -282,12 +334,12 @@ export async function setShardedBoard(
   const exact = pairs.map(([m, score]): [string, string] => [m, score === null ? '' : codec.toRedis(score)]);
   const changes = await withMoverLock(redis, season.id, async () => {
     const rebuildMs = await redis.pttl(rebuildMarkerKey(season.id));
-    if (rebuildMs > 0) await setUntilDone(copyKeys(keys), copyExpireAt(rebuildMs));
-    return setUntilDone(keys, expireAt);
+    if (rebuildMs > 0) await setUntilDone(copyKeys(keys), copyExpireAt(rebuildMs), null);
+    return setUntilDone(keys, expireAt, keptSizes(season, window, period, expireAt));
   });
-  return announceExact(redis, season, window, period, keys, changes);
+  return announceExact(redis, season, window, period, keys, changes, staying(exact));
 
-  async function setUntilDone(on: readonly string[], at: number): Promise<Change[]> {
+  async function setUntilDone(on: readonly string[], at: number, kept: KeptSizes | null): Promise<Change[]> {
     const out: Change[] = [];
     let todo = exact;
     for (let attempt = 1; todo.length > 0; attempt++) {
@@ -298,7 +350,7 @@ export async function setShardedBoard(
         on,
         todo.map(([m]) => m),
       );
-      const { changes, conflicts } = await setOnShards(redis, season, on, todo, held, at);
+      const { changes, conflicts } = await setOnShards(redis, season, on, todo, held, at, kept);
       out.push(...changes);
       todo = todo.filter(([m]) => conflicts.has(m));
     }
@@ -308,7 +360,7 @@ export async function setShardedBoard(
 
 /**
  * Reconcile's settle step on a sharded board (board-inspector.ts): holding the mover lock, reads
- * the members' scores (each one's best shard), asks `decide` which [member, score] pairs to write
+ * the members' scores (shownScore), asks `decide` which [member, score] pairs to write
  * (score '' removes) and, with `write`, writes them with setOnShards. A member that an ingest
  * raise changed in between is left as it is, for the next run. Returns how many entries changed.
  */
@@ -325,18 +377,25 @@ export async function settleShardedBoard(
   const keys = shardKeys(season, window, period);
   const changes = await withMoverLock(redis, season.id, async () => {
     const held = await heldScores(redis, keys, members);
-    const pairs = await decide(members.map((_, i) => bestHeld(held, i)));
-    if (!write || pairs.length === 0) return [];
+    const pairs = await decide(members.map((_, i) => shownScore(held, i)));
+    if (!write || pairs.length === 0) return { pairs, changes: [] };
     const index = new Map(members.map((m, i) => [m, i]));
     const heldOfPairs = held.map((s) => pairs.map(([m]) => s[index.get(m)!] ?? null));
-    return (await setOnShards(redis, season, keys, pairs, heldOfPairs, expireAt)).changes;
+    const kept = keptSizes(season, window, period, expireAt);
+    return { pairs, changes: (await setOnShards(redis, season, keys, pairs, heldOfPairs, expireAt, kept)).changes };
   });
-  return announceExact(redis, season, window, period, keys, changes);
+  return announceExact(redis, season, window, period, keys, changes.changes, staying(changes.pairs));
 }
+
+/** The members of exact writes that stay on the board (written with a score, not removed). */
+const staying = (pairs: ReadonlyArray<readonly [string, string]>) =>
+  new Set(pairs.filter(([, score]) => score !== '').map(([m]) => m));
 
 /**
  * Announces exact writes as one "reset" event and returns how many members changed: a member that
  * changed shard left one shard and was set on another, one change from its old score to its new.
+ * A member of `stays` that only left a shard was on two (a mover died mid-move): it counts, and
+ * the version rises (others' ranks changed), but its entry did not change, so it is not listed.
  */
 async function announceExact(
   redis: Redis,
@@ -345,13 +404,15 @@ async function announceExact(
   period: string,
   keys: readonly string[],
   changes: readonly Change[],
+  stays: ReadonlySet<string>,
 ): Promise<number> {
   const left = new Map(changes.filter((c) => c.score === '').map((c) => [c.member, c.old]));
   const set = new Set(changes.filter((c) => c.score !== '').map((c) => c.member));
   const merged = changes
     .filter((c) => c.score !== '' || !set.has(c.member))
     .map((c) => (c.score !== '' && c.old === '' ? { ...c, old: left.get(c.member) ?? '' } : c));
-  if (merged.length > 0) await announce(redis, season, window, period, keys, merged, 'reset');
+  const listed = merged.filter((c) => c.score !== '' || !stays.has(c.member));
+  if (merged.length > 0) await announce(redis, season, window, period, keys, listed, 'reset');
   return merged.length;
 }
 
@@ -390,11 +451,13 @@ const READ_ATTEMPTS = 8;
 
 /**
  * Answers a BoardQuery on a sharded board: the exact global ranks of docs/scale-out.md.
- * 1. the head (move marker, move epoch, version), 2. every shard's size and the asked players'
- * positions (one script per shard, in parallel: one round trip per node), 3. the ranges that the
- * top, pages and arounds need, spilling from a shard to the next worse one, 4. the head again.
- * A move in flight, a move epoch that changed, or a shard whose size changed between 2 and 3
- * starts the read over, so every member is seen on exactly one shard and counted once.
+ * 1. the head (move marker, move epoch, version, the shards' kept sizes), 2. when players are
+ * asked (or no sizes are kept), every shard's size and the players' positions (one script per
+ * shard, in parallel: one round trip per node), 3. the ranges that the top, pages and arounds
+ * need, spilling from a shard to the next worse one, 4. the head again. A move in flight, a move
+ * epoch that changed, or a shard whose size is not the one used starts the read over, so every
+ * member is seen on exactly one shard and counted once; kept sizes that a shard contradicts (a
+ * failover of the season's master brought older ones back) are not used again by this read.
  */
 export async function readShardedBoard(
   redis: Redis,
@@ -406,19 +469,24 @@ export async function readShardedBoard(
   const label = boardLabel(b.window, b.period);
   const step = stepOf(season);
   const codec = codecOf(season);
+  const sizesKey = shardSizesKey(season.id, label);
   const head = () =>
-    redis.shardedHead(movingKey(season.id), moveEpochKey(season.id), boardVersionsKey(season.id), label);
+    redis.shardedHead(movingKey(season.id), moveEpochKey(season.id), boardVersionsKey(season.id), sizesKey, label);
   const players = [...new Set([...q.playerIds, ...q.arounds.map((a) => a.playerId)])];
+  let trustKept = true;
 
   for (let attempt = 1; ; attempt++) {
     const last = attempt >= READ_ATTEMPTS;
-    const [moving, epoch, version = 0] = await head();
+    const [moving, epoch, version = 0, kept = ''] = await head();
     if (moving === 1 && !last) {
       await sleep(attempt);
       continue;
     }
-    const probes = await Promise.all(keys.map((k) => redis.shardProbe(k, step, ...players)));
-    const sizes = probes.map((p) => Number(p[0]));
+    // Without players to find, the kept sizes spare a call to every shard (a top, a page).
+    const keptSizes = kept === '' ? [] : kept.split(',').map(Number);
+    const useKept = trustKept && players.length === 0 && keptSizes.length === keys.length;
+    const probes = useKept ? [] : await Promise.all(keys.map((k) => redis.shardProbe(k, step, ...players)));
+    const sizes = useKept ? keptSizes : probes.map((p) => Number(p[0]));
     const above = aboveCounts(sizes);
     const size = sizes.reduce((a, n) => a + n, 0);
 
@@ -451,6 +519,7 @@ export async function readShardedBoard(
     });
     const pages = await Promise.all(ranges.map(([first, count]) => readRange(first, count)));
     const [moving2, epoch2] = await head();
+    if (useKept && !pages.every((p) => p.stable)) trustKept = false;
     const stable = moving2 === 0 && epoch2 === epoch && pages.every((p) => p.stable);
     if (!stable && !last) continue;
 

@@ -18,9 +18,16 @@ import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { mastersOf, scanKeys } from '../../src/redis/client.js';
 import { createBoardResetter, type ExactStanding } from '../../src/redis/board-resetter.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
-import { moveEpochKey, rebuildCopyKey, shardBoardKey, shardKeysPattern } from '../../src/redis/keys.js';
+import {
+  boardLabel,
+  moveEpochKey,
+  rebuildCopyKey,
+  shardBoardKey,
+  shardKeysPattern,
+  shardSizesKey,
+} from '../../src/redis/keys.js';
 import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
-import { heldScores, setOnShards, shardKeys, writeShardedBoard } from '../../src/redis/sharded-boards.js';
+import { heldScores, keptSizes, setOnShards, shardKeys, writeShardedBoard } from '../../src/redis/sharded-boards.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import { closeSeason } from '../../src/service/close-season.js';
 import { rebuildSeason } from '../../src/service/rebuild-season.js';
@@ -97,6 +104,10 @@ async function expectSameReads(sharded: Board, single: Board, players: readonly 
   };
   const [a, b] = await Promise.all([reader.read(sharded, whole), reader.read(single, whole)]);
   expect(lines(a)).toEqual(lines(b));
+  // Without players to find, a sharded read takes the shards' sizes kept in the season's slot.
+  const pagesOnly = { ...whole, playerIds: [] };
+  const [e, f] = await Promise.all([reader.read(sharded, pagesOnly), reader.read(single, pagesOnly)]);
+  expect(lines(e)).toEqual(lines(f));
   // Around at the edges and inside, radius 0, 3 and 50, and friends (with strangers), one read each.
   const rand = prng(size);
   const picks = shuffle([...players], rand).slice(0, 12);
@@ -112,7 +123,10 @@ async function expectSameReads(sharded: Board, single: Board, players: readonly 
   expect(await reader.size(sharded)).toBe(size);
 }
 
-/** No member on two shards, and the shards hold exactly the twin's members. */
+/**
+ * No member on two shards, the shards hold exactly the twin's members, and the sizes kept in the
+ * season's slot (what top and page reads use) are the shards' sizes.
+ */
 async function expectEachMemberOnce(sharded: Board, single: Board): Promise<void> {
   const keys = shardKeys(
     sharded.season as Season & { shards: NonNullable<Season['shards']> },
@@ -124,6 +138,8 @@ async function expectEachMemberOnce(sharded: Board, single: Board): Promise<void
   const all = (await reader.top(single, 0, 1000)).map((e) => e.playerId);
   expect(new Set(members).size).toBe(members.length);
   expect(members.sort()).toEqual(all.sort());
+  const kept = await s.redis.get(shardSizesKey(sharded.season.id, boardLabel(sharded.window, sharded.period)));
+  expect(kept).toBe((await Promise.all(keys.map((k) => s.redis.zcard(k)))).join(','));
 }
 
 describe('sharded seasons: every read equals the one-ZSET oracle', () => {
@@ -361,6 +377,38 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
     await expectLikeOracle(sharded, single, players);
   });
 
+  it('reconcile finds a member that a mover left on two shards (it died between its two writes) and repairs it', async () => {
+    const { sharded, single, players } = await fedTwins({ rankStyle: 'COMPETITION' }, [15, 35], 51);
+    const season = sharded as Season & { shards: NonNullable<Season['shards']> };
+    const keys = shardKeys(season, 'SEASON', '');
+    const held = await heldScores(s.redis, keys, players);
+    // Members on a better shard than the worst; each also keeps a copy on the worst shard with a
+    // lower score, as a mover leaves it after adding a crossing member above and dying before the
+    // removal. It opened a move window first: the board's kept sizes are gone.
+    const lifted = players.filter((_, i) => held[0]![i] === null).slice(0, 3);
+    expect(lifted).toHaveLength(3);
+    const low = String(codecOf(season).pointsFloor(1));
+    await s.redis.zadd(keys[0]!, ...lifted.flatMap((m) => [low, m]));
+    await s.redis.del(shardSizesKey(season.id, 'SEASON'));
+    const inspector = createBoardInspector(s.redis, TTL);
+    const deps = {
+      standings: createStandingsPages(s.pg.sql),
+      boards: inspector,
+      codecOf,
+      isFinalized: async () => false,
+      expireAt: TTL_MS,
+      now: Date.now,
+    };
+    // The best score of each is PostgreSQL's, but Redis holds two: counted as different.
+    const found = await reconcileSeason(deps, sharded, { pageSize: 50 });
+    expect(found.total).toMatchObject({ missing: 0, different: 3, extra: 0, repaired: 0 });
+    expect(found.total.samples.different.sort()).toEqual([...lifted].sort());
+    const repaired = await reconcileSeason(deps, sharded, { repair: true, pageSize: 50 });
+    expect(repaired.total).toMatchObject({ different: 3, repaired: 3 });
+    expect((await reconcileSeason(deps, sharded)).total).toMatchObject({ missing: 0, different: 0, extra: 0 });
+    await expectLikeOracle(sharded, single, players);
+  });
+
   it('an exact write leaves a member that an ingest raise changed since it was read (a conflict), and writes the others', async () => {
     const [sharded] = await twins({}, [10, 30]);
     const season = sharded as Season & { shards: NonNullable<Season['shards']> };
@@ -390,6 +438,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
       ],
       held,
       0,
+      keptSizes(season, 'SEASON', '', 0),
     );
     expect([...conflicts]).toEqual(['1']);
     const now = await heldScores(s.redis, keys, members);
