@@ -1,27 +1,41 @@
-// npm run bench:shards -- --players N --reads R --concurrency C
+// npm run bench:shards -- --players N --reads R --concurrency C [--layouts one,1,3,6] [--base ID]
+//                          [--keep] [--skip-load]
 // Rank (entry), around (radius 5) and top (100) reads of one board on the local Redis Cluster,
 // against shard count: one key (unsharded), 1, 3 and 6 score-range shards, on the same data
-// (N players, points uniform in 0..999, bounds splitting them evenly). Prints reads/s, latency and
-// CPU per read of the client (this process) and of the cluster's masters (INFO cpu). Run it under
+// (N players, points uniform in 0..999, bounds splitting them evenly). The board is loaded
+// directly (ZADD pages of 10,000, pipelined; then the kept shard sizes are counted), not through
+// ingest. Prints the load time, used_memory per master and bytes per member, then reads/s,
+// latency and CPU per read of the client (this process) and of the cluster's masters (INFO cpu).
+// A large season in two steps: `--base ID --keep` loads and leaves the board, then
+// `--base ID --skip-load` reads it (and frees it without --keep). Run it under
 // `flock /work/bench.lock` on a shared machine. Needs `npm run stack:cluster`.
 import type { Board } from '../src/domain/board.js';
 import type { Season } from '../src/domain/season.js';
 import type { BoardQuery } from '../src/redis/board-reader.js';
 import { createBoardReader } from '../src/redis/board-reader.js';
-import { createBoardWriter } from '../src/redis/board-writer.js';
 import { clusterUrl, createRedis, mastersOf } from '../src/redis/client.js';
 import { boardKey, boardVersionsKey } from '../src/redis/keys.js';
 import { chooseShardTags, masterSlotRanges } from '../src/redis/shard-placement.js';
-import { shardKeys } from '../src/redis/sharded-boards.js';
-import { intArg } from './args.js';
+import { codecOf } from '../src/domain/score-codec.js';
+import { shardLowers, shardOf } from '../src/domain/shards.js';
+import { keptSizes, recountShardSizes, shardKeys, type Sharded } from '../src/redis/sharded-boards.js';
+import { intArg, stringArg } from './args.js';
 
 const PLAYERS = intArg('players', 200_000);
 const READS = intArg('reads', 3_000);
 const CONCURRENCY = intArg('concurrency', 16);
+const LAYOUTS = (stringArg('layouts') ?? 'one,1,3,6').split(',').map((l) => (l === 'one' ? null : Number(l)));
+const KEEP = process.argv.includes('--keep');
+const SKIP_LOAD = process.argv.includes('--skip-load');
 const NODES = process.env.REDIS_CLUSTER_NODES ?? '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 const redis = createRedis(clusterUrl(NODES));
 const masters = await mastersOf(redis);
 const ranges = await masterSlotRanges(redis);
+
+/** used_memory of each master, bytes. */
+async function usedMemory(): Promise<number[]> {
+  return Promise.all(masters.map(async (m) => Number(/used_memory:(\d+)/.exec(await m.info('memory'))![1])));
+}
 
 /** Redis CPU seconds used so far by every master. */
 async function redisCpu(): Promise<number> {
@@ -33,7 +47,8 @@ async function redisCpu(): Promise<number> {
   return total;
 }
 
-const startsAt = new Date(Date.now() - 3_600_000);
+// A fixed start: a board kept by one run (--keep) is read by the next with the same scores.
+const startsAt = new Date('2026-01-01T00:00:00Z');
 function season(id: number, shards: number | null): Season {
   const bounds =
     shards === null ? [] : Array.from({ length: shards - 1 }, (_, k) => Math.round(((k + 1) * 1000) / shards));
@@ -52,30 +67,56 @@ function season(id: number, shards: number | null): Season {
   };
 }
 
-const layouts: Array<number | null> = [null, 1, 3, 6];
-const base = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+const base = intArg('base', 900_000_000 + Math.floor(Math.random() * 1_000_000));
 const rows: string[] = [];
-const writer = createBoardWriter(redis, 0);
+const loads: string[] = [];
 const reader = createBoardReader(redis);
-// The same players and points for every layout.
-const points = Array.from({ length: PLAYERS }, (_, i) => (i * 7919) % 1000);
+// The same players and points for every layout: player i has (i * 7919) % 1000 points.
 const at = new Date(startsAt.getTime() + 1000);
+const PAGE = 10_000;
+const IN_FLIGHT = 8;
 
-for (const [i, shards] of layouts.entries()) {
+/** ZADDs every player onto the board's key or the shard of its score, PAGE members a call, IN_FLIGHT calls at once. */
+async function load(s: Season): Promise<void> {
+  const codec = codecOf(s);
+  const scoreOf = Array.from({ length: 1000 }, (_, p) => codec.encode(p, at));
+  const sharded = s.shards ? (s as Sharded) : null;
+  const keys = sharded ? shardKeys(sharded, 'SEASON', '') : [boardKey(s.id, 'SEASON', '')];
+  const lowers = sharded ? shardLowers(sharded) : [];
+  const shardOfPoints = scoreOf.map((score) => (sharded ? shardOf(lowers, score) : 0));
+  const redisScore = scoreOf.map((score) => codec.toRedis(score));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      for (let from = next; from < PLAYERS; from = next) {
+        next += PAGE;
+        const args = keys.map((): string[] => []);
+        for (let i = from; i < Math.min(from + PAGE, PLAYERS); i++) {
+          const p = (i * 7919) % 1000;
+          args[shardOfPoints[p]!]!.push(redisScore[p]!, String(i + 1));
+        }
+        await Promise.all(args.map((a, k) => (a.length > 0 ? redis.zadd(keys[k]!, ...a) : 0)));
+      }
+    }),
+  );
+  if (sharded) await recountShardSizes(redis, sharded, keptSizes(sharded, 'SEASON', '', 0));
+}
+
+for (const [i, shards] of LAYOUTS.entries()) {
   const s = season(base + i, shards);
   const t0 = Date.now();
-  for (let from = 0; from < PLAYERS; from += 5_000) {
-    const standings = points.slice(from, from + 5_000).map((p, j) => ({
-      seasonId: s.id,
-      window: 'SEASON' as const,
-      period: '',
-      playerId: String(from + j + 1),
-      points: p,
-      achievedAt: at,
-    }));
-    await writer.write(standings, () => s, Date.now());
-  }
+  const before = await usedMemory();
+  if (!SKIP_LOAD) await load(s);
   const seedS = (Date.now() - t0) / 1000;
+  const after = await usedMemory();
+  const grown = after.map((m, j) => m - before[j]!);
+  if (!SKIP_LOAD) {
+    loads.push(
+      `| ${shards ?? 'one key'} | ${PLAYERS} | ${seedS.toFixed(1)} | ${Math.round(PLAYERS / seedS)} | ` +
+        `${grown.map((g) => (g / 2 ** 20).toFixed(0)).join(' / ')} | ` +
+        `${(grown.reduce((a, g) => a + g, 0) / PLAYERS).toFixed(1)} |`,
+    );
+  }
   const board: Board = { season: s, window: 'SEASON', period: '' };
   const queries: Array<[string, () => BoardQuery]> = [
     ['rank', () => ({ top: 0, pages: [], playerIds: [String(1 + Math.floor(Math.random() * PLAYERS))], arounds: [] })],
@@ -112,9 +153,10 @@ for (const [i, shards] of layouts.entries()) {
     const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(2);
     rows.push(
       `| ${shards ?? 'one key'} | ${name} | ${Math.round(READS / wall)} | ${q(0.5)} | ${q(0.99)} | ` +
-        `${Math.round(((cpu.user + cpu.system) / READS) * 1) / 1} | ${Math.round((redisS / READS) * 1e6)} | ${seedS.toFixed(1)} |`,
+        `${Math.round((cpu.user + cpu.system) / READS)} | ${Math.round((redisS / READS) * 1e6)} |`,
     );
   }
+  if (KEEP) continue;
   // Free the board (UNLINK each key: they live in different slots).
   const keys = s.shards
     ? shardKeys(s as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '')
@@ -122,8 +164,17 @@ for (const [i, shards] of layouts.entries()) {
   for (const k of [...keys, boardVersionsKey(s.id)]) await redis.unlink(k);
 }
 
-console.log(`\n${PLAYERS} players, ${READS} reads per row, ${CONCURRENCY} in flight, ${masters.length} masters\n`);
-console.log('| shards | read | reads/s | p50 ms | p99 ms | client CPU µs/read | Redis CPU µs/read | seed s |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`\n${PLAYERS} players, ${READS} reads per row, ${CONCURRENCY} in flight, ${masters.length} masters`);
+console.log(`seasons ${base}..${base + LAYOUTS.length - 1}${KEEP ? ' kept' : ''}\n`);
+if (loads.length > 0) {
+  console.log('| shards | players | load s | members/s | used_memory grown per master MiB | B/member |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const l of loads) console.log(l);
+  console.log(
+    `\nused_memory now per master MiB: ${(await usedMemory()).map((m) => (m / 2 ** 20).toFixed(0)).join(' / ')}\n`,
+  );
+}
+console.log('| shards | read | reads/s | p50 ms | p99 ms | client CPU µs/read | Redis CPU µs/read |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
 redis.disconnect();
