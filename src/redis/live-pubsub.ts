@@ -9,8 +9,9 @@ import { allUpdatesPattern, namesChannel, seasonOfChannel } from './keys.js';
 interface RawMessage {
   /** Board label: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
   b?: string;
-  /** The board's version after the change. */
-  q?: number;
+  /** The board's version after the change, and the one before it (strings: see boardEvent-1.lua). */
+  q?: string | number;
+  p?: string | number;
   /** No `k`: raised scores; `close`: the season closed and its keys are gone (no board, no version). */
   k?: 'reset' | 'swap' | 'close';
   /** member, old score ("" when new), new score ("" when removed), rank (0 when removed), ... */
@@ -29,7 +30,9 @@ export function decodeBoardEvent(channel: string, message: string): BoardEvent {
   if (typeof raw !== 'object' || raw === null) throw new TypeError('not a board event');
   const seasonId = seasonOfChannel(channel);
   if (raw.k === 'close') return { seasonId, window: 'SEASON', period: '', version: 0, kind: 'close', changes: [] };
-  if (typeof raw.b !== 'string' || !Number.isSafeInteger(raw.q) || !Number.isSafeInteger(seasonId))
+  const version = Number(raw.q);
+  const previous = raw.p === undefined ? version - 1 : Number(raw.p);
+  if (typeof raw.b !== 'string' || ![version, previous, seasonId].every(Number.isSafeInteger))
     throw new TypeError('not a board event');
   const changes: MemberChange[] = [];
   // cjson encodes an empty Lua table as {}: no `u`, or not an array, means no member changes.
@@ -42,7 +45,7 @@ export function decodeBoardEvent(channel: string, message: string): BoardEvent {
       rank: Number(u[i + 3]),
     });
   }
-  return { seasonId, ...boardOfLabel(raw.b), version: raw.q!, kind: raw.k ?? 'raise', changes };
+  return { seasonId, ...boardOfLabel(raw.b), version, previous, kind: raw.k ?? 'raise', changes };
 }
 
 /**

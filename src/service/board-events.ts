@@ -22,6 +22,13 @@ export interface BoardEvent {
   window: Window;
   period: string;
   version: number;
+  /**
+   * The board's version before this change (absent: version - 1). Versions are not consecutive
+   * (at least the clock in µs, so none repeats after a failover): a skipped event shows as a
+   * `previous` above the last version heard, lost history (a failover brought an older value
+   * back) as one below it.
+   */
+  previous?: number;
   kind: 'raise' | 'reset' | 'swap' | 'close';
   changes: MemberChange[];
 }
@@ -87,13 +94,15 @@ export function createBoardVersions() {
       }
       const id = boardId(e.seasonId, e.window, e.period);
       const v = boards.get(id);
-      if (!v || e.version <= v.seen) {
-        // Equal or lower: Redis restarted and counts again. Unknown board: nothing cached under it.
+      const previous = e.previous ?? e.version - 1;
+      if (!v || e.version <= v.seen || previous < v.seen) {
+        // Equal or lower, or after an older one than the last heard: Redis lost the board's history
+        // (a restart, a failover). Unknown board: nothing cached under it.
         fresh(id, e.version);
         return v === undefined;
       }
       // A version skipped is an event missed (pub/sub is at most once): it may have changed the top.
-      const missed = e.version > v.known + 1;
+      const missed = previous > v.known;
       v.seen = e.version;
       v.known = Math.max(v.known, e.version);
       if (missed || touchesTop(e)) v.topSeen = e.version;

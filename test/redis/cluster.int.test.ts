@@ -3,10 +3,10 @@ import type { Board } from '../../src/domain/board.js';
 import { createBoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { createRedis, dbOf, mastersOf, scanKeys } from '../../src/redis/client.js';
-import { boardKey, updatesChannel } from '../../src/redis/keys.js';
+import { boardKey, boardVersionsKey, updatesChannel } from '../../src/redis/keys.js';
 import { createLivePubSub } from '../../src/redis/live-pubsub.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
-import type { BoardEvent } from '../../src/service/board-events.js';
+import { createBoardVersions, type BoardEvent } from '../../src/service/board-events.js';
 import { testConfig } from '../support/env.js';
 import { ensureRedisCluster } from '../support/redis-cluster.js';
 import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
@@ -86,6 +86,52 @@ it('ingest writes and one-instant reads run their scripts on the cluster; events
   expect(await createSeasonKeys(s.redis).remove(season.id)).toBe(2);
   expect(await createSeasonKeys(s.redis).remaining(season.id)).toBe(false);
 
+  stop();
+  await live.close();
+});
+
+it("versions never repeat when the season's slot goes back to an older value (a failover), sharded or not", async () => {
+  const publisher = s.redis.duplicate();
+  const subscriber = s.redis.duplicate();
+  const live = createLivePubSub(publisher, subscriber);
+  const events: BoardEvent[] = [];
+  const stop = await live.subscribe({ event: (e) => events.push(e), names: () => {}, lost: () => {} });
+  const writer = createBoardWriter(s.redis, 90 * 24 * 3600);
+  for (const season of [await createSeason(s), await createSeason(s, { shardBounds: [20] })]) {
+    const versions = createBoardVersions();
+    const heard = async (n: number) => {
+      await waitFor(`event ${n} of season ${season.id}`, async () => events.filter(mine).length >= n);
+      return events.filter(mine)[n - 1]!;
+    };
+    const mine = (e: BoardEvent) => e.seasonId === season.id;
+    const write = (points: number) => writer.write([standing(season.id, '1', points)], () => season, Date.now());
+    await write(10);
+    // What the replica holds when its master dies: the versions after the first write only.
+    const replicaHad = await s.redis.hgetall(boardVersionsKey(season.id));
+    await write(30);
+    const [first, second] = [await heard(1), await heard(2)];
+    expect(versions.note(first)).toBe(true);
+    expect(versions.note(second)).toBe(true);
+    expect(second.previous).toBe(first.version);
+    await s.redis.hset(boardVersionsKey(season.id), replicaHad);
+    await write(40);
+    const third = await heard(3);
+    // Above every version issued before, and after an older one than the last heard: lost history.
+    expect(third.version).toBeGreaterThan(second.version);
+    expect(third.previous).toBe(first.version);
+    expect(third.version).toBeLessThan(2 ** 53);
+    expect(versions.note(third)).toBe(false);
+    const { version } = await createBoardReader(s.redis).read(
+      { season, window: 'SEASON', period: '' },
+      {
+        top: 1,
+        pages: [],
+        playerIds: [],
+        arounds: [],
+      },
+    );
+    expect(version).toBe(third.version);
+  }
   stop();
   await live.close();
 });

@@ -62,6 +62,23 @@ describe('routeBoardEvents', () => {
     expect(calls).toEqual(['rankWatcher.resync 7', 'rankWatcher.note 1', 'topCache.heard 7', 'live.note 1']);
   });
 
+  it('follows versions that are not consecutive by the version before each; one after an older version than the last heard is lost history', () => {
+    const { route, calls, versions } = routed();
+    const at = (version: number, previous: number): BoardEvent => ({ ...event(version), previous });
+    route.event(at(1_000_000, 0));
+    route.event(at(2_000_000, 1_000_000));
+    // No event missed, and no change near the top: what was cached of the top stays current.
+    expect(versions.of(board)).toMatchObject({ seen: 2_000_000, topSeen: 1_000_000 });
+    route.event(at(4_000_000, 3_000_000));
+    expect(versions.of(board)).toMatchObject({ seen: 4_000_000, topSeen: 4_000_000 });
+    calls.length = 0;
+    // A failover brought the version 2,000,000 back: the next one is higher, but after an older one.
+    const epoch = versions.of(board);
+    route.event(at(5_000_000, 2_000_000));
+    expect(versions.of(board)).not.toBe(epoch);
+    expect(calls).toContain('rankWatcher.resync 7');
+  });
+
   it('drops the cached season on a close before anything pushes', () => {
     const { route, calls } = routed();
     route.event(event(3, 'close', 9));

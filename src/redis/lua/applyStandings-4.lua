@@ -17,11 +17,17 @@
   ARGV[4]  points step 2^timeBits for COMPETITION ranks, "0" for ORDINAL ranks
   ARGV[5], ARGV[6], ...  member, score pairs; scores are integer strings below 2^53
 
-  Returns the number of members whose score rose. When any rose, the board's version goes up by
-  one and one message is published:
-  {"b": label, "q": new version, "u": [member, old score or "" when new, new score, rank, ...]}
+  Returns the number of members whose score rose. When any rose, the board's version goes up
+  (below) and one message is published:
+  {"b": label, "q": new version, "p": previous version, "u": [member, old score or "" when new, new score, rank, ...]}
   The version orders every change of a board; reads return the version they saw (readTop-2.lua).
+
+  Versions never repeat: the next is one more than the last and at least the clock in µs (TIME,
+  below 2^53 until 2255), so a version issued after a failover that brought an older value back is
+  above every one issued before it. Events carry it and the one before it ("p") as strings (cjson
+  prints numbers with 14 digits).
 ]]
+local function fmt(n) return string.format('%.0f', n) end
 local board, marker, copy, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local expireAt = tonumber(ARGV[1])
 local channel, label, step = ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -56,9 +62,12 @@ if expireAt > 0 then
   redis.call('EXPIREAT', board, expireAt)
 end
 if #changes > 0 then
-  local version = redis.call('HINCRBY', versions, label, 1)
+  local previous = tonumber(redis.call('HGET', versions, label) or '0')
+  local now = redis.call('TIME')
+  local version = math.max(previous + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+  redis.call('HSET', versions, label, fmt(version))
   if channel ~= '' then
-    redis.call('PUBLISH', channel, cjson.encode({ b = label, q = version, u = changes }))
+    redis.call('PUBLISH', channel, cjson.encode({ b = label, q = fmt(version), p = fmt(previous), u = changes }))
   end
 end
 return #changes / 4
