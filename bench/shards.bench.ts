@@ -95,7 +95,7 @@ async function load(s: Season): Promise<void> {
           const p = (i * 7919) % 1000;
           args[shardOfPoints[p]!]!.push(redisScore[p]!, String(i + 1));
         }
-        await Promise.all(args.map((a, k) => (a.length > 0 ? redis.zadd(keys[k]!, ...a) : 0)));
+        await Promise.all(args.flatMap((a, k) => (a.length > 0 ? [redis.zadd(keys[k]!, ...a)] : [])));
       }
     }),
   );
