@@ -15,7 +15,15 @@ import {
 } from './keys.js';
 import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
-import { heldScores, isSharded, settleShardedBoard, shardKeys, shownScore } from './sharded-boards.js';
+import {
+  heldScores,
+  isSharded,
+  keptSizes,
+  recountShardSizes,
+  settleShardedBoard,
+  shardKeys,
+  shownScore,
+} from './sharded-boards.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
 // about a millisecond, so a few attempts settle it. One that never does is left to the next run.
@@ -56,6 +64,13 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     async size(season: Season, window: Window, period: string): Promise<number> {
       const sizes = await Promise.all(keysOf(season, window, period).map((key) => redis.zcard(key)));
       return sizes.reduce((a, n) => a + n, 0);
+    },
+
+    /** A sharded board's kept shard sizes, counted again (sharded-boards.ts); nothing for one key. */
+    async recountSizes(season: Season, window: Window, period: string): Promise<void> {
+      if (!isSharded(season)) return;
+      const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
+      await recountShardSizes(redis, season, keptSizes(season, window, period, expireAt));
     },
 
     /** The scores of these members as Redis prints them (null: not on the board; on two shards: shownScore). */

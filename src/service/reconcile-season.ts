@@ -30,6 +30,8 @@ export interface ReconcileBoards {
   size(season: Season, window: Window, period: string): Promise<number>;
   scores(season: Season, window: Window, period: string, members: readonly string[]): Promise<Array<string | null>>;
   members(season: Season, window: Window, period: string, pageSize: number): AsyncIterable<string[]>;
+  /** Counts a sharded board's shard sizes again (repairs only: they may be stale after a failover). */
+  recountSizes(season: Season, window: Window, period: string): Promise<void>;
   settle(
     season: Season,
     window: Window,
@@ -162,6 +164,7 @@ async function reconcileBoard(run: BoardRun): Promise<BoardReconcile> {
   const sizeNow = await deps.boards.size(season, window, period);
   const redisScanned = tally.missing > 0 || sizeNow !== tally.pgCount - tally.unencodable;
   if (redisScanned) await scanRedisPages(run, tally);
+  if (run.repair) await deps.boards.recountSizes(season, window, period);
   return { window, period, ...tally, redisScanned };
 }
 

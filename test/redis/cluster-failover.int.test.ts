@@ -8,6 +8,7 @@ import { codecOf } from '../../src/domain/score-codec.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { createStandingsPages } from '../../src/postgres/standings-pages.js';
 import { createBoardInspector } from '../../src/redis/board-inspector.js';
+import { shardSizesKey } from '../../src/redis/keys.js';
 import { slotOfTag } from '../../src/redis/shard-placement.js';
 import { shardKeys } from '../../src/redis/sharded-boards.js';
 import { reconcileSeason } from '../../src/service/reconcile-season.js';
@@ -145,4 +146,7 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
     .sql`select count(*)::int as n from standings where season_id = ${season.id} and "window" = 'SEASON'`;
   expect(new Set(members).size).toBe(members.length);
   expect(members.length).toBe(pg!.n);
+  // The repair counted the kept shard sizes again, whatever the failover brought back.
+  const sizes = await Promise.all(keys.map((k) => s.redis.zcard(k)));
+  expect(await s.redis.get(shardSizesKey(season.id, 'SEASON'))).toBe(sizes.join(','));
 }, 90_000);
