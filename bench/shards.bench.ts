@@ -1,5 +1,5 @@
 // npm run bench:shards -- --players N --reads R --concurrency C [--layouts one,1,3,6] [--base ID]
-//                          [--keep] [--skip-load]
+//                          [--keep] [--skip-load] [--pipelined]
 // Rank (entry), around (radius 5) and top (100) reads of one board on the local Redis Cluster,
 // against shard count: one key (unsharded), 1, 3 and 6 score-range shards, on the same data
 // (N players, points uniform in 0..999, bounds splitting them evenly). The board is loaded
@@ -14,6 +14,7 @@ import type { Season } from '../src/domain/season.js';
 import type { BoardQuery } from '../src/redis/board-reader.js';
 import { createBoardReader } from '../src/redis/board-reader.js';
 import { clusterUrl, createRedis, mastersOf } from '../src/redis/client.js';
+import { defineScripts } from '../src/redis/scripts.js';
 import { boardKey, boardVersionsKey } from '../src/redis/keys.js';
 import { chooseShardTags, masterSlotRanges } from '../src/redis/shard-placement.js';
 import { codecOf } from '../src/domain/score-codec.js';
@@ -27,6 +28,9 @@ const CONCURRENCY = intArg('concurrency', 16);
 const LAYOUTS = (stringArg('layouts') ?? 'one,1,3,6').split(',').map((l) => (l === 'one' ? null : Number(l)));
 const KEEP = process.argv.includes('--keep');
 const SKIP_LOAD = process.argv.includes('--skip-load');
+// --pipelined: read as the API does (src/app/api.ts), on a connection with auto-pipelining, so a
+// read's calls to the shards of one master leave in one write.
+const PIPELINED = process.argv.includes('--pipelined');
 const NODES = process.env.REDIS_CLUSTER_NODES ?? '127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 const redis = createRedis(clusterUrl(NODES));
 const masters = await mastersOf(redis);
@@ -70,7 +74,8 @@ function season(id: number, shards: number | null): Season {
 const base = intArg('base', 900_000_000 + Math.floor(Math.random() * 1_000_000));
 const rows: string[] = [];
 const loads: string[] = [];
-const reader = createBoardReader(redis);
+const readConnection = PIPELINED ? defineScripts(redis.duplicate({ enableAutoPipelining: true })) : redis;
+const reader = createBoardReader(readConnection);
 // The same players and points for every layout: player i has (i * 7919) % 1000 points.
 const at = new Date(startsAt.getTime() + 1000);
 const PAGE = 10_000;
@@ -165,6 +170,7 @@ for (const [i, shards] of LAYOUTS.entries()) {
 }
 
 console.log(`\n${PLAYERS} players, ${READS} reads per row, ${CONCURRENCY} in flight, ${masters.length} masters`);
+if (PIPELINED) console.log('reads on an auto-pipelining connection (as the API reads)');
 console.log(`seasons ${base}..${base + LAYOUTS.length - 1}${KEEP ? ' kept' : ''}\n`);
 if (loads.length > 0) {
   console.log('| shards | players | load s | members/s | used_memory grown per master MiB | B/member |');
@@ -178,3 +184,4 @@ console.log('| shards | read | reads/s | p50 ms | p99 ms | client CPU µs/read |
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
 redis.disconnect();
+if (PIPELINED) readConnection.disconnect();
