@@ -418,6 +418,7 @@ function printTable(rows: Measured[], plainRate: number): void {
 /** Each target with its measured value; a target whose rows failed or were not measured is not met. */
 function printTargets(row: (key: Key) => Measured | undefined, plainRate: number): void {
   const target = (label: string, keys: Key[], measure: (...rows: Measured[]) => { value: string; met: boolean }) => {
+    if (ONLY && keys.some((k) => !ONLY.includes(k))) return; // a scenario left out by --only
     const rows = keys.map(row);
     if (rows.some((r) => r === undefined || r.note)) {
       console.log(`  ${label}: not measured (${rows.find((r) => r?.note)?.note ?? 'ladder had exited'})  not met`);
