@@ -47,34 +47,6 @@ local function format(kind)
   return wrk.format(kind.method, fill(kind.path), kind.headers, fill(kind.body))
 end
 
--- For a kind whose path and body hold {{player}} at most once each (and no {{players}}): a
--- function of a player id returning the bytes format(kind) would give, by concatenation alone.
--- wrk's CPU comes out of the server's two cores, and gsub + wrk.format per request were most of it.
-local function compile(kind)
-  -- A template as {prefix, suffix} around its one {{player}}, {s} without one; nil if it has more.
-  local function split(s)
-    local at = s:find("{{player}}", 1, true)
-    if s:find("{{players}}", 1, true) or (at and s:find("{{player}}", at + 1, true)) then return nil end
-    if not at then return { s } end
-    return { s:sub(1, at - 1), s:sub(at + 10) }
-  end
-  local function join(parts, id) return parts[2] and parts[1] .. id .. parts[2] or parts[1] end
-  local path, body = split(kind.path), kind.body and split(kind.body)
-  if path == nil or (kind.body and body == nil) then return nil end
-  local head = {}
-  if not kind.headers.Host then head[1] = "Host: " .. wrk.host .. "\r\n" end
-  for name, value in pairs(kind.headers) do
-    if name ~= "Content-Length" then head[#head + 1] = name .. ": " .. value .. "\r\n" end
-  end
-  head = table.concat(head)
-  return function(id)
-    local request = kind.method .. " " .. join(path, id) .. " HTTP/1.1\r\n" .. head
-    if not body then return request .. "\r\n" end
-    local b = join(body, id)
-    return request .. "Content-Length: " .. #b .. "\r\n\r\n" .. b
-  end
-end
-
 -- Runs in each thread's own Lua state with the arguments after `--` (args[0] is the URL).
 function init(args)
   -- Each thread has its own random state: seed it per thread, or all threads draw the same ids.
@@ -91,8 +63,7 @@ function init(args)
       body = args[i + 4] ~= "" and args[i + 4] or nil,
     }
     -- A request without placeholders is formatted once, not once per request.
-    if not is_template(kind.path) and not is_template(kind.body) then kind.fixed = format(kind)
-    else kind.build = compile(kind) end
+    if not is_template(kind.path) and not is_template(kind.body) then kind.fixed = format(kind) end
     total_weight = total_weight + kind.weight
     kinds[#kinds + 1] = kind
     i = i + 5
@@ -111,7 +82,6 @@ function init(args)
           if r < 0 then break end
         end
       end
-      if kind.build then return kind.build(random_player()) end
       return kind.fixed or format(kind)
     end
   else
