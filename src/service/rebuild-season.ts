@@ -1,16 +1,16 @@
-import type { BoardStanding } from '../domain/board-deltas.js';
 import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
+import type { StandingsPage, StandingsRows } from '../domain/standings-page.js';
 import { isBoardExpired } from '../domain/board.js';
 
 export interface StandingsSource {
-  /** Every standing of the season, grouped by board, best first within a board. */
-  seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncIterable<BoardStanding[]>;
+  /** Every standing of the season, board by board, best first within a board; a page holds one board's rows. */
+  seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncIterable<StandingsPage>;
 }
 
 export interface RebuildTarget {
   acquire(seasonId: number): Promise<boolean>;
-  fill(season: Season, window: Window, period: string, rows: readonly BoardStanding[]): Promise<void>;
+  fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void>;
   swap(season: Season, window: Window, period: string): Promise<void>;
   /** Ends the rebuild: its marker and every copy of the season go. */
   release(seasonId: number): Promise<void>;
@@ -57,27 +57,21 @@ export async function rebuildSeason(
   // The write of a page runs while the next page is read from PostgreSQL: one write at a time,
   // in order, so a rebuild takes about the longer of the two rather than their sum.
   let writing: Promise<void> = Promise.resolve();
-  const write = async (board: { window: Window; period: string }, rows: readonly BoardStanding[]) => {
+  const write = async (board: { window: Window; period: string }, rows: StandingsRows) => {
     await writing;
     writing = deps.target.fill(season, board.window, board.period, rows).then(() => {
-      members += rows.length;
+      members += rows.playerIds.length;
       deps.onProgress?.(members);
     });
     writing.catch(() => {}); // awaited (and thrown) by the next write or the board's finish
   };
   try {
-    for await (const rows of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
-      // Rows come grouped by board; split the page at board boundaries.
-      let start = 0;
-      for (let i = 0; i <= rows.length; i++) {
-        const row = rows[i];
-        if (row && current && row.window === current.window && row.period === current.period) continue;
-        if (current && i > start && isLive(current.window, current.period)) await write(current, rows.slice(start, i));
-        if (!row) break;
+    for await (const page of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
+      if (!current || page.window !== current.window || page.period !== current.period) {
         if (current) await finish(current);
-        current = { window: row.window, period: row.period };
-        start = i;
+        current = { window: page.window, period: page.period };
       }
+      if (page.playerIds.length > 0 && isLive(current.window, current.period)) await write(current, page);
     }
     if (current) await finish(current);
   } finally {

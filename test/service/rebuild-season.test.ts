@@ -1,27 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import type { BoardStanding } from '../../src/domain/board-deltas.js';
 import type { Window } from '../../src/domain/season.js';
+import type { StandingsPage, StandingsRows } from '../../src/domain/standings-page.js';
 import { readAhead, rebuildSeason, type RebuildTarget } from '../../src/service/rebuild-season.js';
 import { testSeason } from '../support/season.js';
 
 const season = testSeason();
 
-const row = (window: Window, period: string, playerId: string): BoardStanding => ({
-  seasonId: 7,
+/** A page of one board: these players, 1 point each. */
+const page = (window: Window, period: string, ...playerIds: string[]): StandingsPage => ({
   window,
   period,
-  playerId,
-  points: 1,
-  achievedAt: new Date(1000),
+  playerIds,
+  points: new Float64Array(playerIds.length).fill(1),
+  achievedMs: new Float64Array(playerIds.length).fill(1000),
 });
 
 /** A target that logs every effect; `fill` may be held or made to fail by the test. */
-function fakeTarget(fill?: (rows: readonly BoardStanding[]) => Promise<void>) {
+function fakeTarget(fill?: (rows: StandingsRows) => Promise<void>) {
   const log: string[] = [];
   const target: RebuildTarget = {
     acquire: async () => true,
     fill: async (_s, w, p, rows) => {
-      log.push(`fill ${w}${p} ${rows.map((r) => r.playerId).join(',')}`);
+      log.push(`fill ${w}${p} ${rows.playerIds.join(',')}`);
       await fill?.(rows);
       log.push(`filled ${w}${p}`);
     },
@@ -35,14 +35,14 @@ function fakeTarget(fill?: (rows: readonly BoardStanding[]) => Promise<void>) {
   return { log, target };
 }
 
-function rebuild(pages: BoardStanding[][], target: RebuildTarget, log?: string[]) {
+function rebuild(pages: StandingsPage[], target: RebuildTarget, log?: string[]) {
   return rebuildSeason(
     {
       source: {
         async *seasonPages() {
-          for (const [i, page] of pages.entries()) {
+          for (const [i, p] of pages.entries()) {
             log?.push(`read page ${i}`);
-            yield page;
+            yield p;
           }
         },
       },
@@ -59,9 +59,10 @@ describe('rebuildSeason', () => {
     const { log, target } = fakeTarget();
     const report = await rebuild(
       [
-        [row('DAY', '2026-01-01', '1'), row('DAY', '2026-01-01', '2')],
-        [row('DAY', '2026-01-01', '3'), row('SEASON', '', '1')],
-        [row('SEASON', '', '2')],
+        page('DAY', '2026-01-01', '1', '2'),
+        page('DAY', '2026-01-01', '3'),
+        page('SEASON', '', '1'),
+        page('SEASON', '', '2'),
       ],
       target,
     );
@@ -84,7 +85,7 @@ describe('rebuildSeason', () => {
   it('reads one page ahead while the previous one is written, one write at a time', async () => {
     const held: Array<() => void> = [];
     const { log, target } = fakeTarget(() => new Promise<void>((resolve) => held.push(resolve)));
-    const pages = [1, 2, 3, 4].map((p) => [row('SEASON', '', String(p))]);
+    const pages = [1, 2, 3, 4].map((p) => page('SEASON', '', String(p)));
     const done = rebuild(pages, target, log);
     while (held.length === 0) await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
@@ -108,10 +109,10 @@ describe('rebuildSeason', () => {
 
   it('fails when a write fails, swapping nothing and still releasing the marker', async () => {
     const { log, target } = fakeTarget(async (rows) => {
-      if (rows[0]!.playerId === '2') throw new Error('redis down');
+      if (rows.playerIds[0] === '2') throw new Error('redis down');
     });
     await expect(
-      rebuild([[row('SEASON', '', '1')], [row('SEASON', '', '2')], [row('SEASON', '', '3')]], target),
+      rebuild([page('SEASON', '', '1'), page('SEASON', '', '2'), page('SEASON', '', '3')], target),
     ).rejects.toThrow('redis down');
     expect(log.some((l) => l.startsWith('swap'))).toBe(false);
     expect(log.at(-1)).toBe('release');
