@@ -38,6 +38,8 @@ const MARKER_TTL_MS = 60_000;
  * copy is one key per shard, swapped in shard by shard inside a move window (docs/scale-out.md).
  */
 export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
+  // The fills of a sharded board read the shards before they write them: one at a time, in order.
+  let shardFills: Promise<unknown> = Promise.resolve();
   const rebuilder = {
     /** Takes the season's rebuild marker; false when another rebuild holds it. */
     async acquire(seasonId: number): Promise<boolean> {
@@ -51,9 +53,16 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       return true;
     },
 
-    /** Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). */
+    /**
+     * Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). Fills in
+     * flight together are applied in call order: one MULTI each on one connection, or chained.
+     */
     async fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void> {
-      if (isSharded(season)) return fillShards(season, window, period, rows);
+      if (isSharded(season)) {
+        const filled = shardFills.then(() => fillShards(season, window, period, rows));
+        shardFills = filled.catch(() => {});
+        return filled;
+      }
       const codec = codecOf(season);
       const copy = rebuildCopyKey(boardKey(season.id, window, period));
       const { playerIds, points, achievedMs } = rows;
