@@ -134,7 +134,8 @@ function reconcile(season: Season, options: ReconcileOptions = {}) {
 
 async function readAll(season: Season): Promise<number> {
   let n = 0;
-  for await (const page of createStandingsReader(pg.sql).seasonPages(season.id, season.order, 5_000)) n += page.length;
+  for await (const page of createStandingsReader(pg.sql).seasonPages(season.id, season.order, 5_000))
+    n += page.playerIds.length;
   return n;
 }
 

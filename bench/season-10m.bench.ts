@@ -107,7 +107,7 @@ async function run(): Promise<string[]> {
   await step(
     '3. read every standing in score order (PostgreSQL alone)',
     () => readAll(season),
-    (n, s) => `${rate(n, s)}; the rebuild's cursor, pages of ${count(PAGE)}`,
+    (n, s) => `${rate(n, s)}; the rebuild's COPY, pages of ${count(PAGE)}`,
   );
   await step(
     '4. rebuild over the live board (ladder)',
@@ -214,7 +214,8 @@ async function rawReload(key: string, ids: Float64Array, scores: Float64Array): 
 
 async function readAll(season: Season): Promise<number> {
   let n = 0;
-  for await (const page of createStandingsReader(pg.sql).seasonPages(season.id, season.order, PAGE)) n += page.length;
+  for await (const page of createStandingsReader(pg.sql).seasonPages(season.id, season.order, PAGE))
+    n += page.playerIds.length;
   return n;
 }
 

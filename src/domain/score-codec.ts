@@ -8,6 +8,8 @@ import type { Season, ScoreSplit, SortOrder } from './season.js';
 export interface Codec {
   /** Composite score of `points` reached at `achievedAt`; throws POINTS_/TIME_OUT_OF_RANGE, never rounds. */
   encode(points: number, achievedAt: Date): number;
+  /** encode with the time as epoch ms (a rebuild's columns): the same scores and the same errors. */
+  encodeMs(points: number, achievedMs: number): number;
   /** Inverse of encode; achievedAt comes back truncated to the time unit (startsAt + t * unit). */
   decode(score: number): { points: number; achievedAt: Date };
   /** Largest points value this codec can hold (2^pointsBits - 1). */
@@ -103,6 +105,26 @@ export function createCodec(season: CodecSeason): Codec {
     return t;
   }
 
+  // Fast path in plain numbers (ingest and rebuilds encode every standing they write): exact, since
+  // every value is an integer below 2^53. -1 for anything unusual (errors included): encodeExact's.
+  function encodeFast(points: number, ms: number): number {
+    const elapsed = ms - startMsNum;
+    if (Number.isInteger(points) && points >= 0 && points <= maxPointsNum && elapsed >= 0 && elapsed <= SAFE_ELAPSED) {
+      let t = Math.floor(elapsed / unitMsNum);
+      // A correctly rounded quotient can land on the next integer, never below the true floor.
+      if (t * unitMsNum > elapsed) t -= 1;
+      if (t <= maxTimeNum) return (desc ? points : maxPointsNum - points) * timeFactor + (maxTimeNum - t);
+    }
+    return -1;
+  }
+
+  function encodeExact(points: number, achievedAt: Date): number {
+    const rank = rankPoints(points);
+    const t = unitsSinceStart(achievedAt);
+    // Reversed time: an earlier achievement gets the larger low bits and so ranks higher.
+    return Number((rank << timeBits) | (maxTimeN - t));
+  }
+
   function checkScore(score: number): bigint {
     if (!Number.isSafeInteger(score) || score < 0 || BigInt(score) > maxScoreN) {
       throw new RangeError(`score ${score} is not an integer in 0..${maxScoreN}`);
@@ -115,26 +137,12 @@ export function createCodec(season: CodecSeason): Codec {
     maxTime: Number(maxTimeN),
     maxScore: Number(maxScoreN),
     encode(points, achievedAt) {
-      // Fast path in plain numbers (ingest encodes every standing it writes): exact, since every
-      // value is an integer below 2^53. Anything unusual (errors included) takes the BigInt path.
-      const ms = achievedAt instanceof Date ? achievedAt.getTime() : Number.NaN;
-      const elapsed = ms - startMsNum;
-      if (
-        Number.isInteger(points) &&
-        points >= 0 &&
-        points <= maxPointsNum &&
-        elapsed >= 0 &&
-        elapsed <= SAFE_ELAPSED
-      ) {
-        let t = Math.floor(elapsed / unitMsNum);
-        // A correctly rounded quotient can land on the next integer, never below the true floor.
-        if (t * unitMsNum > elapsed) t -= 1;
-        if (t <= maxTimeNum) return (desc ? points : maxPointsNum - points) * timeFactor + (maxTimeNum - t);
-      }
-      const rank = rankPoints(points);
-      const t = unitsSinceStart(achievedAt);
-      // Reversed time: an earlier achievement gets the larger low bits and so ranks higher.
-      return Number((rank << timeBits) | (maxTimeN - t));
+      const score = encodeFast(points, achievedAt instanceof Date ? achievedAt.getTime() : Number.NaN);
+      return score >= 0 ? score : encodeExact(points, achievedAt);
+    },
+    encodeMs(points, achievedMs) {
+      const score = encodeFast(points, achievedMs);
+      return score >= 0 ? score : encodeExact(points, new Date(achievedMs));
     },
     decode(score) {
       // Fast path in plain numbers (reads decode every entry they return): dividing by a power of

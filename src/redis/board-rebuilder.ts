@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { BoardStanding } from '../domain/board-deltas.js';
 import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
+import type { StandingsRows } from '../domain/standings-page.js';
 import { unavailable } from '../domain/errors.js';
 import { shardLowers, shardOf } from '../domain/shards.js';
 import {
@@ -39,6 +39,8 @@ const MARKER_TTL_MS = 60_000;
  * copy is one key per shard, swapped in shard by shard inside a move window (docs/scale-out.md).
  */
 export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
+  // The fills of a sharded board read the shards before they write them: one at a time, in order.
+  let shardFills: Promise<unknown> = Promise.resolve();
   const rebuilder = {
     /** Takes the season's rebuild marker; false when another rebuild holds it. */
     async acquire(seasonId: number): Promise<boolean> {
@@ -52,13 +54,24 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       return true;
     },
 
-    /** Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). */
-    async fill(season: Season, window: Window, period: string, rows: readonly BoardStanding[]): Promise<void> {
-      if (isSharded(season)) return fillShards(season, window, period, rows);
+    /**
+     * Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). Fills in
+     * flight together are applied in call order: one MULTI each on one connection, or chained.
+     */
+    async fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void> {
+      if (isSharded(season)) {
+        const filled = shardFills.then(() => fillShards(season, window, period, rows));
+        shardFills = filled.catch(() => {});
+        return filled;
+      }
       const codec = codecOf(season);
       const copy = rebuildCopyKey(boardKey(season.id, window, period));
-      const args: string[] = [];
-      for (const r of rows) args.push(codec.toRedis(codec.encode(r.points, r.achievedAt)), r.playerId);
+      const { playerIds, points, achievedMs } = rows;
+      const args = new Array<string>(2 * playerIds.length);
+      for (let i = 0; i < playerIds.length; i++) {
+        args[2 * i] = codec.toRedis(codec.encodeMs(points[i]!, achievedMs[i]!));
+        args[2 * i + 1] = playerIds[i]!;
+      }
       await redis
         .multi()
         .pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS)
@@ -120,14 +133,14 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
    * raised some members there already: ZADD GT across shards), then gives every copy of the board
    * the marker's TTL, so a shard filled early does not expire before the swap.
    */
-  async function fillShards(season: Sharded, window: Window, period: string, rows: readonly BoardStanding[]) {
+  async function fillShards(season: Sharded, window: Window, period: string, rows: StandingsRows) {
     const codec = codecOf(season);
     const lowers = shardLowers(season);
     const copies = copyKeys(shardKeys(season, window, period));
     const expireAt = copyExpireAt(MARKER_TTL_MS);
-    const members = rows.map((r) => {
-      const score = codec.encode(r.points, r.achievedAt);
-      return [r.playerId, codec.toRedis(score), shardOf(lowers, score)] as const;
+    const members = rows.playerIds.map((playerId, i) => {
+      const score = codec.encodeMs(rows.points[i]!, rows.achievedMs[i]!);
+      return [playerId, codec.toRedis(score), shardOf(lowers, score)] as const;
     });
     await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS);
     await withMoverLock(redis, season.id, () => place(redis, season, copies, members, expireAt, null));

@@ -1,16 +1,17 @@
-import type { BoardStanding } from '../domain/board-deltas.js';
 import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Season, SortOrder, Window } from '../domain/season.js';
+import type { StandingsPage, StandingsRows } from '../domain/standings-page.js';
 import { isBoardExpired } from '../domain/board.js';
 
 export interface StandingsSource {
-  /** Every standing of the season, grouped by board, best first within a board. */
-  seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncIterable<BoardStanding[]>;
+  /** Every standing of the season, board by board, best first within a board; a page holds one board's rows. */
+  seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncIterable<StandingsPage>;
 }
 
 export interface RebuildTarget {
   acquire(seasonId: number): Promise<boolean>;
-  fill(season: Season, window: Window, period: string, rows: readonly BoardStanding[]): Promise<void>;
+  /** Adds rows to the board's copy. Called page by page, up to two calls in flight, applied in call order. */
+  fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void>;
   swap(season: Season, window: Window, period: string): Promise<void>;
   /** Ends the rebuild: its marker and every copy of the season go. */
   release(seasonId: number): Promise<void>;
@@ -54,34 +55,30 @@ export async function rebuildSeason(
   let members = 0;
   let expired = 0;
   const isLive = (w: Window, p: string) => !isBoardExpired(deps.expireAt(season, w, p), deps.now());
-  // The write of a page runs while the next page is read from PostgreSQL: one write at a time,
-  // in order, so a rebuild takes about the longer of the two rather than their sum.
-  let writing: Promise<void> = Promise.resolve();
-  const write = async (board: { window: Window; period: string }, rows: readonly BoardStanding[]) => {
-    await writing;
-    writing = deps.target.fill(season, board.window, board.period, rows).then(() => {
-      members += rows.length;
+  // Pages are written while the next ones are read from PostgreSQL, two writes in flight: the next
+  // page is encoded and sent while Redis still inserts the previous one, so Redis does not wait for
+  // Node between pages (docs/benchmarks.md, the 10M-player season). Their order is the target's.
+  const writes: Array<Promise<void>> = [];
+  const write = async (board: { window: Window; period: string }, rows: StandingsRows) => {
+    if (writes.length === 2) await writes.shift();
+    const writing = deps.target.fill(season, board.window, board.period, rows).then(() => {
+      members += rows.playerIds.length;
       deps.onProgress?.(members);
     });
-    writing.catch(() => {}); // awaited (and thrown) by the next write or the board's finish
+    writing.catch(() => {}); // awaited (and thrown) by a later write or the board's finish
+    writes.push(writing);
   };
   try {
-    for await (const rows of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
-      // Rows come grouped by board; split the page at board boundaries.
-      let start = 0;
-      for (let i = 0; i <= rows.length; i++) {
-        const row = rows[i];
-        if (row && current && row.window === current.window && row.period === current.period) continue;
-        if (current && i > start && isLive(current.window, current.period)) await write(current, rows.slice(start, i));
-        if (!row) break;
+    for await (const page of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
+      if (!current || page.window !== current.window || page.period !== current.period) {
         if (current) await finish(current);
-        current = { window: row.window, period: row.period };
-        start = i;
+        current = { window: page.window, period: page.period };
       }
+      if (page.playerIds.length > 0 && isLive(current.window, current.period)) await write(current, page);
     }
     if (current) await finish(current);
   } finally {
-    await writing.catch(() => {});
+    await Promise.allSettled(writes);
     await deps.target.release(season.id);
   }
   return {
@@ -93,7 +90,7 @@ export async function rebuildSeason(
   };
 
   async function finish(board: { window: Window; period: string }): Promise<void> {
-    await writing;
+    while (writes.length > 0) await writes.shift();
     if (!isLive(board.window, board.period)) {
       expired++;
       return;
@@ -104,9 +101,9 @@ export async function rebuildSeason(
 }
 
 /**
- * The pages of `source`, each next one asked for as soon as the current one arrives: PostgreSQL
- * produces page k+1 (a cursor fetches only when asked) while page k is split and written, instead
- * of waiting for it (docs/benchmarks.md, the 10M-player season). One request ahead, never more.
+ * The pages of `source`, each next one asked for as soon as the current one arrives: page k+1 is
+ * read and parsed (the reader reads only when asked) while page k is written, instead of after it
+ * (docs/benchmarks.md, the 10M-player season). One request ahead, never more.
  */
 export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../../src/domain/score-codec.js';
 import type { ScoreSplit, SortOrder } from '../../src/domain/season.js';
-import { boundaryBiasedInt, MAX_DATE_MS, splitArb } from './helpers.js';
+import { boundaryBiasedInt, MAX_DATE_MS, splitArb, thrown } from './helpers.js';
 
 const RUNS = { numRuns: 2000 };
 
@@ -65,6 +65,31 @@ describe('score codec properties', () => {
           });
         },
       ),
+      RUNS,
+    );
+  });
+
+  it('encodes a time given as epoch ms exactly like the same Date, errors included', () => {
+    const anyArb = seasonArb.chain((s) =>
+      fc.tuple(
+        fc.constant(s),
+        fc.oneof(boundaryBiasedInt(0, s.maxPoints), fc.constantFrom(-1, s.maxPoints + 1, 0.5)),
+        fc.oneof(
+          entryArb(s).map((e) => timeOf(s, e.t, e.offsetMs).getTime()),
+          fc.constantFrom(s.startsAt.getTime() - 1, s.startsAt.getTime() + (s.lastT + 2) * s.unitMs, Number.NaN),
+        ),
+      ),
+    );
+    fc.assert(
+      fc.property(anyArb, ([s, points, ms]) => {
+        const codec = createCodec(s);
+        const outcome = (f: () => number) => {
+          let score: number | undefined;
+          const error = thrown(() => (score = f()));
+          return { score, error };
+        };
+        expect(outcome(() => codec.encodeMs(points, ms))).toEqual(outcome(() => codec.encode(points, new Date(ms))));
+      }),
       RUNS,
     );
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { standingsRows } from '../../src/domain/standings-page.js';
 import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey, rebuildCopyKey } from '../../src/redis/keys.js';
@@ -39,16 +40,22 @@ describe('the board rebuilder', () => {
     await s.redis.zadd(board, '1', '42');
     expect(await rebuilder.acquire(season.id)).toBe(true);
 
-    await rebuilder.fill(season, 'SEASON', '', [
-      { seasonId: season.id, window: 'SEASON', period: '', playerId: '7', points: 10, achievedAt: season.startsAt },
-    ]);
+    await rebuilder.fill(
+      season,
+      'SEASON',
+      '',
+      standingsRows([{ playerId: '7', points: 10, achievedAt: season.startsAt }]),
+    );
     await rebuilder.swap(season, 'SEASON', '');
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
 
     // The copy vanished (expired, deleted) between fill and swap: no silent "rebuilt".
-    await rebuilder.fill(season, 'SEASON', '', [
-      { seasonId: season.id, window: 'SEASON', period: '', playerId: '8', points: 10, achievedAt: season.startsAt },
-    ]);
+    await rebuilder.fill(
+      season,
+      'SEASON',
+      '',
+      standingsRows([{ playerId: '8', points: 10, achievedAt: season.startsAt }]),
+    );
     await s.redis.del(rebuildCopyKey(board));
     await expect(rebuilder.swap(season, 'SEASON', '')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
@@ -60,9 +67,12 @@ describe('the board rebuilder', () => {
     const rebuilder = createBoardRebuilder(s.redis, TTL);
     const writer = createBoardWriter(s.redis, TTL);
     expect(await rebuilder.acquire(season.id)).toBe(true);
-    await rebuilder.fill(season, 'SEASON', '', [
-      { seasonId: season.id, window: 'SEASON', period: '', playerId: '7', points: 10, achievedAt: season.startsAt },
-    ]);
+    await rebuilder.fill(
+      season,
+      'SEASON',
+      '',
+      standingsRows([{ playerId: '7', points: 10, achievedAt: season.startsAt }]),
+    );
     await rebuilder.swap(season, 'SEASON', '');
     // Ingest meanwhile: a DAY board the rebuild's snapshot did not have, and the swapped board again.
     const day = new Date(season.startsAt.getTime() + 3_600_000);

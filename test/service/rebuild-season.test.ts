@@ -1,27 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import type { BoardStanding } from '../../src/domain/board-deltas.js';
 import type { Window } from '../../src/domain/season.js';
+import type { StandingsPage, StandingsRows } from '../../src/domain/standings-page.js';
 import { readAhead, rebuildSeason, type RebuildTarget } from '../../src/service/rebuild-season.js';
 import { testSeason } from '../support/season.js';
 
 const season = testSeason();
 
-const row = (window: Window, period: string, playerId: string): BoardStanding => ({
-  seasonId: 7,
+/** A page of one board: these players, 1 point each. */
+const page = (window: Window, period: string, ...playerIds: string[]): StandingsPage => ({
   window,
   period,
-  playerId,
-  points: 1,
-  achievedAt: new Date(1000),
+  playerIds,
+  points: new Float64Array(playerIds.length).fill(1),
+  achievedMs: new Float64Array(playerIds.length).fill(1000),
 });
 
 /** A target that logs every effect; `fill` may be held or made to fail by the test. */
-function fakeTarget(fill?: (rows: readonly BoardStanding[]) => Promise<void>) {
+function fakeTarget(fill?: (rows: StandingsRows) => Promise<void>) {
   const log: string[] = [];
   const target: RebuildTarget = {
     acquire: async () => true,
     fill: async (_s, w, p, rows) => {
-      log.push(`fill ${w}${p} ${rows.map((r) => r.playerId).join(',')}`);
+      log.push(`fill ${w}${p} ${rows.playerIds.join(',')}`);
       await fill?.(rows);
       log.push(`filled ${w}${p}`);
     },
@@ -35,14 +35,14 @@ function fakeTarget(fill?: (rows: readonly BoardStanding[]) => Promise<void>) {
   return { log, target };
 }
 
-function rebuild(pages: BoardStanding[][], target: RebuildTarget, log?: string[]) {
+function rebuild(pages: StandingsPage[], target: RebuildTarget, log?: string[]) {
   return rebuildSeason(
     {
       source: {
         async *seasonPages() {
-          for (const [i, page] of pages.entries()) {
+          for (const [i, p] of pages.entries()) {
             log?.push(`read page ${i}`);
-            yield page;
+            yield p;
           }
         },
       },
@@ -59,9 +59,10 @@ describe('rebuildSeason', () => {
     const { log, target } = fakeTarget();
     const report = await rebuild(
       [
-        [row('DAY', '2026-01-01', '1'), row('DAY', '2026-01-01', '2')],
-        [row('DAY', '2026-01-01', '3'), row('SEASON', '', '1')],
-        [row('SEASON', '', '2')],
+        page('DAY', '2026-01-01', '1', '2'),
+        page('DAY', '2026-01-01', '3'),
+        page('SEASON', '', '1'),
+        page('SEASON', '', '2'),
       ],
       target,
     );
@@ -81,41 +82,43 @@ describe('rebuildSeason', () => {
     expect(report).toMatchObject({ boards: 2, members: 5 });
   });
 
-  it('reads one page ahead while the previous one is written, one write at a time', async () => {
+  it('reads one page ahead while the previous ones are written, two writes at a time, in order', async () => {
     const held: Array<() => void> = [];
     const { log, target } = fakeTarget(() => new Promise<void>((resolve) => held.push(resolve)));
-    const pages = [1, 2, 3, 4].map((p) => [row('SEASON', '', String(p))]);
+    const pages = [1, 2, 3, 4, 5].map((p) => page('SEASON', '', String(p)));
     const done = rebuild(pages, target, log);
-    while (held.length === 0) await new Promise((r) => setImmediate(r));
+    while (held.length < 2) await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
-    // Page 0 is being written; page 1 is in hand and waits for that write; page 2 has been asked
-    // for meanwhile (readAhead); page 3 waits until page 2 is taken.
-    expect(log).toEqual(['read page 0', 'read page 1', 'fill SEASON 1', 'read page 2']);
-    for (let i = 0; i < 4; i++) {
+    // Pages 0 and 1 are being written; page 2 is in hand and waits for the first write; page 3 has
+    // been asked for meanwhile (readAhead); page 4 waits until page 3 is taken.
+    expect(log).toEqual(['read page 0', 'read page 1', 'fill SEASON 1', 'read page 2', 'fill SEASON 2', 'read page 3']);
+    for (let i = 0; i < 5; i++) {
       while (held.length === 0) await new Promise((r) => setImmediate(r));
       held.shift()!();
     }
-    expect(await done).toMatchObject({ members: 4 });
+    expect(await done).toMatchObject({ members: 5 });
     const fills = log.filter((l) => l.startsWith('fill') && !l.startsWith('filled'));
-    expect(fills).toEqual(['fill SEASON 1', 'fill SEASON 2', 'fill SEASON 3', 'fill SEASON 4']);
-    // One write at a time: each fill starts after the previous one ended.
-    for (let i = 1; i < 4; i++) {
-      expect(log.indexOf(`fill SEASON ${i + 1}`)).toBeGreaterThan(
-        log.indexOf('filled SEASON', log.indexOf(`fill SEASON ${i}`)),
-      );
-    }
+    expect(fills).toEqual(['fill SEASON 1', 'fill SEASON 2', 'fill SEASON 3', 'fill SEASON 4', 'fill SEASON 5']);
+    // Two writes at a time: each fill starts after the one two before it ended.
+    const filled = log.flatMap((l, i) => (l === 'filled SEASON' ? [i] : []));
+    for (let k = 3; k <= 5; k++) expect(log.indexOf(`fill SEASON ${k}`)).toBeGreaterThan(filled[k - 3]!);
+    expect(log.indexOf('swap SEASON')).toBeGreaterThan(filled[4]!);
   });
 
   it('fails when a write fails, swapping nothing and still releasing the marker', async () => {
     const { log, target } = fakeTarget(async (rows) => {
-      if (rows[0]!.playerId === '2') throw new Error('redis down');
+      if (rows.playerIds[0] === '2') throw new Error('redis down');
     });
     await expect(
-      rebuild([[row('SEASON', '', '1')], [row('SEASON', '', '2')], [row('SEASON', '', '3')]], target),
+      rebuild(
+        ['1', '2', '3', '4'].map((p) => page('SEASON', '', p)),
+        target,
+      ),
     ).rejects.toThrow('redis down');
     expect(log.some((l) => l.startsWith('swap'))).toBe(false);
     expect(log.at(-1)).toBe('release');
-    expect(log).not.toContain('fill SEASON 3');
+    // Page 3 was sent with page 2 in flight; nothing is sent once the failure is known.
+    expect(log).not.toContain('fill SEASON 4');
   });
 });
 
