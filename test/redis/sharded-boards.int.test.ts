@@ -286,6 +286,16 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
     return { sharded, single, more, players: [...new Set(input.map((m) => m.playerId))] };
   }
 
+  /** What reconcileSeason needs, on the test's PostgreSQL and Redis. */
+  const reconcileDeps = () => ({
+    standings: createStandingsPages(s.pg.sql),
+    boards: createBoardInspector(s.redis, TTL),
+    codecOf,
+    isFinalized: async () => false,
+    expireAt: TTL_MS,
+    now: Date.now,
+  });
+
   async function expectLikeOracle(sharded: Season, single: Season, players: readonly string[]): Promise<void> {
     for (const b of await boardsOf(s, sharded)) {
       await expectSameReads(b, { ...b, season: single }, players);
@@ -358,15 +368,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
     const lost = Math.max(...sizes);
     await s.redis.unlink(dayKeys[sizes.indexOf(lost)]!);
 
-    const inspector = createBoardInspector(s.redis, TTL);
-    const deps = {
-      standings: createStandingsPages(s.pg.sql),
-      boards: inspector,
-      codecOf,
-      isFinalized: async () => false,
-      expireAt: TTL_MS,
-      now: Date.now,
-    };
+    const deps = reconcileDeps();
     const found = await reconcileSeason(deps, sharded, { pageSize: 50 });
     expect(found.total).toMatchObject({ missing: 1 + lost, different: 2, extra: 2, repaired: 0 });
     expect(found.total.samples.different.sort()).toEqual([b!, c!].sort());
@@ -390,15 +392,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
     const low = String(codecOf(season).pointsFloor(1));
     await s.redis.zadd(keys[0]!, ...lifted.flatMap((m) => [low, m]));
     await s.redis.del(shardSizesKey(season.id, 'SEASON'));
-    const inspector = createBoardInspector(s.redis, TTL);
-    const deps = {
-      standings: createStandingsPages(s.pg.sql),
-      boards: inspector,
-      codecOf,
-      isFinalized: async () => false,
-      expireAt: TTL_MS,
-      now: Date.now,
-    };
+    const deps = reconcileDeps();
     // The best score of each is PostgreSQL's, but Redis holds two: counted as different.
     const found = await reconcileSeason(deps, sharded, { pageSize: 50 });
     expect(found.total).toMatchObject({ missing: 0, different: 3, extra: 0, repaired: 0 });
