@@ -40,18 +40,21 @@ export async function submitMatchResult(
   const season = await deps.seasonById(input.seasonId);
   const messages = validateSubmission(input, season, deps.now(), deps.skewMs);
   await refuseBlocked(deps, messages);
+  // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
+  // submission carries it again), so a PostgreSQL hiccup here must not fail the match. They are
+  // stored (and their change announced) before the results are sent: the boards' update events
+  // come after, so a push of the new top shows the new names. A match then refused by Kafka has
+  // only refreshed what its game server says its players are called.
+  const names = input.results.flatMap((r, i) =>
+    r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : [],
+  );
+  if (names.length > 0) await deps.names.upsert(names).catch((err) => deps.onNamesFailed?.(err));
   try {
     await withTimeout(deps.queue.send(messages), deps.sendTimeoutMs);
   } catch (err) {
     if (isDomainError(err)) throw err;
     throw unavailable('the result queue is unavailable; retry with the same matchId');
   }
-  // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
-  // submission carries it again), so a PostgreSQL hiccup here must not fail an accepted match.
-  const names = input.results.flatMap((r, i) =>
-    r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : [],
-  );
-  if (names.length > 0) await deps.names.upsert(names).catch((err) => deps.onNamesFailed?.(err));
   return { matchId: messages[0]!.matchId, accepted: messages.length };
 }
 
