@@ -178,7 +178,8 @@ export function createCodec(season: CodecSeason): Codec {
         throw new RangeError(`Redis score ${JSON.stringify(s)} is not a canonical integer`);
       }
       const n = Number(s);
-      checkScore(n);
+      // Below 2^53 the Number comparison is exact (no BigInt per score read); above, checkScore decides.
+      if (!Number.isSafeInteger(n) || n > maxScoreNum) checkScore(n);
       return n;
     },
   };

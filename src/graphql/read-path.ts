@@ -143,7 +143,13 @@ export function compileOperation(
   };
 }
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A query text prepared once: what kind of operation, compiled. */
+interface Prepared {
+  kind: 'read' | 'mutation';
+  op: CompiledOperation;
+}
 
 /** Does yoga answer this Accept header with plain application/json (what send() writes)? */
 const plainJson = (accept: string | undefined) =>
@@ -189,34 +195,31 @@ export function createReadPath(deps: {
   mutations: { onExecuted?(seconds: number): void };
 }) {
   const persisted = boundedMap<string>(10_000);
-  const prepared = boundedMap<CompiledOperation | false>(1_000);
+  const prepared = boundedMap<Prepared | false>(1_000);
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
 
   /**
-   * The prepared operation of a query that reads only board state (`read`), or of a mutation;
-   * false for anything else (auth-dependent reads, invalid documents: yoga answers those).
+   * The prepared operation of a query text: a query that reads only board state (`read`) or a
+   * mutation; false for anything else (auth-dependent reads, invalid documents: yoga answers those).
    */
-  function prepare(
-    req: IncomingMessage,
-    params: Params & { query: string },
-    kind: 'read' | 'mutation',
-  ): CompiledOperation | false {
-    if (params.query.length > MAX_QUERY_LENGTH) return false; // refused by yoga; not kept as a key here
-    const key = `${kind}\n${params.query}\n${params.operationName ?? ''}`;
+  function prepare(req: IncomingMessage, params: Params, query: string): Prepared | false {
+    if (query.length > MAX_QUERY_LENGTH) return false; // refused by yoga; not kept as a key here
+    const key = `${query}\n${params.operationName ?? ''}`;
     let p = prepared.get(key);
     if (p !== undefined) return p;
     p = false;
     try {
       // The envelop's parse and validate: the query-length, token, depth, alias and cost limits apply.
       const { parse, validate, schema } = deps.yoga.getEnveloped({ req, params } as never);
-      const document = parse(params.query);
-      if (
-        validate(schema, document).length === 0 &&
-        (kind === 'read'
-          ? readsOnlyBoards(schema, document)
-          : operationTypeOf(document, params.operationName) === 'mutation')
-      ) {
-        p = compileOperation(schema, document, params.operationName, deps.jit) ?? false;
+      const document = parse(query);
+      if (validate(schema, document).length === 0) {
+        const kind = readsOnlyBoards(schema, document)
+          ? 'read'
+          : operationTypeOf(document, params.operationName) === 'mutation'
+            ? 'mutation'
+            : undefined;
+        const op = kind && compileOperation(schema, document, params.operationName, deps.jit);
+        if (kind && op) p = { kind, op };
       }
     } catch {
       p = false;
@@ -286,7 +289,7 @@ export function createReadPath(deps: {
   }
 
   function send(req: IncomingMessage, res: ServerResponse, body: Buffer, etag?: string): void {
-    const headers: Record<string, string | number> = { ...jsonHeaders };
+    const headers: Record<string, string | number> = { 'content-type': JSON_TYPE };
     // CORS headers are already set on `res` (server.ts).
     if (etag) {
       headers.etag = etag;
@@ -405,18 +408,15 @@ export function createReadPath(deps: {
         }
       }
       const query = params.query;
-      if (req.method === 'POST' && typeof query === 'string' && plainJson(req.headers.accept)) {
-        const mutation = prepare(req, { ...params, query }, 'mutation');
-        if (mutation && (await mutate(req, res, mutation, params))) return;
+      const prepared = typeof query === 'string' && prepare(req, params, query);
+      if (prepared && prepared.kind === 'mutation' && req.method === 'POST' && plainJson(req.headers.accept)) {
+        if (await mutate(req, res, prepared.op, params)) return;
       }
-      const op =
-        typeof query === 'string' &&
-        req.headers.authorization === undefined &&
-        prepare(req, { ...params, query }, 'read');
-      if (!op) {
+      if (!prepared || prepared.kind !== 'read' || req.headers.authorization !== undefined) {
         await forward(req, res, body, params);
         return;
       }
+      const op = prepared.op;
       // Rate limited like any read: a refused one goes to yoga, which gives the RATE_LIMITED answer.
       try {
         deps.rateLimit(req.socket.remoteAddress ?? 'unknown');

@@ -49,18 +49,16 @@ function decodePage(
   firstRank: number,
 ): RankedStanding[] {
   const codec = codecOf(b.season);
-  const entries: Array<Omit<RankedStanding, 'rank'>> = [];
+  const entries: RankedStanding[] = [];
+  const points: number[] = [];
   for (let i = from; i < reply.length; i += 2) {
-    const { points, achievedAt } = codec.decode(codec.fromRedis(String(reply[i + 1])));
-    entries.push({ playerId: String(reply[i]), points, achievedAt });
+    const decoded = codec.decode(codec.fromRedis(String(reply[i + 1])));
+    points.push(decoded.points);
+    entries.push({ playerId: String(reply[i]), points: decoded.points, achievedAt: decoded.achievedAt, rank: 0 });
   }
-  const ranks = pageRanks(
-    b.season.rankStyle,
-    firstPosition,
-    firstRank,
-    entries.map((e) => e.points),
-  );
-  return entries.map((e, i) => ({ ...e, rank: ranks[i]! }));
+  const ranks = pageRanks(b.season.rankStyle, firstPosition, firstRank, points);
+  for (let i = 0; i < entries.length; i++) entries[i]!.rank = ranks[i]!;
+  return entries;
 }
 
 /** Reads boards from Redis; every read is one Lua call (one instant) and reports the board's version. */
