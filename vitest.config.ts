@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { isTypeFetchFailure } from './src/postgres/type-fetch-guard.js';
 
 export default defineConfig({
   resolve: {
@@ -13,6 +14,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The rejection of postgres.js's failed type fetch (src/postgres/type-fetch-guard.ts), which
+    // every entry point ignores: a service run inside a test file (test/support/api.ts) may meet it.
+    onUnhandledError: (err) => !isTypeFetchFailure(err),
     projects: [
       {
         // Pure tests: no service, no global setup (`npm run test:unit`).

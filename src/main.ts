@@ -5,6 +5,7 @@ import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { assertPortFree, messageOf, StartupError } from './app/startup.js';
+import { surviveTypeFetchFailures, TYPE_FETCH_WARNING } from './postgres/type-fetch-guard.js';
 
 /** The one line for a failed start; an unexpected error is logged with its stack as well. */
 function startFailure(logger: Logger, err: unknown): string {
@@ -47,6 +48,8 @@ function exitOnSignal(logger: Logger, stop: () => Promise<void>, forceAfterMs: n
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
+// In every process (cluster workers run this file too): see postgres/type-fetch-guard.ts.
+surviveTypeFetchFailures((err) => logger.warn({ err }, TYPE_FETCH_WARNING));
 // Checked before the service's modules load (most of the start-up time, seconds on a busy
 // machine): a busy port is reported within a second or two, and before any worker is forked.
 if (cluster.isPrimary && config.roles.includes('api')) {

@@ -1,22 +1,19 @@
 // Issue 12: `npm run build` compiles the service to dist/, and `npm start` runs it with plain
 // node (no TypeScript loader): as a cluster, finding its non-TypeScript files (Lua scripts, the
 // migrations folder, the board page), with stack traces that point at src/ through the source maps.
+// The integration tests' global setup ran `npm run build` (every test runs the service built).
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { testEnv } from './support/env.js';
-import { freePort, request, spawnEntry, until, type Entry } from './support/process.js';
+import { freePort, nodeArgsFor, request, spawnEntry, until, type Entry } from './support/process.js';
 
 const run = promisify(execFile);
 const npmStart = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string;
 let ladder: Entry | undefined;
 afterAll(() => ladder?.kill());
-
-beforeAll(async () => {
-  await run('npm', ['run', 'build'], { timeout: 300_000 });
-}, 300_000);
 
 it('npm start is plain node on dist/ with source maps', () => {
   expect(npmStart).toBe('node --enable-source-maps dist/main.js');
@@ -27,10 +24,10 @@ it('npm start is plain node on dist/ with source maps', () => {
 
 it('the built service starts two API workers, migrates, loads its Lua scripts, answers GraphQL and serves the board page', async () => {
   const port = await freePort();
+  expect(nodeArgsFor('src/main.ts')).toEqual(npmStart.split(' ').slice(1));
   ladder = spawnEntry(
-    'dist/main.js',
+    'src/main.ts',
     testEnv({ API_WORKERS: '2', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
-    ['--enable-source-maps'],
   );
   const e = ladder;
   await until(

@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/config.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testEnv } from '../support/env.js';
 import { generateResults, prng, toRecords, withReplays } from '../support/generate.js';
+import { nodeArgsFor } from '../support/process.js';
 import {
   createSeason,
   createTopics,
@@ -24,7 +25,7 @@ let s: Services;
 let child: ChildProcess | undefined;
 
 function startIngestProcess(): ChildProcess {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, nodeArgsFor('src/main.ts'), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

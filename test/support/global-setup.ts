@@ -1,5 +1,8 @@
-// Runs once before the suite: the test database exists and is migrated, Kafka answers.
+// Runs once before the suite: the test database exists and is migrated, Kafka answers, and the
+// service is built (`npm run build`): tests run src/ entry points as built (support/process.ts).
+import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { promisify } from 'node:util';
 import { ensureDatabase } from '../../scripts/ensure-database.js';
 import { migrateDatabase } from '../../src/postgres/client.js';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS } from './env.js';
@@ -22,10 +25,18 @@ function reachable(hostPort: string): Promise<boolean> {
 }
 
 export default async function setup(): Promise<void> {
+  // Side by side with the checks below; its failure, with tsc's output, is thrown at the end.
+  const build = promisify(execFile)('npm', ['run', 'build'], { maxBuffer: 16 * 2 ** 20 }).then(
+    () => undefined,
+    (err: { stdout?: string; stderr?: string }) =>
+      new Error(`npm run build failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`),
+  );
   await ensureDatabase(TEST_DATABASE_URL);
   await migrateDatabase(TEST_DATABASE_URL);
   const broker = TEST_KAFKA_BROKERS.split(',')[0]!;
   if (!(await reachable(broker))) {
     throw new Error(`Kafka does not answer on ${broker}: run \`npm run stack:up\` first.`);
   }
+  const failed = await build;
+  if (failed) throw failed;
 }

@@ -7,12 +7,19 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * Runs `script` as operators do (`node --import tsx`, or `nodeArgs` such as the built service's
- * `--enable-source-maps`), `env` on top of this process's; collects its output.
+ * The node arguments that run `script` as operators do: a file of src/ as built, the way
+ * `npm start` runs dist/main.js (the integration tests' global setup runs `npm run build`
+ * first); any other script (scripts/, test/) through tsx.
  */
-export function spawnEntry(script: string, env: Record<string, string>, nodeArgs: string[] = ['--import', 'tsx']) {
+export function nodeArgsFor(script: string): string[] {
+  const src = /^src\/(.+)\.ts$/.exec(script);
+  return src ? ['--enable-source-maps', `dist/${src[1]}.js`] : ['--import', 'tsx', script];
+}
+
+/** Runs `script` (see nodeArgsFor), `env` on top of this process's; collects its output. */
+export function spawnEntry(script: string, env: Record<string, string>) {
   const started = Date.now();
-  const child = spawn(process.execPath, [...nodeArgs, script], {
+  const child = spawn(process.execPath, nodeArgsFor(script), {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
