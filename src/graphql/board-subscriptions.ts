@@ -70,7 +70,7 @@ export function createBoardSubscriptions(deps: {
       try {
         const document = check();
         if (document && readsOnlyBoards(deps.schema, document, 'subscription')) {
-          p = compileOperation(deps.schema, document, operationName, deps.jit) ?? false;
+          p = compileOperation(deps.schema, document, operationName, deps.jit, true) ?? false;
         }
       } catch {
         p = false;

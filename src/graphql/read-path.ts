@@ -119,12 +119,21 @@ export interface CompiledOperation {
   stringify(result: ExecutionResult): string;
 }
 
-/** Compiled by graphql-jit, or run by graphql-js when `jit` is off; undefined when graphql-jit cannot compile it. */
+/**
+ * Compiled by graphql-jit, or run by graphql-js when `jit` is off; undefined when graphql-jit cannot
+ * compile it. `boardState`: the operation selects only BOARD_STATE_FIELDS (readsOnlyBoards), whose
+ * Int, ID, String and enum values are already what GraphQL would serialise them to (ranks, sizes
+ * and points are integers in the Int range, season.ts; ids and names are strings; enum values are
+ * their names), so graphql-jit passes them through: its checked leaf serialisation allocates an
+ * error path and locations per leaf of every entry, most of a miss's garbage (docs/benchmarks.md).
+ * DateTime is still serialised. The serving test compares such answers with graphql-js's.
+ */
 export function compileOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
   jit: boolean,
+  boardState = false,
 ): CompiledOperation | undefined {
   if (!jit) {
     return {
@@ -134,7 +143,7 @@ export function compileOperation(
       stringify: (result) => JSON.stringify(result),
     };
   }
-  const compiled = compileQuery(schema, document, operationName);
+  const compiled = compileQuery(schema, document, operationName, { disableLeafSerialization: boardState });
   if (!isCompiledQuery(compiled)) return undefined;
   return {
     document,
@@ -218,7 +227,7 @@ export function createReadPath(deps: {
           : operationTypeOf(document, params.operationName) === 'mutation'
             ? 'mutation'
             : undefined;
-        const op = kind && compileOperation(schema, document, params.operationName, deps.jit);
+        const op = kind && compileOperation(schema, document, params.operationName, deps.jit, kind === 'read');
         if (kind && op) p = { kind, op };
       }
     } catch {

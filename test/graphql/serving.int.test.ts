@@ -394,6 +394,14 @@ describe('reads executed by the read path (prepared once, run without yoga)', ()
       await waitFor('five players', async () => (await api.gql(`{ ${board} { size } }`)).data!.leaderboard.size === 5);
       const reads: Array<[string, Record<string, unknown>?]> = [
         [`{ ${board} { size window top(limit: 10) { rank playerId points achievedAt player { id displayName } } } }`],
+        // Every leaf type of the board-state fields (graphql-jit passes Int, ID, String and enum
+        // values through unserialised there, read-path.ts compileOperation), __typename included.
+        [
+          `{ __typename ${board} { __typename window periodStart size entry(playerId: "2") { __typename rank playerId points achievedAt player { __typename id displayName } } } }`,
+        ],
+        [
+          `{ day: leaderboard(seasonId: ${seasonId}, window: DAY) { window periodStart around(playerId: "3", radius: 2) { rank playerId points achievedAt } } }`,
+        ],
         [`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: '3' }],
         [`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points } } }`, { p: 'nobody' }],
         [
