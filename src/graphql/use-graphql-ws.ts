@@ -21,7 +21,7 @@ type WsRoot = {
   shared?: { key: string; send(json: string): void };
 };
 
-/** Serves graphql-ws on `server`'s upgrades to `path`; `translate` is the one error translation (errors.ts, counted). */
+/** Serves graphql-ws on the upgrades to `path`; `translate` is the one error translation (errors.ts, counted). */
 export function useGraphQLWs(deps: {
   server: Pick<Server, 'on'>;
   path: string;
