@@ -3,7 +3,9 @@
 // message, then `collect` as often as it likes, then `close`.
 //
 // One graphql-ws client (one socket) per subscription. What is recorded is only what latency
-// matching needs, timestamped on receipt with Date.now() (same clock as the producer's CreateTime):
+// matching needs, with two times (Date.now(), the producer's clock for CreateTime): when the message
+// was read off its socket, and when graphql-ws's client and the bookkeeping below had handled it
+// (see StampedWebSocket):
 //   rankChanged: the first push carrying a new `points` for the watched player (BEST scoring: a
 //                player's points only rise when their own result lands), keyed "player:points";
 //   topChanged:  every (player, points) pair that was not in this client's previous payload.
@@ -42,13 +44,16 @@ export type FromClients =
   | {
       type: 'collected';
       counters: Counters;
-      /** key "player:points" -> receipt ms (first receipt). */
-      rank: Array<[string, number]>;
-      /** key "player:points" -> receipt ms on each client that saw it appear. */
-      top: Array<[string, number[]]>;
+      /** key "player:points" -> [read, handled] ms (first receipt). */
+      rank: Array<[string, Receipt]>;
+      /** key "player:points" -> [read, handled] ms on each client that saw it appear. */
+      top: Array<[string, Receipt[]]>;
       loopDelayP99Ms: number;
       loopDelayMaxMs: number;
     };
+
+/** When a message was read off its socket, and when it had been handled (ms, Date.now()). */
+export type Receipt = [read: number, handled: number];
 
 interface EntryPayload {
   rank: number;
@@ -59,10 +64,46 @@ interface EntryPayload {
 const send = (m: FromClients) => process.send!(m);
 const counters: Counters = { subscribed: 0, failed: 0, closed: 0, rankPushes: 0, topPushes: 0, errors: [] };
 const clients: Client[] = [];
-let rank = new Map<string, number>();
-let top = new Map<string, number[]>();
+let rank = new Map<string, Receipt>();
+let top = new Map<string, Receipt[]>();
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
+
+/**
+ * The sockets of 10,000 devices share this process's one event loop: when a push reaches 1,000
+ * sockets at once, each message used to be parsed by graphql-ws's client and recorded below before
+ * the next socket was even read, so the last socket's receipt time carried the handling of the 999
+ * before it, which no device waits for. A StampedWebSocket notes when each message is read
+ * (`readAt`) and hands it to graphql-ws's client in one batch after every socket that was readable
+ * in that turn has been read (setImmediate runs after the poll phase). Both times are recorded: the
+ * read time is the push latency, the handled time is what the previous rounds measured.
+ */
+let readAt = 0;
+let queued: Array<() => void> = [];
+function handleQueued(): void {
+  const batch = queued;
+  queued = [];
+  for (const handle of batch) handle();
+}
+class StampedWebSocket extends WebSocket {}
+const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage')!;
+Object.defineProperty(StampedWebSocket.prototype, 'onmessage', {
+  ...onmessage,
+  set(this: WebSocket, handler: ((event: WebSocket.MessageEvent) => void) | null) {
+    onmessage.set!.call(
+      this,
+      handler &&
+        ((event: WebSocket.MessageEvent) => {
+          const at = Date.now();
+          if (queued.length === 0) setImmediate(handleQueued);
+          queued.push(() => {
+            readAt = at;
+            handler(event);
+          });
+        }),
+    );
+  },
+});
 
 function note(err: unknown) {
   if (counters.errors.length >= 10) return;
@@ -94,7 +135,7 @@ function subscribe(
     };
     const client = createClient({
       url,
-      webSocketImpl: WebSocket,
+      webSocketImpl: StampedWebSocket,
       retryAttempts: 0,
       lazy: true,
       on: {
@@ -149,7 +190,7 @@ async function open(req: OpenRequest): Promise<void> {
           counters.rankPushes++;
           if (e.points !== last) {
             const key = `${e.playerId}:${e.points}`;
-            if (!rank.has(key)) rank.set(key, Date.now());
+            if (!rank.has(key)) rank.set(key, [readAt, Date.now()]);
           }
         }
         last = e.points;
@@ -161,7 +202,7 @@ async function open(req: OpenRequest): Promise<void> {
     jobs.push(() =>
       subscribe(req.url, topQuery, { s: req.seasonId, l: req.topLimit }, (data) => {
         const entries = (data?.topChanged ?? []) as EntryPayload[];
-        const now = Date.now();
+        const receipt: Receipt = [readAt, Date.now()];
         const keys = new Set(entries.map((e) => `${e.playerId}:${e.points}`));
         if (last) {
           counters.topPushes++;
@@ -169,7 +210,7 @@ async function open(req: OpenRequest): Promise<void> {
             if (last.has(k)) continue;
             let seen = top.get(k);
             if (!seen) top.set(k, (seen = []));
-            seen.push(now);
+            seen.push(receipt);
           }
         }
         last = keys;

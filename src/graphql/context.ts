@@ -63,15 +63,30 @@ export interface LeaderboardValue extends BoardView {
 
 export type EntryValue = RankedStanding;
 
+/**
+ * What a context reads of its HTTP request. An IncomingMessage is one; a WebSocket keeps only
+ * this much of its upgrade request (`upgradeRequest`), so the request itself can be collected.
+ */
+export interface RequestInfo {
+  headers: { authorization?: string };
+  socket: { remoteAddress?: string };
+}
+
+/** The parts of an upgrade request a WebSocket's subscriptions need, for as long as it is open. */
+export const upgradeRequest = (req: IncomingMessage): RequestInfo => ({
+  headers: { authorization: req.headers.authorization },
+  socket: { remoteAddress: req.socket.remoteAddress },
+});
+
 /** The client's address as the socket reports it. */
-export const addressOf = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
+export const addressOf = (req: RequestInfo): string => req.socket.remoteAddress ?? 'unknown';
 
 /** Builds each request's (or subscription's) context; its principal is authenticated when first asked for. */
 export function createContextFactory(
   services: Services,
   authenticate: (authorization: string | undefined) => Promise<Principal | null>,
 ) {
-  return function contextFor(req: IncomingMessage, reads?: RequestReads): Context {
+  return function contextFor(req: RequestInfo, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
     let players: Context['players'] | undefined;
     return {

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
 import { badInput } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { addressOf, createContextFactory, type Principal, type Services } from './context.js';
@@ -179,7 +178,9 @@ export function createGraphQLServer(deps: {
 
   useConnectionLimit(server, limits.connectionsPerAddress);
   const ws = useGraphQLWs({
-    wss: new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: limits.maxMessageBytes }),
+    server,
+    path: yoga.graphqlEndpoint,
+    maxPayload: limits.maxMessageBytes,
     yoga,
     schema,
     context: (req) => contextFor(req),

@@ -1,13 +1,52 @@
 import type { ExecutionResult } from 'graphql';
-import { pushStream } from '../service/push-stream.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
 
-interface Subscriber {
-  /** Writes one result, serialised, to this subscriber's socket. */
-  send(json: string): void;
-  /** Ends this subscriber's stream (graphql-ws then sends Complete). */
-  stop(): void;
+const ended: IteratorResult<ExecutionResult> = { value: undefined, done: true };
+
+/**
+ * One socket's subscription to a shared execution, and the stream graphql-ws runs it by: the
+ * stream yields nothing (`send` writes the results) and ends when graphql-ws returns it (the
+ * client completed, the socket closed) or when `stop` is called (the source ended). A class, not
+ * a pushStream: thousands are idle at once, and its methods are shared (memory per idle socket,
+ * docs/benchmarks.md).
+ */
+class Subscriber implements AsyncIterableIterator<ExecutionResult> {
+  private waiting?: (r: IteratorResult<ExecutionResult>) => void;
+  private done = false;
+
+  constructor(
+    /** Writes one result, serialised, to this subscriber's socket. */
+    readonly send: (json: string) => void,
+    private readonly onEnd: (sub: Subscriber) => void,
+  ) {}
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return this.done ? Promise.resolve(ended) : new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    this.stop();
+    return Promise.resolve(ended);
+  }
+
+  async throw(err?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    this.stop();
+    throw err;
+  }
+
+  /** Ends this subscriber's stream (graphql-ws then sends Complete); runs its cleanup once. */
+  stop(): void {
+    if (this.done) return;
+    this.done = true;
+    this.onEnd(this);
+    this.waiting?.(ended);
+    this.waiting = undefined;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
 }
 
 interface Shared {
@@ -75,16 +114,13 @@ export function createSharedSubscriptions() {
         void pump(key, s, result);
       }
       const entry = s;
-      const stream: AsyncIterableIterator<ExecutionResult> = pushStream<ExecutionResult>(() => {
-        const sub: Subscriber = { send, stop: () => void stream.return!() };
-        entry.subscribers.add(sub);
-        if (entry.last !== undefined) send(entry.last);
-        return () => {
-          entry.subscribers.delete(sub);
-          if (entry.subscribers.size === 0) end(key, entry);
-        };
+      const sub = new Subscriber(send, (x) => {
+        entry.subscribers.delete(x);
+        if (entry.subscribers.size === 0) end(key, entry);
       });
-      return stream;
+      entry.subscribers.add(sub);
+      if (entry.last !== undefined) send(entry.last);
+      return sub;
     },
 
     /** Distinct executions running (metrics, leak checks). */

@@ -1,14 +1,14 @@
 // graphql-ws on the HTTP server's WebSocket path, bridged to the same envelop as HTTP (limits,
 // error codes, masking), with the socket limits, prepared board subscriptions and shared executions.
-import type { IncomingMessage } from 'node:http';
+import type { Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import type { OperationResult } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { WebSocket, WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { rateLimited } from '../domain/errors.js';
 import { createBoardSubscriptions } from './board-subscriptions.js';
-import type { Context } from './context.js';
+import { upgradeRequest, type Context, type RequestInfo } from './context.js';
 import type { CostArgs } from './list-cost.js';
 import { createSharedSubscriptions } from './shared-subscriptions.js';
 import { useSocketLimits, type SocketLimits } from './use-socket-limits.js';
@@ -21,21 +21,31 @@ type WsRoot = {
   shared?: { key: string; send(json: string): void };
 };
 
-/** Serves graphql-ws on `wss`; `translate` is the one error translation (errors.ts, counted). */
+/** Serves graphql-ws on the upgrades to `path`; `translate` is the one error translation (errors.ts, counted). */
 export function useGraphQLWs(deps: {
-  wss: WebSocketServer;
+  server: Pick<Server, 'on'>;
+  path: string;
+  /** The largest message a client may send (ws closes the socket past it). */
+  maxPayload: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- yoga's server context type is the caller's
   yoga: YogaServerInstance<any, Context>;
   schema: GraphQLSchema;
-  context(req: IncomingMessage): Context;
+  context(req: RequestInfo): Context;
   limits: SocketLimits;
-  addressOf(req: IncomingMessage): string;
+  addressOf(req: RequestInfo): string;
   listCost: { over(args: CostArgs): boolean };
   jit: boolean;
   translate(error: unknown, message: string): GraphQLError;
 }) {
   const { yoga, schema } = deps;
-  const limits = useSocketLimits(deps.wss, deps.limits, deps.addressOf);
+  // The upgrade is handled here rather than by ws (`noServer`) so that a socket keeps only what its
+  // subscriptions read of its request (upgradeRequest), not the IncomingMessage: ws and graphql-ws
+  // would hold that for the socket's life (memory per idle socket, docs/benchmarks.md).
+  const wss = new WebSocketServer({ noServer: true, path: deps.path, maxPayload: deps.maxPayload });
+  deps.server.on('upgrade', (req, socket, head) =>
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, upgradeRequest(req))),
+  );
+  const limits = useSocketLimits(wss, deps.limits, deps.addressOf);
   const shared = createSharedSubscriptions();
   const boardSubscriptions = createBoardSubscriptions({
     schema,
@@ -43,7 +53,7 @@ export function useGraphQLWs(deps: {
     overCost: (args) => deps.listCost.over(args),
     translate: deps.translate,
   });
-  const wsServer = useServer<Record<string, unknown>, { request: IncomingMessage; socket: WebSocket }>(
+  const wsServer = useServer<Record<string, unknown>, { request: RequestInfo; socket: WebSocket }>(
     {
       execute: (args) => (args.rootValue as WsRoot).execute!(args),
       subscribe: (args) => {
@@ -114,7 +124,7 @@ export function useGraphQLWs(deps: {
       },
       onComplete: (ctx) => limits.release(ctx.extra.socket),
     },
-    deps.wss,
+    wss,
     0, // keep-alive runs in useSocketLimits: one timer for every socket
   );
 

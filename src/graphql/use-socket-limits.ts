@@ -1,7 +1,7 @@
 // The WebSocket limits: sockets per address, subscriptions per socket, and slow readers (a
 // client that does not read its socket must not make the server buffer forever).
-import type { IncomingMessage } from 'node:http';
 import { WebSocket, type WebSocketServer } from 'ws';
+import type { RequestInfo } from './context.js';
 import { createAddressCounts } from './use-connection-limit.js';
 
 export interface SocketLimits {
@@ -33,7 +33,7 @@ function ponged(this: WebSocket): void {
 export function useSocketLimits(
   wss: Pick<WebSocketServer, 'on' | 'clients'>,
   limits: SocketLimits,
-  addressOf: (req: IncomingMessage) => string,
+  addressOf: (req: RequestInfo) => string,
   { sweepMs = 1_000, keepAliveMs = 12_000 }: { sweepMs?: number; keepAliveMs?: number } = {},
 ) {
   const sockets = createAddressCounts();
@@ -43,7 +43,7 @@ export function useSocketLimits(
   let connected = 0;
   let tick = 0;
 
-  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+  wss.on('connection', (socket: WebSocket, req: RequestInfo) => {
     const address = addressOf(req);
     const n = sockets.add(address);
     socket.once('close', () => sockets.remove(address));

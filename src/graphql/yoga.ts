@@ -10,7 +10,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
-import type { Context } from './context.js';
+import type { Context, RequestInfo } from './context.js';
 import { useErrorCodes } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
 import { queryLengthLimit } from './query-size.js';
@@ -24,7 +24,7 @@ export function createLadderYoga(deps: {
   /** Logs an error yoga masked (error-report.ts: clients' mistakes sampled at info). */
   logError(error: unknown): void;
   translate(error: unknown, message: string): GraphQLError;
-  context(req: IncomingMessage, reads?: RequestReads): Context;
+  context(req: RequestInfo, reads?: RequestReads): Context;
   /** The list-cost limit (list-cost.ts), also asked by the paths that run prepared operations. */
   listCost: Plugin;
   jit: boolean;
