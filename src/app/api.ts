@@ -19,6 +19,7 @@ import { bounded, createDeadline } from '../postgres/deadline.js';
 import { createBoardReader } from '../redis/board-reader.js';
 import { boardExpireAt } from '../domain/board.js';
 import { createLivePubSub } from '../redis/live-pubsub.js';
+import { createPersistedQueries } from '../redis/persisted-queries.js';
 import { defineScripts } from '../redis/scripts.js';
 import { createBoardVersions } from '../service/board-events.js';
 import { createNameCache } from '../service/name-cache.js';
@@ -61,6 +62,9 @@ export interface ApiDeps {
   /** Set in an API worker: /metrics then covers the whole cluster. */
   cluster?: ClusterLink;
 }
+
+/** How long an automatic persisted query stays in Redis after its last registration or lookup. */
+const PERSISTED_QUERY_TTL_SECONDS = 7 * 24 * 3600;
 
 /** Builds the API role; nothing listens until start(). */
 export function createApi(deps: ApiDeps) {
@@ -238,6 +242,10 @@ export function createApi(deps: ApiDeps) {
     jit: config.serving.jit,
     onErrorCode: (code) => metrics.graphqlErrors.inc({ code }),
     onMutationExecuted: (seconds) => metrics.graphqlDuration.observe({ operation_type: 'mutation' }, seconds),
+    persistedQueries: createPersistedQueries(deps.redis, {
+      ttlSeconds: PERSISTED_QUERY_TTL_SECONDS,
+      onError: (err) => log.warn({ err }, 'persisted query store: redis failed'),
+    }),
     responses: {
       cache: responseCache,
       maxAgeSeconds: config.serving.httpCacheMaxAgeSeconds,

@@ -192,6 +192,11 @@ export function createReadPath(deps: {
   overCost(args: CostArgs): boolean;
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
+  /** The persisted queries every API process shares (redis/persisted-queries.ts); each keeps the ones it used. */
+  persistedQueries: {
+    get(sha256Hash: string): Promise<string | undefined>;
+    set(sha256Hash: string, query: string): void;
+  };
   /**
    * Yoga's error translation (errors.ts maskError), with its logging and counting: the errors of
    * the mutations run here and of the persisted-query protocol pass it like yoga's own.
@@ -203,6 +208,7 @@ export function createReadPath(deps: {
    */
   mutations: { onExecuted?(seconds: number): void };
 }) {
+  // The persisted queries this process used, in front of the shared ones.
   const persisted = boundedMap<string>(10_000);
   const prepared = boundedMap<Prepared | false>(1_000);
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
@@ -407,12 +413,19 @@ export function createReadPath(deps: {
             return;
           }
           // A query too long to run is not kept: the map would hold 10,000 of them.
-          if (params.query.length <= MAX_QUERY_LENGTH) persisted.set(pq.sha256Hash, params.query);
+          if (params.query.length <= MAX_QUERY_LENGTH && persisted.get(pq.sha256Hash) === undefined) {
+            persisted.set(pq.sha256Hash, params.query);
+            deps.persistedQueries.set(pq.sha256Hash, params.query);
+          }
         } else {
           params.query = persisted.get(pq.sha256Hash);
           if (params.query === undefined) {
-            refuse(req, res, persistedQueryNotFound());
-            return;
+            params.query = await deps.persistedQueries.get(pq.sha256Hash);
+            if (params.query === undefined) {
+              refuse(req, res, persistedQueryNotFound());
+              return;
+            }
+            persisted.set(pq.sha256Hash, params.query);
           }
         }
       }

@@ -11,6 +11,7 @@ import { errorsBody, maskError } from './errors.js';
 import { listCostLimit } from './list-cost.js';
 import { readBody } from './read-body.js';
 import { createReadPath } from './read-path.js';
+import type { PersistedQueries } from '../redis/persisted-queries.js';
 import type { ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
 import { useConnectionLimit } from './use-connection-limit.js';
@@ -72,6 +73,8 @@ export function createGraphQLServer(deps: {
    * hook told the execution time of the reads executed outside yoga (read-path.ts).
    */
   responses: { cache: ResponseCache; maxAgeSeconds: number; onExecuted?(seconds: number): void };
+  /** Automatic persisted queries shared with the other API processes (redis/persisted-queries.ts). */
+  persistedQueries: PersistedQueries;
 }) {
   const limits: ServerLimits = { ...defaultLimits, ...deps.limits };
   const log = deps.logger.child({ component: 'graphql' });
@@ -109,6 +112,7 @@ export function createGraphQLServer(deps: {
     jit: deps.jit !== false,
     onExecuted: deps.responses.onExecuted,
     maxAgeSeconds: deps.responses.maxAgeSeconds,
+    persistedQueries: deps.persistedQueries,
     // What yoga's maskedErrors does with each error: translate it, and report it when it changed.
     maskError: (error) => {
       const masked = maskAndCount(error, 'Unexpected error.');

@@ -56,6 +56,11 @@ export function shardSizesKey(seasonId: number, label: string): string {
   return `${tag(seasonId)}:sizes:${label}`;
 }
 
+/** An automatic persisted query's text by its SHA-256 (hex), shared by every API process (graphql/read-path.ts). */
+export function persistedQueryKey(sha256Hash: string): string {
+  return `ladder:apq:${sha256Hash}`;
+}
+
 /** Exists while a rebuild of the season runs; ingest then writes the rebuild copies too. */
 export function rebuildMarkerKey(seasonId: number): string {
   return `${tag(seasonId)}:rebuilding`;

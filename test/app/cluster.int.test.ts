@@ -1,6 +1,7 @@
 // API_WORKERS=2: `npm start` as a cluster of real processes. Requests are answered by two
 // worker processes, /metrics adds up every process, a killed worker is replaced, and SIGTERM
 // stops them all and exits 0.
+import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
@@ -92,6 +93,25 @@ it('serves from two workers, aggregates /metrics, replaces a dead worker, and st
     expect(sample(metrics, 'ladder_api_workers')).toBe(2);
     expect(metrics.match(/^# TYPE ladder_graphql_duration_seconds histogram$/gm)).toHaveLength(1);
   }
+  // A persisted query registered through one worker is known to the other (shared through Redis).
+  const persisted = `{ seasons { id } } # ${randomUUID()}`;
+  const extensions = {
+    persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(persisted).digest('hex') },
+  };
+  const byHash = `/graphql?extensions=${encodeURIComponent(JSON.stringify(extensions))}`;
+  expect(JSON.parse((await request(port, byHash, { agent: b })).body).errors[0].extensions.code).toBe(
+    'PERSISTED_QUERY_NOT_FOUND',
+  );
+  const registered = await request(port, '/graphql', {
+    method: 'POST',
+    body: JSON.stringify({ query: persisted, extensions }),
+    agent: a,
+  });
+  expect(JSON.parse(registered.body)).toMatchObject({ data: { seasons: expect.any(Array) } });
+  await until('the persisted query through the other worker', 10_000, async () => {
+    const res = JSON.parse((await request(port, byHash, { agent: b })).body);
+    return res.data?.seasons ? true : undefined;
+  });
   for (const agent of [a, b]) agent.destroy();
 
   // A worker that dies is logged and replaced.

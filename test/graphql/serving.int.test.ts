@@ -242,7 +242,8 @@ describe('the response cache and HTTP caching', () => {
   it('serves persisted queries by GET with ETag, If-None-Match and Cache-Control', async () => {
     const seasonId = await createSeason();
     await produce(seasonId, [['7', 70]]);
-    const query = `query Top($s: Int!) { leaderboard(seasonId: $s) { top(limit: 5) { rank playerId points } } }`;
+    // Registered queries outlive a run in Redis: a text of this run's own is unknown at first.
+    const query = `query Top($s: Int!) { leaderboard(seasonId: $s) { top(limit: 5) { rank playerId points } } } # ${randomUUID()}`;
     const hash = sha256(query);
     const ext = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
     const vars = encodeURIComponent(JSON.stringify({ s: seasonId }));
