@@ -13,8 +13,13 @@
 ]]
 local board, step = KEYS[1], tonumber(ARGV[1])
 local out = { redis.call('HGET', KEYS[2], ARGV[2]) or '0' }
+if #ARGV < 3 then
+  return out
+end
+-- Every score in one call: half the commands of a ZSCORE per member (friends lists are up to 200).
+local scores = redis.call('ZMSCORE', board, unpack(ARGV, 3))
 for i = 3, #ARGV do
-  local score = redis.call('ZSCORE', board, ARGV[i])
+  local score = scores[i - 2]
   if score then
     local rank
     if step > 0 then
