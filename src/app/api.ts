@@ -17,6 +17,7 @@ import { createMatchClaims } from '../postgres/match-claims.js';
 import { createPlayersRepo } from '../postgres/players-repo.js';
 import { bounded, createDeadline } from '../postgres/deadline.js';
 import { createBoardReader } from '../redis/board-reader.js';
+import { turnBatchedConnection } from '../redis/client.js';
 import { boardExpireAt } from '../domain/board.js';
 import { createLivePubSub } from '../redis/live-pubsub.js';
 import { createPersistedQueries } from '../redis/persisted-queries.js';
@@ -73,10 +74,10 @@ export function createApi(deps: ApiDeps) {
   const onError = (err: unknown) => log.warn({ err }, 'background refresh failed');
   const producer = createResultProducer(deps.kafka, config.kafka.topic);
   // Reads get a connection of their own that sends the commands of one event-loop turn in one
-  // write (auto-pipelining): under load most of a read's cost was the write syscall per command.
+  // write (redis/client.ts): under load most of a read's cost was the write syscall per command.
   // Connections of its own connect on first use, once start-up found Redis: connecting at once,
   // each would report every reconnect attempt while Redis is still down.
-  const readConnection = defineScripts(deps.redis.duplicate({ enableAutoPipelining: true, lazyConnect: true }));
+  const readConnection = defineScripts(turnBatchedConnection(deps.redis));
   readConnection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis read connection error'));
   const reader = createBoardReader(readConnection);
   // Every PostgreSQL call a request makes is bounded (DATABASE_TIMEOUT_MS): UNAVAILABLE rather

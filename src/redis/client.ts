@@ -57,6 +57,36 @@ function createCluster(nodes: Array<{ host: string; port: number }>, options: Cl
   return cluster as unknown as Redis;
 }
 
+/**
+ * A connection for many small concurrent commands (the API's reads): the commands of one turn of
+ * the event loop leave in one write (its socket corked until the turn's check phase), as ioredis's
+ * auto-pipelining would send them, without the Pipeline it builds per turn, which cost more CPU
+ * than the commands and kept megabytes alive across each young-generation GC (docs/benchmarks.md).
+ * A cluster client (one socket per master) auto-pipelines instead.
+ */
+export function turnBatchedConnection(redis: Redis): Redis {
+  if (isCluster(redis)) return redis.duplicate({ enableAutoPipelining: true, lazyConnect: true });
+  const conn = redis.duplicate({ lazyConnect: true });
+  const send = conn.sendCommand.bind(conn);
+  let corked = false;
+  conn.sendCommand = (command, stream) => {
+    // Only a ready connection writes at once; otherwise the command waits in ioredis's offline queue.
+    if (!corked && !stream && conn.status === 'ready') {
+      const socket = conn.stream;
+      socket.cork();
+      corked = true;
+      // After the I/O callbacks of this turn (as auto-pipelining): the reads of every request that
+      // arrived together leave together.
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return send(command, stream);
+  };
+  return conn;
+}
+
 /** Whether a client talks to a Redis Cluster. */
 export function isCluster(redis: Redis): boolean {
   return (redis as unknown) instanceof Cluster;
