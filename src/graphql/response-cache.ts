@@ -30,12 +30,21 @@ export interface RequestReads extends ReadTracker {
   usesNames: boolean;
 }
 
+/** Slots of the admission filter (one byte each); cleared once a quarter of them is set. */
+const DOORKEEPER_SLOTS = 1 << 20;
+
 /**
  * Serialised answers of reads that depend only on board state, keyed by the request (operation
  * and variables), valid while no board they read has changed since (board-events.ts versions)
  * and at most `maxAgeMs` (a safety net: pub/sub is at most once; a DAY or WEEK board read with
  * the default `at` is valid until its period ends). Least recently used entries go first once
  * the bodies exceed `maxBytes`.
+ *
+ * An answer that depends on a whole board (a player's entry, around, friends: any result
+ * changes it) is stored from the second time its key is answered: most are asked for once
+ * before the board moves, and storing each one kept it alive through the young generation's
+ * collections, doubling their pauses (docs/benchmarks.md). A player who polls is cached from the
+ * second poll. The filter remembers hashes of keys seen in a byte array (no allocation per key).
  */
 export function createResponseCache(opts: {
   versions: BoardVersions;
@@ -48,7 +57,22 @@ export function createResponseCache(opts: {
   const now = opts.now ?? Date.now;
   const entries = new Map<string, CachedResponse>();
   let bytes = 0;
-  const stats = { hits: 0, misses: 0, evictions: 0 };
+  const stats = { hits: 0, misses: 0, evictions: 0, unadmitted: 0 };
+  const doorkeeper = new Uint8Array(DOORKEEPER_SLOTS);
+  let doorkept = 0;
+  /** Was this key answered before (since the filter was last cleared)? Remembers it if not. */
+  function seenBefore(key: string): boolean {
+    let h = 0x811c9dc5; // FNV-1a
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const slot = (h >>> 0) & (DOORKEEPER_SLOTS - 1);
+    if (doorkeeper[slot] === 1) return true;
+    doorkeeper[slot] = 1;
+    if (++doorkept === DOORKEEPER_SLOTS / 4) {
+      doorkeeper.fill(0);
+      doorkept = 0;
+    }
+    return false;
+  }
 
   const isValid = (e: CachedResponse) =>
     e.validUntil > now() &&
@@ -95,7 +119,11 @@ export function createResponseCache(opts: {
       return e;
     },
 
-    /** Stores an answer if what it read allows; returns the entry stored. */
+    /**
+     * Stores an answer if what it read allows (and, for one that depends on a whole board, if its
+     * key was answered before); returns the entry, stored or not yet admitted (its ETag is the
+     * answer's), or undefined when the answer may not be cached.
+     */
     set(key: string, body: Buffer, reads: RequestReads, startedAt: number): CachedResponse | undefined {
       if (!reads.cacheable || reads.deps.length === 0) return undefined;
       let validUntil = startedAt + opts.maxAgeMs;
@@ -111,6 +139,10 @@ export function createResponseCache(opts: {
         namesEpoch: reads.usesNames ? reads.namesEpoch : undefined,
         validUntil,
       };
+      if (reads.deps.some((d) => d.depends === 'all') && !seenBefore(key)) {
+        stats.unadmitted++;
+        return entry;
+      }
       const old = entries.get(key);
       if (old) drop(key, old);
       entries.set(key, entry);
@@ -123,7 +155,7 @@ export function createResponseCache(opts: {
       return entry;
     },
 
-    /** Entries, bytes held, hits, misses and evictions so far (metrics). */
+    /** Entries, bytes held, hits, misses, evictions and answers not stored (not asked for before) so far (metrics). */
     stats: () => ({ entries: entries.size, bytes, ...stats }),
   };
 }

@@ -34,7 +34,10 @@ function setup(maxBytes = 10_000) {
   };
 }
 
-/** Stores `body` under `key` as read from `b` at `version` (top: the top snapshot; all: a live read). */
+/**
+ * Stores `body` under `key` as read from `b` at `version` (top: the top snapshot; all: a live read,
+ * answered twice: a whole-board answer is admitted from its key's second answer).
+ */
 function store(
   cache: ReturnType<typeof setup>['cache'],
   key: string,
@@ -44,10 +47,14 @@ function store(
   body = 'x',
   names = false,
 ) {
-  const reads = cache.reads();
-  reads.saw(b, depends, version);
-  reads.usesNames = names;
-  return cache.set(key, Buffer.from(body), reads, 1_000_000);
+  const answer = () => {
+    const reads = cache.reads();
+    reads.saw(b, depends, version);
+    reads.usesNames = names;
+    return cache.set(key, Buffer.from(body), reads, 1_000_000);
+  };
+  if (depends === 'all') answer();
+  return answer();
 }
 
 describe('the response cache', () => {
@@ -116,6 +123,25 @@ describe('the response cache', () => {
     expect(cache.get('k2')).toBeUndefined();
     expect([cache.get('k1'), cache.get('k3'), cache.get('k4')].every(Boolean)).toBe(true);
     expect(cache.stats().evictions).toBe(1);
+  });
+
+  it("stores a whole-board answer from its key's second answer, a top at once", () => {
+    const { cache } = setup();
+    const answer = (key: string, depends: 'top' | 'all') => {
+      const reads = cache.reads();
+      reads.saw(board, depends, 1);
+      return cache.set(key, Buffer.from(`{"${key}":1}`), reads, 1_000_000);
+    };
+    const first = answer('entry p1', 'all');
+    expect(first?.etag).toMatch(/^".+"$/); // the answer still carries its validator
+    expect(cache.get('entry p1')).toBeUndefined();
+    expect(answer('entry p1', 'all')?.etag).toBe(first!.etag);
+    expect(cache.get('entry p1')).toBeDefined();
+    expect(answer('entry p2', 'all')).toBeDefined();
+    expect(cache.get('entry p2')).toBeUndefined(); // another key is new again
+    answer('top', 'top');
+    expect(cache.get('top')).toBeDefined();
+    expect(cache.stats()).toMatchObject({ entries: 2, unadmitted: 2 });
   });
 
   it('does not store what read PostgreSQL or nothing at all', () => {
