@@ -80,8 +80,20 @@ async function runChild(env: Record<string, string>) {
   }
 }
 
+/**
+ * runChild until the proxy met a type fetch to hold back. Whether the second connection sends one
+ * depends on timing inside postgres.js (its connection.js fetches types in ReadyForQuery only while
+ * an `initial` query is set): about one run in five it sends none, the outage then meets nothing,
+ * and that run reproduces nothing, so the scenario runs again (at most five times).
+ */
+async function runTrapped(env: Record<string, string>) {
+  let run = await runChild(env);
+  for (let attempt = 2; attempt <= 5 && run.terminated.length === 0; attempt++) run = await runChild(env);
+  return run;
+}
+
 it('without the guard, the terminated type fetch is an unhandled rejection that kills the process', async () => {
-  const run = await runChild({});
+  const run = await runTrapped({});
   expect(run.terminated, JSON.stringify(run)).toEqual([true]);
   expect(run.code, run.stderr).toBe(1);
   expect(run.stderr).toContain('terminating connection due to administrator command');
@@ -90,7 +102,7 @@ it('without the guard, the terminated type fetch is an unhandled rejection that 
 });
 
 it('with the guard, the process logs it, goes on, and sends arrays as ::text[]', async () => {
-  const run = await runChild({ GUARD: '1' });
+  const run = await runTrapped({ GUARD: '1' });
   expect(run.terminated, JSON.stringify(run)).toEqual([true]);
   expect(run.code, run.stderr).toBe(0);
   expect(run.lines).toContainEqual({ ignored: 'terminating connection due to administrator command' });
