@@ -19,6 +19,7 @@ import { errorsBody, persistedQueryNotFound } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
 import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { CostArgs } from './list-cost.js';
+import type { PersistedQueries } from '../redis/persisted-queries.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 
 /**
@@ -193,10 +194,7 @@ export function createReadPath(deps: {
   /** Cache-Control max-age of cacheable answers by GET. */
   maxAgeSeconds: number;
   /** The persisted queries every API process shares (redis/persisted-queries.ts); each keeps the ones it used. */
-  persistedQueries: {
-    get(sha256Hash: string): Promise<string | undefined>;
-    set(sha256Hash: string, query: string): void;
-  };
+  persistedQueries: PersistedQueries;
   /**
    * Yoga's error translation (errors.ts maskError), with its logging and counting: the errors of
    * the mutations run here and of the persisted-query protocol pass it like yoga's own.
