@@ -6,6 +6,7 @@
 //   npm run bench:live -- --api-workers 2   # the API on 2 processes (API_WORKERS): its CPU is the process tree's
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:live   # profile the API
 //   (BENCH_CLIENTS_NODE_ARGS: the same for the clients process)
+//   BENCH_API_NODE_ARGS=--trace-gc-nvp BENCH_API_LOG=/tmp/api.log npm run bench:live   # the API's output, GC traces included, kept
 //
 // Processes: ladder's API (LADDER_ROLES=api) and ladder's ingest (LADDER_ROLES=ingest) as two
 // children, the WebSocket clients in a third (bench/live-clients.ts), a redis-server of its own on
@@ -23,7 +24,7 @@
 // Phases, each --seconds long: idle without subscriptions, load without subscriptions (what ingest
 // alone costs), then the sockets are opened, idle with subscriptions, load with subscriptions.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -130,8 +131,10 @@ function start(
         console.error(`  [${name}] ${line.slice(0, 400)}`);
       }
     };
+    const keep = name === 'api' && process.env.BENCH_API_LOG;
     for (const stream of [child.stdout!, child.stderr!]) {
       stream.on('data', (d: Buffer) => {
+        if (keep) appendFileSync(keep, d);
         const lines = (pending + d.toString()).split('\n');
         pending = lines.pop()!;
         for (const l of lines) onLine(l);
