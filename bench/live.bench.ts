@@ -6,7 +6,8 @@
 //   npm run bench:live -- --api-workers 2   # the API on 2 processes (API_WORKERS): its CPU is the process tree's
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:live   # profile the API
 //   (BENCH_CLIENTS_NODE_ARGS: the same for the clients process)
-//   BENCH_API_NODE_ARGS=--trace-gc-nvp BENCH_API_LOG=/tmp/api.log npm run bench:live   # the API's output, GC traces included, kept
+//   BENCH_API_NODE_ARGS=--trace-gc-nvp BENCH_API_LOG=/tmp/api.log npm run bench:live
+//     (the API's output kept in that file, GC traces included)
 //
 // Processes: ladder's API (LADDER_ROLES=api) and ladder's ingest (LADDER_ROLES=ingest) as two
 // children, the WebSocket clients in a third (bench/live-clients.ts), a redis-server of its own on

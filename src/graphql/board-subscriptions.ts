@@ -9,13 +9,38 @@ import {
 import type { Context } from './context.js';
 import type { CostArgs } from './list-cost.js';
 import { boundedMap, compileOperation, readsOnlyBoards, type CompiledOperation } from './read-path.js';
+import { listen, type Listenable } from '../service/push-stream.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
 
-/** Maps each value of an async iterator; return() and throw() reach the source. */
-function mapStream<T, U>(source: AsyncIterableIterator<T>, f: (value: T) => U | Promise<U>): AsyncIterableIterator<U> {
+/**
+ * Maps each value of an async iterator; return() and throw() reach the source. A source that can
+ * be listened to (push-stream.ts) can be through the map too: values in order, a failed `f` ends
+ * the listening with its error (`onError`).
+ */
+function mapStream<T, U>(
+  source: AsyncIterableIterator<T>,
+  f: (value: T) => U | Promise<U>,
+): AsyncIterableIterator<U> & Partial<Listenable<U>> {
   const ended = (): IteratorResult<U> => ({ value: undefined, done: true });
+  const listenable = (source as Partial<Listenable<T>>)[listen]?.bind(source);
   return {
+    ...(listenable && {
+      [listen]: (onValue: (value: U) => void, onError?: (err: unknown) => void) => {
+        // Mapped values that come as promises wait their turn: order is the source's.
+        let tail: Promise<void> | undefined;
+        const fail = (err: unknown) => onError?.(err);
+        return listenable((value) => {
+          try {
+            const mapped = f(value);
+            if (!tail && !(mapped instanceof Promise)) onValue(mapped);
+            else tail = (tail ?? Promise.resolve()).then(() => mapped).then(onValue, fail);
+          } catch (err) {
+            fail(err);
+          }
+        });
+      },
+    }),
     async next() {
       const r = await source.next();
       return r.done ? ended() : { value: await f(r.value), done: false };
@@ -89,11 +114,14 @@ export function createBoardSubscriptions(deps: {
       const context = args.contextValue as Context;
       const source = await createSourceEventStream({ ...args, document: p.document });
       if (!(Symbol.asyncIterator in source)) return fallback();
-      return mapStream(source as AsyncIterableIterator<unknown>, async (event) => {
-        const result = await p.run(event, context, args.variableValues ?? undefined);
-        return result.errors?.length
+      const translated = (result: ExecutionResult): ExecutionResult =>
+        result.errors?.length
           ? { ...result, errors: result.errors.map((e) => deps.translate(e, 'Unexpected error.')) }
           : result;
+      return mapStream(source as AsyncIterableIterator<unknown>, (event) => {
+        // graphql-jit answers without a promise when no resolver returned one: no promise per push.
+        const result = p.run(event, context, args.variableValues ?? undefined);
+        return result instanceof Promise ? result.then(translated) : translated(result);
       });
     },
   };

@@ -1,4 +1,5 @@
 import type { ExecutionResult } from 'graphql';
+import { listen, type Listenable } from '../service/push-stream.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
 
@@ -54,6 +55,8 @@ interface Shared {
   /** The latest result, serialised. */
   last?: string;
   source?: AsyncIterableIterator<ExecutionResult>;
+  /** Ends a pump that listens to its source (see pump). */
+  ended?: () => void;
 }
 
 /**
@@ -75,14 +78,34 @@ export function createSharedSubscriptions() {
   function end(key: string, s: Shared): void {
     if (shared.get(key) === s) shared.delete(key);
     void s.source?.return?.();
+    s.ended?.();
   }
 
   async function pump(key: string, s: Shared, source: AsyncIterableIterator<ExecutionResult>): Promise<void> {
+    const write = (r: ExecutionResult) => {
+      const json = JSON.stringify(r);
+      s.last = json;
+      for (const sub of s.subscribers) sub.send(json);
+    };
     try {
-      for await (const r of source) {
-        const json = JSON.stringify(r);
-        s.last = json;
-        for (const sub of s.subscribers) sub.send(json);
+      const listenable = (source as Partial<Listenable<ExecutionResult>>)[listen];
+      if (listenable) {
+        // Called back on each push: between pushes nothing waits (thousands of streams would each
+        // keep a pending next() and its promises alive through young-generation GCs). Ends as the
+        // loop below does: the source returned (no subscriber left) or a result failed.
+        await new Promise<void>((resolve, reject) => {
+          s.ended = resolve;
+          const onValue = (r: ExecutionResult) => {
+            try {
+              write(r);
+            } catch (err) {
+              reject(err); // not into the source's caller (the rank watcher, the top cache)
+            }
+          };
+          listenable.call(source, onValue, reject).catch(reject);
+        });
+      } else {
+        for await (const r of source) write(r);
       }
     } finally {
       // The source ended (its season closed, or an error was sent as a result): so do its subscribers.
