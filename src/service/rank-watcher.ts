@@ -24,8 +24,13 @@ interface Watched {
   block?: Block<Watched>;
   /** The board version this state reflects: events up to it are already in it. */
   version: number;
-  /** What the listeners were last told (score|rank), so a rank that moved and came back is not pushed. */
-  sent?: string;
+  /**
+   * What the listeners were last told, so a rank that moved and came back is not pushed. Numbers,
+   * not a string made per push: a watched player's state lives until its next push, through
+   * young-generation GCs (docs/benchmarks.md).
+   */
+  sentScore?: number | null;
+  sentRank?: number;
 }
 
 interface BoardWatch {
@@ -84,9 +89,10 @@ export function createRankWatcher(opts: {
   };
   const stateOf = (bw: BoardWatch, w: Watched) => `${w.score}|${rankOf(bw, w)}`;
   const notify = (bw: BoardWatch, w: Watched) => {
-    const state = stateOf(bw, w);
-    if (w.sent === state) return;
-    w.sent = state;
+    const rank = rankOf(bw, w);
+    if (w.sentScore === w.score && w.sentRank === rank) return;
+    w.sentScore = w.score;
+    w.sentRank = rank;
     const entry = entryOf(bw, w);
     for (const l of w.listeners) l(entry);
   };
@@ -294,7 +300,7 @@ export function createRankWatcher(opts: {
       w.listeners.add(listener);
       if (w.known) {
         listener(entryOf(bw, w));
-        w.sent = undefined; // the others may not have been told this state yet
+        w.sentScore = undefined; // the others may not have been told this state yet
       } else scheduleLoad(bw, playerId);
       const [watched, player] = [bw, w];
       return () => {
