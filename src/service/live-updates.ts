@@ -93,7 +93,11 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
 
     /** The player's entry, now (when ranked) and whenever their rank or score moves. */
     rankChanges(board: Board, playerId: string): AsyncIterableIterator<RankedStanding> {
-      let last: RankedStanding | undefined;
+      // The last entry pushed, as numbers: kept until the player's next push, so through
+      // young-generation GCs, where the entry and its Date would be copied and promoted.
+      let lastRank = NaN;
+      let lastPoints = NaN;
+      let lastAchievedAt = NaN;
       return pushStream<RankedStanding>(
         (push) =>
           counted(
@@ -101,13 +105,14 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
             deps.ranks.watch(board, playerId, (entry) => {
               if (
                 !entry ||
-                (last &&
-                  last.rank === entry.rank &&
-                  last.points === entry.points &&
-                  last.achievedAt.getTime() === entry.achievedAt.getTime())
+                (lastRank === entry.rank &&
+                  lastPoints === entry.points &&
+                  lastAchievedAt === entry.achievedAt.getTime())
               )
                 return;
-              last = entry;
+              lastRank = entry.rank;
+              lastPoints = entry.points;
+              lastAchievedAt = entry.achievedAt.getTime();
               push(entry);
             }),
           ),
