@@ -1,17 +1,11 @@
-import {
-  Partitioners,
-  type Consumer,
-  type EachBatchPayload,
-  type Kafka,
-  type KafkaMessage,
-  type Producer,
-} from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
 import { badInput, DomainError, isDomainError, playerBlocked, seasonClosed, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
 import type { ApplyReport } from '../service/apply-results.js';
+import { createIdempotentProducer } from './producer.js';
 
 export interface IngestOptions {
   kafka: Kafka;
@@ -56,12 +50,7 @@ export function createIngestConsumer(opts: IngestOptions) {
     maxWaitTimeInMs: 100, // a result should show within a second of the match ending
     allowAutoTopicCreation: false,
   });
-  const dlq: Producer = opts.kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { retries: Number.MAX_SAFE_INTEGER },
-  });
+  const dlq = createIdempotentProducer(opts.kafka, { maxInFlightRequests: 1 });
   const state = { joined: false, crashed: false, lastFetchAt: 0, retryingSince: 0 };
 
   consumer.on(consumer.events.GROUP_JOIN, () => {
@@ -132,7 +121,6 @@ export function createIngestConsumer(opts: IngestOptions) {
   function toDlq(poison: Poison[], topic: string, partition: number) {
     return dlq.send({
       topic: opts.dlqTopic,
-      acks: -1,
       messages: poison.map(({ message, error }) => ({
         key: message.key,
         value: message.value,

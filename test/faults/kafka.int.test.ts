@@ -1,8 +1,10 @@
 // Fault matrix 13 and 19 (docs/reliability.md#fault-matrix): the Kafka broker SIGKILLed and
 // restarted under load; the API killed between Kafka's acknowledgement and its answer. A private
 // broker (the shared one on 9092 stays up), real ladder processes.
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
+import { createIdempotentProducer } from '../../src/kafka/producer.js';
 import { testEnv } from '../support/env.js';
 import {
   expectExactlyOnce,
@@ -17,7 +19,7 @@ import {
 } from '../support/faults.js';
 import { startKafkaBroker, type KafkaBroker } from '../support/kafka-broker.js';
 import { request } from '../support/process.js';
-import { createSeason, openServices, waitUntilCaughtUp, type Services } from '../support/services.js';
+import { createSeason, openServices, readTopic, waitUntilCaughtUp, type Services } from '../support/services.js';
 
 let broker: KafkaBroker;
 let ladder: LadderProcess | undefined;
@@ -41,6 +43,72 @@ async function topicSize(topic: string): Promise<number> {
     await admin.disconnect();
   }
 }
+
+it('a send that gave up while the broker was unreachable, after the broker wrote it: later sends are neither dropped nor refused', async () => {
+  // What flaked fault 13: kafkajs takes a failed request's sequence numbers back although the
+  // broker wrote its batch; once that send gave up (its reconnects ran out), the next batch reused
+  // them: one of the same size was acknowledged as a duplicate and never stored, any other
+  // was refused as out of order, and so was every batch after it.
+  const topic = `producer-in-doubt-${Date.now()}`;
+  const direct = new Kafka({ brokers: [broker.brokers], logLevel: logLevel.NOTHING });
+  const admin = direct.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  // Few reconnects, so the send gives up within a second or two (ladder's client: 8).
+  const viaProxy = new Kafka({
+    brokers: [broker.proxiedBrokers],
+    logLevel: logLevel.NOTHING,
+    retry: { initialRetryTime: 100, retries: 2 },
+  });
+  const producer = createIdempotentProducer(viaProxy, { retry: { initialRetryTime: 100, maxRetryTime: 500 } });
+  await producer.connect();
+  const batch = (name: string, n = 3) => ({
+    topic,
+    messages: Array.from({ length: n }, (_, i) => ({ key: 'k', value: `${name}${i}` })),
+  });
+  try {
+    await producer.send(batch('a'));
+    // The broker writes b; its answer is lost with the connection, and no reconnect gets through.
+    broker.proxy!.onProduceAnswer = () => {
+      broker.proxy!.cut();
+      return 'drop';
+    };
+    await expect(producer.send(batch('b'))).rejects.toThrow();
+    broker.proxy!.onProduceAnswer = undefined;
+    broker.proxy!.mend();
+    await producer.send(batch('c')); // as many messages as b: the broker's duplicate
+    await producer.send(batch('d', 5)); // any other number: out of order
+    await producer.send(batch('e'));
+  } finally {
+    broker.proxy!.onProduceAnswer = undefined;
+    broker.proxy!.mend();
+    await producer.disconnect();
+  }
+  await admin.connect();
+  const high = Number((await admin.fetchTopicOffsets(topic))[0]!.high);
+  await admin.disconnect();
+  const stored = (await readTopic(direct, topic, high)).map((m) => m.value);
+  expect(stored).toEqual([
+    'a0',
+    'a1',
+    'a2',
+    'b0',
+    'b1',
+    'b2',
+    'c0',
+    'c1',
+    'c2',
+    'd0',
+    'd1',
+    'd2',
+    'd3',
+    'd4',
+    'e0',
+    'e1',
+    'e2',
+  ]);
+}, 120_000);
 
 it('19. the API killed after Kafka acknowledged a match, before answering: the retry with the same matchId counts once', async () => {
   // The API reaches Kafka through a proxy that sees each Produce answer: the first one after it

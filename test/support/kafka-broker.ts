@@ -169,8 +169,10 @@ const PRODUCE = 0;
  */
 async function startProduceProxy(listenPort: number, upstreamPort: number) {
   let onProduceAnswer: (() => 'forward' | 'drop') | undefined;
+  let refusing = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    if (refusing) return void client.destroy();
     const upstream = net.connect({ host: '127.0.0.1', port: upstreamPort });
     const produces = new Set<number>();
     for (const s of [client, upstream]) {
@@ -203,6 +205,14 @@ async function startProduceProxy(listenPort: number, upstreamPort: number) {
     /** Called for each Produce answer: 'drop' keeps it from the client. */
     set onProduceAnswer(fn: (() => 'forward' | 'drop') | undefined) {
       onProduceAnswer = fn;
+    },
+    /** Closes every connection and refuses new ones (the broker unreachable) until mend(). */
+    cut() {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+    },
+    mend() {
+      refusing = false;
     },
     async close() {
       for (const s of sockets) s.destroy();
