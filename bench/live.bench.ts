@@ -33,7 +33,11 @@ import { randomUUID } from 'node:crypto';
 import { Partitioners, CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { Redis } from 'ioredis';
 import type { Season } from '../src/domain/season.js';
+import { codecOf } from '../src/domain/score-codec.js';
 import type { MatchResultMessage } from '../src/domain/submission.js';
+import { decodeBoardEvent } from '../src/redis/live-pubsub.js';
+import { dbOf } from '../src/redis/client.js';
+import { allUpdatesPattern } from '../src/redis/keys.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuSample, type CpuTargets } from './cpu.js';
@@ -526,6 +530,20 @@ async function main(): Promise<void> {
   });
   await producer.connect();
   const redis = new Redis(REDIS_URL);
+  // Ingest's share of a push's latency: when each (player, points) reached 1 in a SEASON update
+  // event, heard here on ladder's own channel like the API hears it.
+  const events = new Redis(REDIS_URL);
+  const eventSeen = new Map<string, number>();
+  const codec = codecOf(season);
+  events.on('pmessage', (_pattern: string, channel: string, message: string) => {
+    const at = Date.now();
+    const e = decodeBoardEvent(channel, message);
+    if (e.window !== 'SEASON') return;
+    for (const c of e.changes) {
+      if (c.score !== null) eventSeen.set(`${c.playerId}:${codec.decode(Number(c.score)).points}`, at);
+    }
+  });
+  await events.psubscribe(allUpdatesPattern(dbOf(redis)));
   const metricsUrl = `http://127.0.0.1:${API_PORT}/metrics`;
 
   /** Committed offsets of the ingest group against the log end, summed over partitions. */
@@ -707,6 +725,7 @@ async function main(): Promise<void> {
   await producer.disconnect();
   await admin.disconnect();
   redis.disconnect();
+  events.disconnect();
 
   // ---- latency: each recorded result to the push that shows it
   const rankSeen = new Map(afterLoad.rank);
@@ -735,7 +754,13 @@ async function main(): Promise<void> {
     }
     topMissed += Math.max(0, TOP_SUBS - seen.length);
   }
-  for (const xs of [rankLat, rankLatHandled, topLat, topLatHandled]) xs.sort((x, y) => x - y);
+  // The update event of each recorded result: what ingest took, before the API's part.
+  const eventLat: number[] = [];
+  for (const [key, ts] of [...loadSubs.window.watched, ...loadSubs.window.injected]) {
+    const t = eventSeen.get(key);
+    if (t !== undefined) eventLat.push(t - ts);
+  }
+  for (const xs of [rankLat, rankLatHandled, topLat, topLatHandled, eventLat]) xs.sort((x, y) => x - y);
   const acks = [...traffic.ackMs].sort((x, y) => x - y);
 
   // ---- Redis: what subscriptions add, idle and under load
@@ -789,6 +814,11 @@ async function main(): Promise<void> {
     [
       '  of which produce → broker ack (acks=all) p50 / p99',
       `${fmt(percentile(acks, 0.5))} / ${fmt(percentile(acks, 0.99))} ms`,
+      '',
+    ],
+    [
+      '  of which Kafka CreateTime → board update event heard (ingest) p50 / p99',
+      `${fmt(percentile(eventLat, 0.5))} / ${fmt(percentile(eventLat, 0.99))} ms (n=${fmt(eventLat.length)})`,
       '',
     ],
     ['Redis cmds/s, idle, no subscriptions (background)', withScripts(idleNoSubs), ''],

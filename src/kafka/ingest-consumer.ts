@@ -5,6 +5,7 @@ import type { Season } from '../domain/season.js';
 import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
 import type { ApplyReport } from '../service/apply-results.js';
+import { createOffsetCommitter } from './offset-committer.js';
 import { createIdempotentProducer } from './producer.js';
 
 export interface IngestOptions {
@@ -33,6 +34,8 @@ interface Poison {
 }
 
 const NOBODY: ReadonlySet<string> = new Set();
+/** How soon after a chunk is applied its offset is committed (offset-committer.ts). */
+const COMMIT_DELAY_MS = 200;
 
 /**
  * The ingest consumer of docs/design.md#data-flow: per chunk of a batch, validate (poison → DLQ),
@@ -53,8 +56,16 @@ export function createIngestConsumer(opts: IngestOptions) {
   const dlq = createIdempotentProducer(opts.kafka, { maxInFlightRequests: 1 });
   const state = { joined: false, crashed: false, lastFetchAt: 0, retryingSince: 0 };
 
-  consumer.on(consumer.events.GROUP_JOIN, () => {
+  const offsets = createOffsetCommitter({
+    topic: opts.topic,
+    delayMs: COMMIT_DELAY_MS,
+    commit: (o) => consumer.commitOffsets(o),
+    onError: (err) => log.warn({ err: (err as Error).message }, 'offset commit failed; retrying'),
+  });
+
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     state.joined = true;
+    offsets.retain(new Set(payload.memberAssignment[opts.topic] ?? []));
   });
   consumer.on(consumer.events.FETCH, () => {
     state.lastFetchAt = Date.now();
@@ -191,7 +202,7 @@ export function createIngestConsumer(opts: IngestOptions) {
         );
       }
       p.resolveOffset(chunk[chunk.length - 1]!.offset);
-      await p.commitOffsetsIfNecessary();
+      offsets.applied(batch.partition, chunk[chunk.length - 1]!.offset);
       const newest = Number(chunk[chunk.length - 1]!.timestamp);
       opts.onApplied?.({ ...report, poison: poison.length, lagMs: Date.now() - newest });
       await p.heartbeat();
@@ -206,14 +217,16 @@ export function createIngestConsumer(opts: IngestOptions) {
       await consumer.run({
         eachBatch,
         eachBatchAutoResolve: false,
-        // Commit right after each applied chunk: with no threshold or interval,
-        // commitOffsetsIfNecessary would commit nothing (kafkajs #1729).
-        autoCommitThreshold: 1,
+        autoCommit: false, // offsets (above) commits what was applied, off the fetch loop
         partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently,
       });
     },
-    /** Stops fetching, lets the running chunk finish or abandons it unresolved, commits, leaves. */
+    /**
+     * Commits what was applied, stops fetching, lets the running chunk finish or abandons it
+     * unresolved, leaves. A chunk that finishes while leaving is applied again by the next owner.
+     */
     async stop(): Promise<void> {
+      await offsets.flush();
       await consumer.disconnect();
       await dlq.disconnect();
     },
