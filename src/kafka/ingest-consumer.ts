@@ -5,6 +5,7 @@ import type { Season } from '../domain/season.js';
 import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
 import type { ApplyReport } from '../service/apply-results.js';
+import { coalesce } from '../service/coalesce.js';
 import { createOffsetCommitter } from './offset-committer.js';
 import { createIdempotentProducer } from './producer.js';
 
@@ -24,13 +25,24 @@ export interface IngestOptions {
   logger: Logger;
   /** Largest number of messages applied in one PostgreSQL transaction. */
   chunkSize?: number;
-  onApplied?(report: ApplyReport & { poison: number; lagMs: number }): void;
+  /** After each apply (the chunks of several partitions at once). */
+  onApplied?(report: ApplyReport & { lagMs: number }): void;
   onPoison?(code: string): void;
 }
 
 interface Poison {
   message: KafkaMessage;
   error: DomainError;
+}
+
+/** A classified chunk waiting to be applied with the others (applyTogether). */
+interface Applying {
+  good: AcceptedResult[];
+  seasons: ReadonlyMap<number, { season: Season }>;
+  /** CreateTime of the chunk's last message (the lag metric). */
+  newest: number;
+  resolve(): void;
+  reject(err: unknown): void;
 }
 
 const NOBODY: ReadonlySet<string> = new Set();
@@ -126,7 +138,7 @@ export function createIngestConsumer(opts: IngestOptions) {
         poison.push({ message, error: err });
       }
     }
-    return { good, poison, seasonOf: (id: number) => seasons.get(id)!.season };
+    return { good, poison, seasons };
   }
 
   function toDlq(poison: Poison[], topic: string, partition: number) {
@@ -166,6 +178,45 @@ export function createIngestConsumer(opts: IngestOptions) {
     }
   }
 
+  /**
+   * The chunks of the partitions consumed at once are applied together: one PostgreSQL statement
+   * and one Redis call per board for all of them, not one per partition. At a low rate each chunk
+   * holds a few results, and their statements, not the results, were the cost. Results of one
+   * player are on one partition, and applying is idempotent in any grouping.
+   */
+  const applyTogether = coalesce<Applying>(
+    async (chunks) => {
+      const seasonOf = (id: number): Season => {
+        for (const c of chunks) {
+          const known = c.seasons.get(id);
+          if (known) return known.season;
+        }
+        throw new Error(`season ${id} was not looked up`);
+      };
+      try {
+        const report = await opts.apply(
+          chunks.flatMap((c) => c.good),
+          seasonOf,
+        );
+        if (report.unencodable.length > 0) {
+          log.error(
+            { standings: report.unencodable.length },
+            'standings too large for the season score split; kept in PostgreSQL only',
+          );
+        }
+        opts.onApplied?.({ ...report, lagMs: Date.now() - Math.max(...chunks.map((c) => c.newest)) });
+        for (const c of chunks) c.resolve();
+      } catch (err) {
+        for (const c of chunks) c.reject(err);
+      }
+    },
+    (c) => c.good.length,
+    chunkSize,
+    // At most as many applies in flight as chunks were before: at full speed each chunk is full
+    // and applied alone, and their PostgreSQL and Redis waits overlap.
+    opts.partitionsConsumedConcurrently,
+  );
+
   async function eachBatch(p: EachBatchPayload): Promise<void> {
     const { batch } = p;
     for (let i = 0; i < batch.messages.length; i += chunkSize) {
@@ -177,7 +228,7 @@ export function createIngestConsumer(opts: IngestOptions) {
         }, p))
       )
         return;
-      const { good, poison, seasonOf } = classified;
+      const { good, poison, seasons } = classified;
       if (poison.length > 0) {
         for (const { message, error } of poison) {
           log.warn(
@@ -188,23 +239,16 @@ export function createIngestConsumer(opts: IngestOptions) {
         }
         if (!(await untilDone(() => toDlq(poison, batch.topic, batch.partition).then(() => {}), p))) return;
       }
-      let report!: ApplyReport;
+      const newest = Number(chunk[chunk.length - 1]!.timestamp);
       if (
-        !(await untilDone(async () => {
-          report = await opts.apply(good, seasonOf);
-        }, p))
+        !(await untilDone(
+          () => new Promise<void>((resolve, reject) => applyTogether({ good, seasons, newest, resolve, reject })),
+          p,
+        ))
       )
         return;
-      if (report.unencodable.length > 0) {
-        log.error(
-          { standings: report.unencodable.length },
-          'standings too large for the season score split; kept in PostgreSQL only',
-        );
-      }
       p.resolveOffset(chunk[chunk.length - 1]!.offset);
       offsets.applied(batch.partition, chunk[chunk.length - 1]!.offset);
-      const newest = Number(chunk[chunk.length - 1]!.timestamp);
-      opts.onApplied?.({ ...report, poison: poison.length, lagMs: Date.now() - newest });
       await p.heartbeat();
     }
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { conflict, unavailable } from '../domain/errors.js';
 import { claimText, type MatchResultMessage } from '../domain/submission.js';
+import { coalesce } from './coalesce.js';
 
 /** Where accepted results go: Kafka, through an idempotent producer (acks = all). */
 export interface ResultQueue {
@@ -26,43 +27,6 @@ interface Waiting {
 /** The SHA-256 (hex) of a submission's canonical payload: what its matchId claim holds. */
 export function payloadHash(messages: readonly MatchResultMessage[]): string {
   return createHash('sha256').update(claimText(messages)).digest('hex');
-}
-
-/**
- * Runs `run` on everything queued, at most `concurrency` batches at a time: items queued while
- * they run form the next batch (at most `max` by `size`, never splitting an item). `run` must
- * settle its items itself.
- */
-function coalesce<T>(
-  run: (batch: T[]) => Promise<void>,
-  size: (item: T) => number,
-  max: number,
-  concurrency = 1,
-): (item: T) => void {
-  const waiting: T[] = [];
-  let running = 0;
-  let scheduled = false;
-  function next(): void {
-    if (scheduled || running >= concurrency || waiting.length === 0) return;
-    running++;
-    scheduled = true;
-    // setImmediate: items queued in this turn of the event loop join this batch.
-    setImmediate(() => {
-      scheduled = false;
-      let total = 0;
-      let n = 0;
-      while (n < waiting.length && (n === 0 || total + size(waiting[n]!) <= max)) total += size(waiting[n++]!);
-      void run(waiting.splice(0, n)).finally(() => {
-        running--;
-        next();
-      });
-      next();
-    });
-  }
-  return (item) => {
-    waiting.push(item);
-    next();
-  };
 }
 
 /**
