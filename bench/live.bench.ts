@@ -4,13 +4,14 @@
 //   npm run bench:live                     # 1,000,000 players, 10,000 subscriptions, 1,000 results/s, 30 s per phase
 //   npm run bench:live -- --players 50000 --subscriptions 1000 --rate 200 --seconds 10
 //   npm run bench:live -- --api-workers 2   # the API on 2 processes (API_WORKERS): its CPU is the process tree's
+//   npm run bench:live -- --client-processes 1   # every socket on one clients process (default: 2, or 1 on 1 core)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:live   # profile the API
 //   (BENCH_CLIENTS_NODE_ARGS: the same for the clients process)
 //   BENCH_API_NODE_ARGS=--trace-gc-nvp BENCH_API_LOG=/tmp/api.log npm run bench:live
 //     (the API's output kept in that file, GC traces included)
 //
 // Processes: ladder's API (LADDER_ROLES=api) and ladder's ingest (LADDER_ROLES=ingest) as two
-// children, the WebSocket clients in a third (bench/live-clients.ts), a redis-server of its own on
+// children, the WebSocket clients in a third and fourth (bench/live-clients.ts), a redis-server of its own on
 // --redis-port (so INFO commandstats counts ladder's commands only), and this process: seeding,
 // the paced Kafka producer, sampling. It owns the database ladder_bench_live (emptied at start) and
 // a Kafka topic and group of its own (deleted at the end). Numbers are printed, never asserted.
@@ -46,10 +47,12 @@ import { deleteKafkaState } from './kafka-e2e.js';
 import { intArg } from './args.js';
 import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
-import type { FromClients, ToClients } from './live-clients.js';
+import type { Counters, FromClients, Receipt, ToClients } from './live-clients.js';
 
 const PLAYERS = intArg('players', 1_000_000);
 const API_WORKERS = intArg('api-workers', 1);
+// The clients' sockets split over this many processes: devices are not one event loop.
+const CLIENT_PROCESSES = intArg('client-processes', Math.min(2, os.availableParallelism()));
 const SUBSCRIPTIONS = intArg('subscriptions', 10_000);
 const RATE = intArg('rate', 1_000);
 const SECONDS = intArg('seconds', 30);
@@ -412,7 +415,7 @@ const tmp = mkdtempSync(`${os.tmpdir()}/ladder-bench-live-`);
 let redisServer: ChildProcess | undefined;
 let api: ChildProcess | undefined;
 let ingest: ChildProcess | undefined;
-let clients: ChildProcess | undefined;
+let clients: ChildProcess[] = [];
 let kafka: Kafka | undefined;
 let failed = false;
 
@@ -422,8 +425,8 @@ try {
   failed = true;
   console.error(err);
 } finally {
-  if (clients?.connected) clients.send({ type: 'close' } satisfies ToClients);
-  await stop(clients, 10_000);
+  for (const c of clients) if (c.connected) c.send({ type: 'close' } satisfies ToClients);
+  await Promise.all(clients.map((c) => stop(c, 10_000)));
   await Promise.all([stop(api), stop(ingest)]);
   if (kafka) {
     const problems = await deleteKafkaState(kafka, [TOPIC, `${TOPIC}.dlq`], GROUP_ID).catch((e: Error) => [e.message]);
@@ -577,7 +580,7 @@ async function main(): Promise<void> {
     const cpu = {
       api: api?.pid ? treeSeconds(new Map(), sampleTree(api.pid)) : 0, // the API's workers included
       ingest: procCpuSeconds(ingest?.pid),
-      clients: procCpuSeconds(clients?.pid),
+      clients: clients.reduce((sum, c) => sum + procCpuSeconds(c.pid), 0),
       cpu: sampleCpu(CPU_TARGETS),
     };
     const info = redis.info('commandstats');
@@ -649,63 +652,104 @@ async function main(): Promise<void> {
   log(
     `opening ${fmt(SUBSCRIPTIONS)} sockets (${fmt(RANK_SUBS)} rankChanged, ${fmt(TOP_SUBS)} topChanged), ${BATCH} at a time`,
   );
-  const c = track(
-    // e.g. BENCH_CLIENTS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the clients.
-    spawn(process.execPath, [...nodeArgsOf('BENCH_CLIENTS_NODE_ARGS'), '--import', 'tsx', 'bench/live-clients.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    }),
-  );
-  clients = c;
-  c.once('exit', (code, signal) => {
-    if (!stopping.has(c)) console.error(`  [clients] exited with ${code ?? signal}`);
-  });
-  const inbox: FromClients[] = [];
+  const group = (clients = Array.from({ length: CLIENT_PROCESSES }, () =>
+    track(
+      // e.g. BENCH_CLIENTS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the clients.
+      spawn(process.execPath, [...nodeArgsOf('BENCH_CLIENTS_NODE_ARGS'), '--import', 'tsx', 'bench/live-clients.ts'], {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    ),
+  ));
+  const inboxes = group.map((): FromClients[] => []);
+  const progress = group.map(() => ({ subscribed: 0, failed: 0, total: 0 }));
   let wake: (() => void) | undefined;
   let shown = 0;
-  c.on('message', (m: FromClients) => {
-    if (m.type === 'progress') {
-      if (m.subscribed + m.failed === m.total || performance.now() - shown > 5_000) {
-        shown = performance.now();
-        log(`  subscribed ${fmt(m.subscribed)} / ${fmt(m.total)}${m.failed ? `, ${fmt(m.failed)} failed` : ''}`);
+  group.forEach((c, i) => {
+    c.once('exit', (code, signal) => {
+      if (!stopping.has(c)) console.error(`  [clients ${i}] exited with ${code ?? signal}`);
+    });
+    c.on('message', (m: FromClients) => {
+      if (m.type === 'progress') {
+        progress[i] = m;
+        const all = progress.reduce((a, p) => ({
+          subscribed: a.subscribed + p.subscribed,
+          failed: a.failed + p.failed,
+          total: a.total + p.total,
+        }));
+        if (all.subscribed + all.failed === SUBSCRIPTIONS || performance.now() - shown > 5_000) {
+          shown = performance.now();
+          log(
+            `  subscribed ${fmt(all.subscribed)} / ${fmt(SUBSCRIPTIONS)}${all.failed ? `, ${fmt(all.failed)} failed` : ''}`,
+          );
+        }
+        return;
       }
-      return;
-    }
-    inbox.push(m);
-    wake?.();
+      inboxes[i]!.push(m);
+      wake?.();
+    });
   });
-  const receive = async <T extends FromClients['type']>(
+  /** The next message of `type` from every clients process. */
+  const receiveAll = async <T extends FromClients['type']>(
     type: T,
     timeoutMs: number,
-  ): Promise<Extract<FromClients, { type: T }>> => {
+  ): Promise<Array<Extract<FromClients, { type: T }>>> => {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const i = inbox.findIndex((m) => m.type === type);
-      if (i >= 0) return inbox.splice(i, 1)[0] as Extract<FromClients, { type: T }>;
-      if (c.exitCode !== null || c.signalCode !== null) throw new Error('the clients process exited');
-      if (performance.now() > deadline) throw new Error(`no '${type}' from the clients process in ${timeoutMs} ms`);
+      const at = inboxes.map((inbox) => inbox.findIndex((m) => m.type === type));
+      if (at.every((i) => i >= 0))
+        return inboxes.map((inbox, k) => inbox.splice(at[k]!, 1)[0] as Extract<FromClients, { type: T }>);
+      if (group.some((c) => c.exitCode !== null || c.signalCode !== null)) throw new Error('a clients process exited');
+      if (performance.now() > deadline) throw new Error(`no '${type}' from the clients processes in ${timeoutMs} ms`);
       await new Promise<void>((r) => {
         wake = r;
         setTimeout(r, 500);
       });
     }
   };
-  const toClients = (m: ToClients) => c.send(m);
-  countPushes = async () => {
-    toClients({ type: 'count' });
-    const { counters } = await receive('counted', 60_000);
-    return { rank: counters.rankPushes, top: counters.topPushes };
-  };
-  toClients({
-    type: 'open',
-    url: `ws://127.0.0.1:${API_PORT}/graphql`,
-    seasonId: season.id,
-    rankPlayers: watched,
-    topSubscriptions: TOP_SUBS,
-    topLimit: TOP_LIMIT,
-    batch: BATCH,
+  const sumCounters = (cs: Counters[]): Counters => ({
+    subscribed: cs.reduce((n, c) => n + c.subscribed, 0),
+    failed: cs.reduce((n, c) => n + c.failed, 0),
+    closed: cs.reduce((n, c) => n + c.closed, 0),
+    rankPushes: cs.reduce((n, c) => n + c.rankPushes, 0),
+    topPushes: cs.reduce((n, c) => n + c.topPushes, 0),
+    errors: cs.flatMap((c) => c.errors),
   });
-  const opened = await receive('opened', 30 * 60_000);
+  /** What every process recorded, as one: rank keys are each one process's, top keys everyone's. */
+  const collect = async () => {
+    for (const c of group) c.send({ type: 'collect' } satisfies ToClients);
+    const parts = await receiveAll('collected', 60_000);
+    const top = new Map<string, Receipt[]>();
+    for (const p of parts) for (const [k, rs] of p.top) top.set(k, [...(top.get(k) ?? []), ...rs]);
+    return {
+      counters: sumCounters(parts.map((p) => p.counters)),
+      rank: parts.flatMap((p) => p.rank),
+      top: [...top],
+      loopDelayP99Ms: Math.max(...parts.map((p) => p.loopDelayP99Ms)),
+      loopDelayMaxMs: Math.max(...parts.map((p) => p.loopDelayMaxMs)),
+    };
+  };
+  countPushes = async () => {
+    for (const c of group) c.send({ type: 'count' } satisfies ToClients);
+    const { rankPushes, topPushes } = sumCounters((await receiveAll('counted', 60_000)).map((m) => m.counters));
+    return { rank: rankPushes, top: topPushes };
+  };
+  group.forEach((c, i) =>
+    c.send({
+      type: 'open',
+      url: `ws://127.0.0.1:${API_PORT}/graphql`,
+      seasonId: season.id,
+      rankPlayers: watched.filter((_, j) => j % CLIENT_PROCESSES === i),
+      topSubscriptions: Math.floor(TOP_SUBS / CLIENT_PROCESSES) + (i < TOP_SUBS % CLIENT_PROCESSES ? 1 : 0),
+      topLimit: TOP_LIMIT,
+      batch: Math.max(1, Math.round(BATCH / CLIENT_PROCESSES)),
+    } satisfies ToClients),
+  );
+  const openedParts = await receiveAll('opened', 30 * 60_000);
+  const opened = {
+    ms: Math.max(...openedParts.map((m) => m.ms)),
+    counters: sumCounters(openedParts.map((m) => m.counters)),
+  };
   log(
     `opened in ${(opened.ms / 1000).toFixed(1)} s: ${fmt(opened.counters.subscribed)} subscribed, ${fmt(opened.counters.failed)} failed` +
       `${opened.counters.errors.length ? `; errors: ${opened.counters.errors.slice(0, 3).join(' | ')}` : ''}`,
@@ -715,12 +759,10 @@ async function main(): Promise<void> {
   const memAfter = await memory();
 
   const idleSubs = await idlePhase(`idle, ${fmt(SUBSCRIPTIONS)} subscriptions`);
-  toClients({ type: 'collect' }); // drops what was recorded before the load
-  await receive('collected', 60_000);
+  await collect(); // drops what was recorded before the load
   const loadSubs = await loadPhase(`load, ${fmt(SUBSCRIPTIONS)} subscriptions`);
   await sleep(3_000); // the last pushes of the window
-  toClients({ type: 'collect' });
-  const afterLoad = await receive('collected', 60_000);
+  const afterLoad = await collect();
   log(`server counts after load: ${await openSubscriptions()}`);
   await producer.disconnect();
   await admin.disconnect();
@@ -947,7 +989,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `\nclients process event-loop delay during load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms` +
+    `\nclients processes (${CLIENT_PROCESSES}), the worst one's event-loop delay during load: p99 ${afterLoad.loopDelayP99Ms.toFixed(1)} ms, max ${afterLoad.loopDelayMaxMs.toFixed(1)} ms` +
       ` (adds to the measured latency); sockets closed after subscribing: ${afterLoad.counters.closed}; producer send errors: ${traffic.sendErrors}`,
   );
   if (afterLoad.counters.errors.length) console.log(`client errors: ${afterLoad.counters.errors.join(' | ')}`);
