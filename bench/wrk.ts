@@ -26,8 +26,11 @@ export interface WrkRun {
   threads: number;
   /** Highest player id for {{player}}. */
   maxPlayer: number;
-  /** > 0: each connection waits about this long before each request (closed-loop pacing). */
-  pauseMs?: number;
+  /**
+   * > 0: the offered rate in requests/s, open loop (Poisson arrivals, requests.lua), shared by the
+   * threads; otherwise every connection sends its next request as soon as it has an answer.
+   */
+  rate?: number;
   /**
    * Check every response (status 200/304, no "errors" in the body): exact failure counts, at the
    * price of wrk copying each response into Lua. Otherwise only statuses >= 400 count as failed.
@@ -44,6 +47,8 @@ export interface WrkResult {
   non2xx3xx: number;
   /** With checkResponses: responses other than 200/304 or with errors in the body; else -1. */
   badResponses: number;
+  /** With a rate: requests sent more than 1 ms after they were due (every connection was waiting). */
+  late: number;
   errors: { connect: number; read: number; write: number; timeout: number };
   p50: number;
   p90: number;
@@ -95,7 +100,7 @@ export function runWrk(run: WrkRun): Promise<WrkResult> {
     SCRIPT,
     run.baseUrl,
     '--',
-    String(run.pauseMs ?? 0),
+    String((run.rate ?? 0) / run.threads),
     run.checkResponses ? '1' : '0',
     String(run.maxPlayer),
     ...run.kinds.flatMap((k) => [

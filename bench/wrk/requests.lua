@@ -1,18 +1,34 @@
 -- wrk script of bench/api.bench.ts (run by bench/wrk.ts, not by hand):
 --
 --   wrk -t2 -c50 -d5s --latency -s bench/wrk/requests.lua http://127.0.0.1:4700 -- \
---       <pause ms> <check> <max player> <weight> <method> <path> <headers> <body> [<weight> ...]
+--       <rate> <check> <max player> <weight> <method> <path> <headers> <body> [<weight> ...]
 --
 -- One or more kinds of request, each picked with its weight; <headers> is "name: value" lines,
 -- <body> "" for none. In a path or a body, {{player}} becomes a random player id in
 -- 1..<max player> and {{players}} a JSON list of 50 of them (raw text: URL-encode around it).
--- <pause ms> > 0 makes each connection wait about that long before each request (closed-loop
--- pacing). <check> "1" looks at every response: any status but 200 and 304, or a body holding
--- "errors", is a bad response. That makes wrk copy every response into Lua (it costs wrk ~40% more
--- CPU per request on a 9 KB body), so the bench asks for it only where a first response was bad.
+-- <rate> > 0 is this thread's offered rate in requests/s, open loop: requests are due at the times
+-- of a Poisson process of that rate, whether or not earlier ones were answered, and each goes out
+-- at its time on a free connection (one due while every connection waits is sent late: `late`
+-- counts those sent more than 1 ms after their time). <rate> 0: each connection sends its next
+-- request as soon as it has an answer. <check> "1" looks at every response: any status but 200
+-- and 304, or a body holding "errors", is a bad response. That makes wrk copy every response into
+-- Lua (it costs wrk ~40% more CPU per request on a 9 KB body), so the bench asks for it only where
+-- a first response was bad.
 -- done() prints one JSON line, starting with {"wrk":, that the bench parses.
 
 local threads = {}
+
+-- A monotonic clock in ms (wrk's Lua is LuaJIT; its API has no clock of its own).
+local ffi = require("ffi")
+ffi.cdef [[
+  typedef struct { long tv_sec; long tv_nsec; } ladder_timespec;
+  int clock_gettime(int clock_id, ladder_timespec *tp);
+]]
+local timespec = ffi.new("ladder_timespec")
+local function now_ms()
+  ffi.C.clock_gettime(1, timespec) -- CLOCK_MONOTONIC
+  return tonumber(timespec.tv_sec) * 1000 + tonumber(timespec.tv_nsec) / 1e6
+end
 
 -- Runs in the main Lua state, once per thread, before init().
 function setup(thread)
@@ -51,7 +67,7 @@ end
 function init(args)
   -- Each thread has its own random state: seed it per thread, or all threads draw the same ids.
   math.randomseed(os.time() + 7919 * thread_id)
-  local pause_ms = tonumber(args[1])
+  local rate = tonumber(args[1])
   local check = args[2] == "1"
   max_player = tonumber(args[3])
   local i = 4
@@ -87,9 +103,21 @@ function init(args)
   else
     wrk.method, wrk.path, wrk.headers, wrk.body = kinds[1].method, kinds[1].path, kinds[1].headers, kinds[1].body
   end
-  if pause_ms > 0 then
-    -- +-20% jitter so the connections do not fire in lockstep; rounded, as wrk truncates to whole ms.
-    delay = function() return math.floor(pause_ms * (0.8 + 0.4 * math.random()) + 0.5) end
+  if rate > 0 then
+    -- wrk asks delay() each time a connection is free for its next request: it takes the next
+    -- due time of the schedule and waits until then (wrk's timers count whole ms). A connection
+    -- that takes a time already past sends at once, and is late if more than 1 ms past.
+    local mean_gap = 1000 / rate
+    local next_due
+    late = 0 -- global: done() reads it from each thread with thread:get()
+    delay = function()
+      local now = now_ms()
+      next_due = next_due or now + math.random() * mean_gap
+      local due = next_due
+      next_due = next_due - math.log(1 - math.random()) * mean_gap -- exponential gaps: Poisson arrivals
+      if due < now - 1 then late = late + 1 end
+      return math.max(0, math.floor(due - now + 0.5))
+    end
   end
   if check then
     bad_responses = 0 -- global: done() reads it from each thread with thread:get()
@@ -107,16 +135,17 @@ local own_cpu_seconds = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or
 function done(summary, latency, requests)
   local seconds = summary.duration / 1e6
   local e = summary.errors
-  local bad = -1
+  local bad, late = -1, 0
   for _, thread in ipairs(threads) do
     local n = thread:get("bad_responses")
     if n ~= nil then bad = math.max(bad, 0) + n end
+    late = late + (thread:get("late") or 0)
   end
   io.write(string.format(
-    '{"wrk":1,"seconds":%.3f,"requests":%d,"rps":%.1f,"non2xx3xx":%d,"badResponses":%d,'
+    '{"wrk":1,"seconds":%.3f,"requests":%d,"rps":%.1f,"non2xx3xx":%d,"badResponses":%d,"late":%d,'
       .. '"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d},'
       .. '"p50":%.3f,"p90":%.3f,"p99":%.3f,"cpuSeconds":%.2f}\n',
-    seconds, summary.requests, summary.requests / seconds, e.status, bad,
+    seconds, summary.requests, summary.requests / seconds, e.status, bad, late,
     e.connect, e.read, e.write, e.timeout,
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
     own_cpu_seconds()))
