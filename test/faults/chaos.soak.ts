@@ -188,6 +188,8 @@ it('20. chaos soak: every fault of the matrix at random, then nothing lost, noth
     failedAttempts: report.failures,
     unavailableAnswerMs: spread(report.unavailableMs),
     longestUnavailableMs: report.longestUnavailableMs,
+    // When, in the seconds of the [chaos] lines (each printed as its fault ended).
+    longestUnavailableEndedAtS: Math.round((report.longestUnavailableEndedAt - started) / 1000),
     refused: report.refused.length,
   });
   expect(report.refused).toEqual([]);

@@ -127,8 +127,9 @@ export interface LoadReport {
   slowestFailure?: string;
   /** How long each UNAVAILABLE took to come back (ms), in order. */
   unavailableMs: number[];
-  /** The longest time without any acknowledgement while the load ran (ms). */
+  /** The longest time without any acknowledgement while the load ran (ms), and when it ended (epoch ms). */
   longestUnavailableMs: number;
+  longestUnavailableEndedAt: number;
   /** Submissions refused for good (not retryable): must stay empty. */
   refused: string[];
 }
@@ -156,6 +157,7 @@ export function gameServers(opts: {
     slowestFailureMs: 0,
     unavailableMs: [],
     longestUnavailableMs: 0,
+    longestUnavailableEndedAt: 0,
     refused: [],
   };
   const inFlight = new Set<Promise<void>>();
@@ -177,7 +179,10 @@ export function gameServers(opts: {
         const client = createLadderClient({ url: opts.url(), apiKey: opts.apiKey, timeoutMs: 30_000 });
         await client.submitMatchResult(input, { attempts: 1 });
         const now = Date.now();
-        if (!stopped) report.longestUnavailableMs = Math.max(report.longestUnavailableMs, now - lastAck);
+        if (!stopped && now - lastAck > report.longestUnavailableMs) {
+          report.longestUnavailableMs = now - lastAck;
+          report.longestUnavailableEndedAt = now;
+        }
         lastAck = now;
         report.matches++;
         for (const r of results) report.results.push({ matchId, ...r, endedAt: new Date(endedAt) });
