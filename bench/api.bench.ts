@@ -5,7 +5,8 @@
 //   npm run bench:api                      # 100,000 players, 50 connections, 5 s per scenario
 //   npm run bench:api -- --players 20000 --seconds 3
 //   options: --players N  --connections N (50)  --seconds N (5)  --threads N (wrk threads, 2)
-//            --workers N (server processes, default os.availableParallelism())  --rate N (5000)
+//            --workers N (server processes, default os.availableParallelism())
+//            --rate N (the mix's offered requests/s, 5000)
 //            --redis-url URL (redis://127.0.0.1:6379/2)  --only top,around (those scenarios; the plain server always)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:api -- --only around   # profile ladder
 //
