@@ -24,11 +24,12 @@ export function createOffsetCommitter(opts: {
   function schedule(): void {
     timer ??= setTimeout(() => {
       timer = undefined;
-      void flush();
+      void commitPending();
     }, opts.delayMs).unref();
   }
 
-  async function flush(): Promise<void> {
+  /** Commits what is pending, after any commit in flight. */
+  async function commitPending(): Promise<void> {
     while (inFlight) await inFlight;
     if (pending.size === 0) return;
     const taken = new Map(pending);
@@ -65,7 +66,7 @@ export function createOffsetCommitter(opts: {
     async flush(): Promise<void> {
       clearTimeout(timer);
       timer = undefined;
-      await flush();
+      await commitPending();
     },
   };
 }
