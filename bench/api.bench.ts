@@ -34,6 +34,7 @@ import { intArg, stringArg } from './args.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
 import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
+import { boardKey, boardLabel, boardVersionsKey } from '../src/redis/keys.js';
 import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
 const PLAYERS = intArg('players', 100_000);
@@ -51,8 +52,10 @@ const REDIS_URL = stringArg('redis-url') ?? 'redis://127.0.0.1:6379/2';
 const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
 const PORT = 4700;
 const PLAIN_PORT = 4701;
+const FLOOR_PORT = 4702;
 const LADDER = `http://127.0.0.1:${PORT}`;
 const PLAIN = `http://127.0.0.1:${PLAIN_PORT}`;
+const FLOOR = `http://127.0.0.1:${FLOOR_PORT}`;
 
 // ---------------------------------------------------------------------------------------------
 // Seeding
@@ -210,7 +213,18 @@ async function probe(kind: RequestKind): Promise<{ status: number; etag?: string
 
 const warn = (line: string) => console.log(`warning: ${line}`);
 
-type Key = 'plain' | 'plainPaced' | 'top' | 'persisted' | 'etag' | 'names' | 'entry' | 'around' | 'friends' | 'mix';
+type Key =
+  | 'plain'
+  | 'plainPaced'
+  | 'redisFloor'
+  | 'top'
+  | 'persisted'
+  | 'etag'
+  | 'names'
+  | 'entry'
+  | 'around'
+  | 'friends'
+  | 'mix';
 
 interface Scenario {
   key: Key;
@@ -467,15 +481,20 @@ function printTargets(row: (key: Key) => Measured | undefined, plainRate: number
     value: fmt.ratio(names.okRate / top.okRate),
     met: names.okRate / top.okRate >= 0.9,
   }));
-  const floor = row('plainPaced');
+  const floors = (['plainPaced', 'redisFloor'] as const).map(row);
   const lateShare = (r: Measured) => (r.wrk.requests > 0 ? r.wrk.late / r.wrk.requests : 1);
   const lateNote = (r: Measured) => `, ${fmt.pct(lateShare(r))} late`;
   target(`p99 <= 5 ms at ${RATE.toLocaleString('en')} req/s mixed (<= 1% late)`, ['mix'], (mix) => ({
     value:
       `p99 ${fmt.ms(mix.wrk.p99)} ms at ${fmt.int(mix.okRate)} req/s achieved${lateNote(mix)}` +
-      (floor
-        ? ` (plain Node offered the same: p99 ${fmt.ms(floor.wrk.p99)} ms at ${fmt.int(floor.okRate)} req/s${lateNote(floor)})`
-        : ''),
+      floors
+        .map((floor, i) =>
+          floor
+            ? ` (${['plain Node offered the same', "plain Node with the mix's Redis calls"][i]}: ` +
+              `p99 ${fmt.ms(floor.wrk.p99)} ms at ${fmt.int(floor.okRate)} req/s${lateNote(floor)})`
+            : '',
+        )
+        .join(''),
     met: mix.wrk.p99 <= 5 && lateShare(mix) <= 0.01,
   }));
 }
@@ -576,6 +595,26 @@ try {
     /^ready$/,
     1,
   );
+  // The floor of the mix: plain Node making only the Redis calls of its uncached reads (plain-server.mjs).
+  const mixMeasured = !ONLY || ONLY.includes('mix');
+  const floorServer =
+    mixMeasured &&
+    (await startServer(
+      'Redis floor server',
+      [
+        'bench/plain-server.mjs',
+        String(FLOOR_PORT),
+        bodyFile,
+        String(WORKERS),
+        REDIS_URL,
+        boardKey(seasonId, 'SEASON', ''),
+        boardVersionsKey(seasonId),
+        boardLabel('SEASON', ''),
+      ],
+      {},
+      /^ready$/,
+      1,
+    ));
 
   console.log(
     `\n${PLAYERS.toLocaleString('en')} players, ${CONNECTIONS} connections, ${SECONDS} s per scenario, ` +
@@ -601,9 +640,11 @@ try {
     plain.child.pid!,
   );
   const rows = [plainRow];
-  // The floor of the mix: plain Node answering the same bytes at the same offered rate. At a low
-  // rate each request pays its own wake-ups (no batching), on this VM several times its CPU at saturation.
-  if (!ONLY || ONLY.includes('mix')) {
+  // The floors of the mix at the same offered rate: plain Node answering the same bytes (at a low
+  // rate each request pays its own wake-ups, on this VM several times its CPU at saturation), and
+  // plain Node making the Redis calls of the mix's uncached reads, the least any server reading
+  // ranks from Redis pays for them.
+  if (floorServer) {
     rows.push(
       await measure(
         {
@@ -615,6 +656,14 @@ try {
         plain.child.pid!,
       ),
     );
+    const redisFloor: Scenario = {
+      ...mix,
+      key: 'redisFloor',
+      name: `plain Node + the mix's Redis calls, ${RATE.toLocaleString('en')} req/s`,
+      base: FLOOR,
+    };
+    await measure({ ...redisFloor, rate: 0 }, floorServer.child.pid!, 1); // warm-up: JIT, the scripts
+    rows.push(await measure(redisFloor, floorServer.child.pid!));
   }
   // Redis pub/sub is shared by all databases: another ladder on this Redis can crash this one.
   const exited = () => ladder.child.exitCode ?? ladder.child.signalCode;
