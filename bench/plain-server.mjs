@@ -4,9 +4,10 @@
 //   node bench/plain-server.mjs <port> <body file> [workers] [<redis url> <board key> <versions key> <board label>]
 // With the Redis arguments it is the floor of the mixed reads instead: a POST whose variables name a
 // player (`p`) or players (`ps`) makes the one script call ladder makes for it (src/redis/lua:
-// readAround for an around query, readEntries otherwise) and is answered with the script's reply as
-// JSON; everything else still gets the body file. No GraphQL, no cache, no decoding: what any server
-// that reads ranks from Redis per uncached read pays on this machine.
+// readAround for an around query, with the bench's radius 5; readEntries otherwise; ORDINAL ranks,
+// as the bench's board) and is answered with the script's reply as JSON; everything else still
+// gets the body file. No GraphQL, no cache, no decoding: what any server that reads ranks from
+// Redis per uncached read pays on this machine.
 // Prints `ready` once every worker listens; SIGTERM stops the workers, then the primary.
 import { Buffer } from 'node:buffer';
 import cluster from 'node:cluster';

@@ -16,7 +16,9 @@ interface RequestQueue {
  * and #1704; the fixes (#1667, #1768) are not merged, and kafkajs has had no release since 2.2.4.
  * An idle API process woke ~1,600 times a second (docs/benchmarks.md). With nothing pending and no
  * throttle there is nothing to check later: a new request is sent at once or queued (which
- * schedules a check), and each answer checks the queue itself. Applied once, when this module loads.
+ * schedules a check), and each answer checks the queue itself. Applied once, when this module loads;
+ * it reaches into kafkajs's internals, which is why kafkajs is pinned (package.json), and
+ * test/kafka/request-queue.int.test.ts fails if an upgrade brings the loop back.
  */
 function idleRequestQueues(): void {
   const path = 'kafkajs/src/network/requestQueue/index.js';
