@@ -274,8 +274,9 @@ export function createApi(deps: ApiDeps) {
       unsubscribeUpdates = await livePubSub.subscribe(
         routeBoardEvents({ versions, rankWatcher, topCache, live, seasons: deps.seasons, names }),
       );
-      // Watched tops (topChanged) are re-read when news is heard (topCache.heard, at most 20 reads a
-      // second per board); the tick catches what no event announced (a reconnect) and ages them out.
+      // A raise event moves a cached top in memory; other news makes watched tops (topChanged) be
+      // re-read (topCache.heard, at most 20 reads a second per board); the tick catches what no event
+      // announced (a reconnect) and ages them out.
       timers = [setInterval(() => void topCache.tick(), 1_000)];
       if (config.serving.rankResyncIntervalMs > 0) {
         timers.push(setInterval(() => void rankWatcher.resync(), config.serving.rankResyncIntervalMs));

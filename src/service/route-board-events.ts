@@ -7,8 +7,8 @@ export interface BoardEventTargets {
   /** The board versions (board-events.ts): `note` is false when a board's version went down. */
   versions: { note(e: BoardEvent): boolean; forgetAll(): void };
   rankWatcher: { note(e: BoardEvent): void; resync(seasonId?: number): Promise<void> };
-  /** The top cache (top-cache.ts): watched tops of the season are re-read soon. */
-  topCache: { heard(seasonId: number): void };
+  /** The top cache (top-cache.ts): the event's board moves to it, or watched tops of the season are re-read soon. */
+  topCache: { heard(e: BoardEvent): void };
   /** Live subscriptions (live-updates.ts). */
   live: { note(e: BoardEvent): void };
   seasons: { invalidate(seasonId: number): void };
@@ -23,7 +23,7 @@ export function routeBoardEvents(t: BoardEventTargets) {
       if (!t.versions.note(e)) void t.rankWatcher.resync(e.seasonId);
       if (e.kind === 'close') t.seasons.invalidate(e.seasonId);
       t.rankWatcher.note(e);
-      t.topCache.heard(e.seasonId);
+      t.topCache.heard(e);
       t.live.note(e);
     },
     names(playerIds: string[]): void {

@@ -1,7 +1,10 @@
 import { boardId, LIMITS, type Board } from '../domain/board.js';
+import { pageRanks } from '../domain/page-ranks.js';
+import { compareEntries } from '../domain/rank-shift.js';
 import type { RankedStanding } from '../domain/ranking.js';
+import { createCodec, type Codec } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
-import type { BoardVersion, BoardVersions } from './board-events.js';
+import type { BoardEvent, BoardVersion, BoardVersions } from './board-events.js';
 
 /** A board's first entries and its size, read at one instant, at the board's `version`. */
 export interface TopSnapshot {
@@ -39,8 +42,58 @@ export function finalOrLiveTops(deps: {
   };
 }
 
+/**
+ * The snapshot after a raise event, from the one before it (at the event's previous version),
+ * without reading Redis; undefined when it cannot be known so (not a raise, not the next version,
+ * a member removed or lowered). A raise only moves members up, so the first `capacity` entries
+ * after it are those before it and the raised members that now sort among them, in Redis's order
+ * (compareEntries); the ranks follow from that order (pageRanks), and the size grows by the
+ * members new to the board. The one Lua call that raised the scores also raised the version and
+ * published the event, so a snapshot read at a version holds none of the next event's changes:
+ * not so for a sharded season (its shards are written before the version rises), which is read.
+ */
+export function topAfter(snap: TopSnapshot, e: BoardEvent, season: Season, codec: Codec, capacity: number) {
+  if (e.kind !== 'raise' || (e.previous ?? e.version - 1) !== snap.version || season.shards?.tags.length) return;
+  const full = snap.entries.length >= capacity; // else the entries are the whole board
+  const last = snap.entries.at(-1);
+  const lastScore = last && codec.encode(last.points, last.achievedAt);
+  let size = snap.size;
+  let moved = false;
+  for (const c of e.changes) {
+    const [old, score] = [c.old === null ? null : Number(c.old), c.score === null ? null : Number(c.score)];
+    if (score === null || (old !== null && score < old)) return;
+    if (old === null) size++;
+    moved ||=
+      !full ||
+      compareEntries(score, c.playerId, lastScore!, last!.playerId) < 0 ||
+      snap.entries.some((x) => x.playerId === c.playerId);
+  }
+  if (!moved) return { version: e.version, size, entries: snap.entries };
+  const list = snap.entries.map((x) => ({ playerId: x.playerId, score: codec.encode(x.points, x.achievedAt) }));
+  for (const c of e.changes) {
+    const score = Number(c.score);
+    const at = list.findIndex((x) => x.playerId === c.playerId);
+    if (at >= 0) list.splice(at, 1);
+    const i = list.findIndex((x) => compareEntries(score, c.playerId, x.score, x.playerId) < 0);
+    // Below a full list it is not in the top: unless it was in it (it only rose, so it is still).
+    if (i < 0 && at < 0 && list.length >= capacity) continue;
+    list.splice(i < 0 ? list.length : i, 0, { playerId: c.playerId, score });
+    if (list.length > capacity) list.pop();
+  }
+  const decoded = list.map((x) => ({ playerId: x.playerId, ...codec.decode(x.score) }));
+  const ranks = pageRanks(
+    season.rankStyle,
+    0,
+    1,
+    decoded.map((d) => d.points),
+  );
+  return { version: e.version, size, entries: decoded.map((d, i) => ({ ...d, rank: ranks[i]! })) };
+}
+
 interface Slot {
   board: Board;
+  /** Made when the first raise is applied to the snapshot in memory (topAfter). */
+  codec?: Codec;
   snap?: TopSnapshot;
   /** The epoch the snapshot was read under (see BoardVersion). */
   epoch?: BoardVersion;
@@ -60,10 +113,12 @@ interface Slot {
  * the top or the size (board-events.ts `topSeen`), no read returns a snapshot older than it:
  * readers wait for the refresh, and all readers of a board share one Redis read in flight.
  * Without news a snapshot is served for `maxAgeMs`, then refreshed behind the readers (a safety
- * net for a lost event: pub/sub is at most once). A board that is only watched (topChanged) is read
- * again as soon as news of it is heard (`heard`), at most once per `minGapMs` (a board whose top
- * changes all the time costs at most 1000 / minGapMs reads a second, and a push waits at most that
- * long), and without news only every `watchedMaxAgeMs`: a lost event is seen as a skipped version
+ * net for a lost event: pub/sub is at most once). A raise event that follows the snapshot's version
+ * moves it in memory (topAfter), with no read: pushed to topChanged and served at once. Any other
+ * news makes a board that is only watched (topChanged) read again as soon as it is heard
+ * (`heard`), at most once per `minGapMs` (a board whose top changes all the time costs at most
+ * 1000 / minGapMs reads a second, and a push waits at most that long), and without news only
+ * every `watchedMaxAgeMs`: a lost event is seen as a skipped version
  * by the next one (board-events.ts) and a dropped connection ends every epoch, so an idle board
  * costs Redis nothing.
  */
@@ -150,6 +205,21 @@ export function createTopCache(opts: {
     refresh(slot).catch((err) => opts.onError?.(err));
   }
 
+  /**
+   * Moves the snapshot to the event's version in memory when it can (topAfter): a raise into the
+   * top is pushed without waiting for a Redis read. Not while a read is out: what it returns may
+   * already hold the change.
+   */
+  function advance(slot: Slot, e: BoardEvent): void {
+    const before = slot.snap;
+    if (!before || e.kind !== 'raise' || slot.refreshing || slot.epoch !== opts.versions.of(slot.board)) return;
+    const season = slot.board.season;
+    const snap = topAfter(before, e, season, (slot.codec ??= createCodec(season)), capacity);
+    if (!snap) return;
+    slot.snap = snap;
+    if (!sameEntries(before.entries, snap.entries)) for (const l of slot.listeners) l(snap);
+  }
+
   /** A current snapshot: the one held, or the next refresh that started after what we heard. */
   async function current(slot: Slot): Promise<TopSnapshot> {
     // A refresh in flight may have started before the news: then one more, which cannot have.
@@ -184,9 +254,16 @@ export function createTopCache(opts: {
       };
     },
 
-    /** News of the season's boards was heard (board-events.ts noted it): watched ones behind are read again. */
-    heard(seasonId: number): void {
-      for (const slot of slots.values()) if (slot.board.season.id === seasonId) follow(slot);
+    /**
+     * An update event, after board-events.ts noted it: its board's snapshot moves to it in memory
+     * when it can (advance); watched boards of the season still behind are read again.
+     */
+    heard(e: BoardEvent): void {
+      for (const slot of slots.values()) {
+        if (slot.board.season.id !== e.seasonId) continue;
+        if (slot.board.window === e.window && slot.board.period === e.period) advance(slot, e);
+        follow(slot);
+      }
     },
 
     /** Refreshes watched boards that fell behind or aged; drops boards nobody used for a while. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isDomainError } from '../../src/domain/errors.js';
-import type { ScoreSplit } from '../../src/domain/season.js';
+import type { RankStyle, ScoreSplit, Season } from '../../src/domain/season.js';
 
 /** What a call threw, reduced to what callers may branch on; 'no error' when it returned. */
 export function thrown(fn: () => unknown): { code: string; field: string | undefined } | string {
@@ -36,3 +36,17 @@ export const splitArb: fc.Arbitrary<ScoreSplit> = fc.integer({ min: 1, max: 31 }
     timeUnitSeconds: fc.oneof(fc.constantFrom(1, 60, 3600, 86_400), fc.integer({ min: 1, max: 86_400 })),
   }),
 );
+
+/** A season with a 10-bit score (points = floor(score / 16), 16 time units of a second): small boards in tests. */
+export const smallSeason = (rankStyle: RankStyle): Season => ({
+  id: 1,
+  name: 'model',
+  startsAt: new Date('2026-01-01T00:00:00Z'),
+  endsAt: new Date('2026-12-31T00:00:00Z'),
+  status: 'ACTIVE',
+  scoring: 'BEST',
+  order: 'DESC',
+  rankStyle,
+  maxPointsPerMatch: 63,
+  split: { pointsBits: 6, timeBits: 4, timeUnitSeconds: 1 },
+});

@@ -7,20 +7,8 @@ import { createCodec } from '../../src/domain/score-codec.js';
 import type { RankStyle, Season } from '../../src/domain/season.js';
 import type { BoardEvent } from '../../src/service/board-events.js';
 import { createRankWatcher } from '../../src/service/rank-watcher.js';
+import { smallSeason } from '../domain/helpers.js';
 
-const split = { pointsBits: 6, timeBits: 4, timeUnitSeconds: 1 }; // points = floor(score / 16)
-const seasonOf = (rankStyle: RankStyle): Season => ({
-  id: 1,
-  name: 'model',
-  startsAt: new Date('2026-01-01T00:00:00Z'),
-  endsAt: new Date('2026-12-31T00:00:00Z'),
-  status: 'ACTIVE',
-  scoring: 'BEST',
-  order: 'DESC',
-  rankStyle,
-  maxPointsPerMatch: 63,
-  split,
-});
 const MAX_SCORE = 2 ** 10 - 1;
 const PLAYERS = ['1', '2', '3', '9', '10', '11', '42', 'a', 'b', 'c'];
 
@@ -123,7 +111,7 @@ const turn = () => new Promise((r) => setImmediate(r));
  * lets everything arrive: every watched player's last push must be their entry on the model board.
  */
 async function runScenario(style: RankStyle, ops: Op[], resyncAt?: number, blockSize?: number): Promise<void> {
-  const season = seasonOf(style);
+  const season = smallSeason(style);
   const board: Board = { season, window: 'SEASON', period: '' };
   const model = modelBoard(season);
   const inFlight: BoardEvent[] = [];

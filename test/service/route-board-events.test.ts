@@ -27,7 +27,7 @@ function routed() {
         calls.push(`rankWatcher.resync ${seasonId ?? 'all'}`);
       },
     },
-    topCache: { heard: (seasonId) => calls.push(`topCache.heard ${seasonId}`) },
+    topCache: { heard: (e) => calls.push(`topCache.heard ${e.seasonId}`) },
     live: { note: (e) => calls.push(`live.note ${e.version}`) },
     seasons: { invalidate: (id) => calls.push(`seasons.invalidate ${id}`) },
     names: {

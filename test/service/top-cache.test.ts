@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '../../src/domain/board.js';
-import { createBoardVersions } from '../../src/service/board-events.js';
-import { createTopCache } from '../../src/service/top-cache.js';
+import { createCodec } from '../../src/domain/score-codec.js';
+import type { Season } from '../../src/domain/season.js';
+import { createBoardVersions, type BoardEvent } from '../../src/service/board-events.js';
+import { createTopCache, topAfter, type TopSnapshot } from '../../src/service/top-cache.js';
+import { smallSeason } from '../domain/helpers.js';
 
 const season = { id: 1 } as Board['season'];
 const day = (d: number): Board => ({ season, window: 'DAY', period: `2026-11-${String(d).padStart(2, '0')}` });
@@ -106,18 +109,19 @@ describe('top cache slots', () => {
     const pushes: number[] = [];
     cache.watch(board, (snap) => pushes.push(snap.version));
     await expect.poll(() => pushes.at(-1)).toBe(1);
-    const topEvent = (v: number) => ({
-      seasonId: 1,
+    // Resets: news that cannot be applied in memory (topAfter), so each is read.
+    const topEvent = (v: number, seasonId = 1) => ({
+      seasonId,
       window: 'DAY' as const,
       period: board.period,
       version: v,
-      kind: 'raise' as const,
+      kind: 'reset' as const,
       changes: [{ playerId: String(v), old: null, score: String(v), rank: 1 }],
     });
     // News within the gap of the first read: read once the gap has passed, not before.
     version = 2;
     versions.note(topEvent(2));
-    cache.heard(1);
+    cache.heard(topEvent(2));
     expect(readsAt).toHaveLength(1);
     await expect.poll(() => pushes.at(-1), { timeout: 2_000 }).toBe(2);
     expect(readsAt[1]! - readsAt[0]!).toBeGreaterThanOrEqual(195);
@@ -126,15 +130,80 @@ describe('top cache slots', () => {
     version = 4;
     versions.note(topEvent(3));
     versions.note(topEvent(4));
-    cache.heard(1);
-    cache.heard(1);
+    cache.heard(topEvent(3));
+    cache.heard(topEvent(4));
     expect(readsAt).toHaveLength(3);
     await expect.poll(() => pushes.at(-1)).toBe(4);
     expect(new Set(pushes)).toEqual(new Set([1, 2, 4]));
     // News of another season, or of nothing new: no read.
-    cache.heard(2);
-    cache.heard(1);
+    cache.heard(topEvent(5, 2));
+    cache.heard(topEvent(4));
     await new Promise((r) => setTimeout(r, 250));
     expect(readsAt).toHaveLength(3);
+  });
+});
+
+describe('topAfter', () => {
+  const real = smallSeason('ORDINAL'); // score = points * 16 + (15 - t)
+  const codec = createCodec(real);
+  const at = (t: number) => new Date(real.startsAt.getTime() + t * 1000);
+  const snap: TopSnapshot = {
+    version: 5,
+    size: 3,
+    entries: [
+      { playerId: 'a', points: 30, achievedAt: at(0), rank: 1 },
+      { playerId: 'b', points: 20, achievedAt: at(0), rank: 2 },
+      { playerId: 'c', points: 10, achievedAt: at(0), rank: 3 },
+    ],
+  };
+  const change = (playerId: string, old: number | null, score: number | null) => ({
+    playerId,
+    old: old === null ? null : String(old),
+    score: score === null ? null : String(score),
+    rank: 1,
+  });
+  const event = (over: Partial<BoardEvent>): BoardEvent => ({
+    seasonId: 1,
+    window: 'SEASON',
+    period: '',
+    version: 6,
+    previous: 5,
+    kind: 'raise',
+    changes: [change('c', 10 * 16 + 15, 40 * 16 + 15)],
+    ...over,
+  });
+
+  it.each<[string, Partial<BoardEvent>, Season]>([
+    ['a reset', { kind: 'reset' }, real],
+    ['a swap', { kind: 'swap' }, real],
+    ['a version after a gap', { version: 7, previous: 6 }, real],
+    ['an event the snapshot already holds', { version: 5, previous: 4 }, real],
+    ['a member removed', { changes: [change('b', 20 * 16 + 15, null)] }, real],
+    ['a member lowered', { changes: [change('a', 30 * 16 + 15, 5 * 16 + 15)] }, real],
+    ['a sharded season', {}, { ...real, shards: { tags: ['x', 'y'], bounds: [20] } }],
+  ])('is not known from the snapshot after %s: the board is read', (_, over, season) => {
+    expect(topAfter(snap, event(over), season, codec, 3)).toBeUndefined();
+  });
+
+  it('moves a raised member up, drops the last of a full list, and counts new members in the size', () => {
+    const after = topAfter(
+      snap,
+      event({ changes: [change('c', 10 * 16 + 15, 40 * 16 + 15), change('d', null, 25 * 16 + 15)] }),
+      real,
+      codec,
+      3,
+    );
+    expect(after).toEqual({
+      version: 6,
+      size: 4,
+      entries: [
+        { playerId: 'c', points: 40, achievedAt: at(0), rank: 1 },
+        { playerId: 'a', points: 30, achievedAt: at(0), rank: 2 },
+        { playerId: 'd', points: 25, achievedAt: at(0), rank: 3 },
+      ],
+    });
+    // Below the last of a full list: the same entries, the next version.
+    const below = topAfter(snap, event({ changes: [change('e', null, 5 * 16 + 15)] }), real, codec, 3);
+    expect(below).toEqual({ version: 6, size: 4, entries: snap.entries });
   });
 });
