@@ -136,7 +136,9 @@ export async function until<T>(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last error: ${String(last)}`);
+  // The process's last output says what it was doing (a slow CI machine, or stuck).
+  const tail = entry ? `\n${entry.stdout.slice(-2_000)}\n${entry.stderr.slice(-2_000)}` : '';
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last error: ${String(last)}${tail}`);
 }
 
 /** Lines of a stack trace ("    at f (file:1:2)"), which an operator-facing failure must not print. */
