@@ -2,7 +2,7 @@ import { boardId, LIMITS, type Board } from '../domain/board.js';
 import { pageRanks } from '../domain/page-ranks.js';
 import { compareEntries } from '../domain/rank-shift.js';
 import type { RankedStanding } from '../domain/ranking.js';
-import { createCodec, type Codec } from '../domain/score-codec.js';
+import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
 import type { BoardEvent, BoardVersion, BoardVersions } from './board-events.js';
 
@@ -55,8 +55,9 @@ const scoresOf = new WeakMap<readonly RankedStanding[], number[]>();
  * published the event, so a snapshot read at a version holds none of the next event's changes:
  * not so for a sharded season (its shards are written before the version rises), which is read.
  */
-export function topAfter(snap: TopSnapshot, e: BoardEvent, season: Season, codec: Codec, capacity: number) {
+export function topAfter(snap: TopSnapshot, e: BoardEvent, season: Season, capacity: number) {
   if (e.kind !== 'raise' || (e.previous ?? e.version - 1) !== snap.version || season.shards?.tags.length) return;
+  const codec = codecOf(season);
   let scores = scoresOf.get(snap.entries);
   if (!scores) scoresOf.set(snap.entries, (scores = snap.entries.map((x) => codec.encode(x.points, x.achievedAt))));
   const full = snap.entries.length >= capacity; // else the entries are the whole board
@@ -102,8 +103,6 @@ export function topAfter(snap: TopSnapshot, e: BoardEvent, season: Season, codec
 
 interface Slot {
   board: Board;
-  /** Made when the first raise is applied to the snapshot in memory (topAfter). */
-  codec?: Codec;
   snap?: TopSnapshot;
   /** The epoch the snapshot was read under (see BoardVersion). */
   epoch?: BoardVersion;
@@ -222,9 +221,8 @@ export function createTopCache(opts: {
    */
   function advance(slot: Slot, e: BoardEvent): void {
     const before = slot.snap;
-    if (!before || e.kind !== 'raise' || slot.refreshing || slot.epoch !== opts.versions.of(slot.board)) return;
-    const season = slot.board.season;
-    const snap = topAfter(before, e, season, (slot.codec ??= createCodec(season)), capacity);
+    if (!before || slot.refreshing || slot.epoch !== opts.versions.of(slot.board)) return;
+    const snap = topAfter(before, e, slot.board.season, capacity);
     if (!snap) return;
     slot.snap = snap;
     if (!sameEntries(before.entries, snap.entries)) for (const l of slot.listeners) l(snap);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '../../src/domain/board.js';
-import { createCodec } from '../../src/domain/score-codec.js';
 import type { Season } from '../../src/domain/season.js';
 import { createBoardVersions, type BoardEvent } from '../../src/service/board-events.js';
 import { createTopCache, topAfter, type TopSnapshot } from '../../src/service/top-cache.js';
@@ -145,7 +144,6 @@ describe('top cache slots', () => {
 
 describe('topAfter', () => {
   const real = smallSeason('ORDINAL'); // score = points * 16 + (15 - t)
-  const codec = createCodec(real);
   const at = (t: number) => new Date(real.startsAt.getTime() + t * 1000);
   const snap: TopSnapshot = {
     version: 5,
@@ -182,7 +180,7 @@ describe('topAfter', () => {
     ['a member lowered', { changes: [change('a', 30 * 16 + 15, 5 * 16 + 15)] }, real],
     ['a sharded season', {}, { ...real, shards: { tags: ['x', 'y'], bounds: [20] } }],
   ])('is not known from the snapshot after %s: the board is read', (_, over, season) => {
-    expect(topAfter(snap, event(over), season, codec, 3)).toBeUndefined();
+    expect(topAfter(snap, event(over), season, 3)).toBeUndefined();
   });
 
   it('moves a raised member up, drops the last of a full list, and counts new members in the size', () => {
@@ -190,7 +188,6 @@ describe('topAfter', () => {
       snap,
       event({ changes: [change('c', 10 * 16 + 15, 40 * 16 + 15), change('d', null, 25 * 16 + 15)] }),
       real,
-      codec,
       3,
     );
     expect(after).toEqual({
@@ -203,7 +200,7 @@ describe('topAfter', () => {
       ],
     });
     // Below the last of a full list: the same entries, the next version.
-    const below = topAfter(snap, event({ changes: [change('e', null, 5 * 16 + 15)] }), real, codec, 3);
+    const below = topAfter(snap, event({ changes: [change('e', null, 5 * 16 + 15)] }), real, 3);
     expect(below).toEqual({ version: 6, size: 4, entries: snap.entries });
   });
 });
