@@ -97,7 +97,7 @@ export function createContextFactory(
     let loader: DataLoader<string, PlayerName> | undefined;
     // Plain data properties only: a getter in this literal (`get players()`) made every context a
     // dictionary-mode object, which V8 kept alive, with the request it reaches, through
-    // young-generation GCs: ~0.9 MB kept per scavenge on the entry path (docs/benchmarks.md).
+    // young-generation GCs: ~0.9 MB kept per scavenge on the entry path (docs/benchmarks-history.md).
     return {
       reads,
       services,

@@ -126,7 +126,7 @@ export interface CompiledOperation {
  * Int, ID, String and enum values are already what GraphQL would serialise them to (ranks, sizes
  * and points are integers in the Int range, season.ts; ids and names are strings; enum values are
  * their names), so graphql-jit passes them through: its checked leaf serialisation allocates an
- * error path and locations per leaf of every entry, most of a miss's garbage (docs/benchmarks.md).
+ * error path and locations per leaf of every entry, most of a miss's garbage (docs/benchmarks-history.md).
  * DateTime is still serialised. The serving test compares such answers with graphql-js's.
  */
 export function compileOperation(
@@ -168,7 +168,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
  * GraphQL reads over HTTP before yoga's own request handling, which costs more than executing a
- * cached read (docs/benchmarks.md). Unauthenticated queries by GET or POST (JSON) are answered
+ * cached read (docs/benchmarks-history.md). Unauthenticated queries by GET or POST (JSON) are answered
  * here: from the response cache when an identical request's answer is still valid, otherwise
  * executed as prepared once (parsed, validated with the envelop's rules and limits, compiled) and
  * cached when they read only board state. Automatic persisted
@@ -202,7 +202,7 @@ export function createReadPath(deps: {
   maskError(error: unknown): GraphQLError;
   /**
    * Mutations by POST run here too, prepared once per query text like reads: yoga's own HTTP
-   * handling and graphql-js's variable coercion were most of a submission's CPU (docs/benchmarks.md).
+   * handling and graphql-js's variable coercion were most of a submission's CPU (docs/benchmarks-history.md).
    */
   mutations: { onExecuted?(seconds: number): void };
 }) {

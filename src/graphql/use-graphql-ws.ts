@@ -40,7 +40,7 @@ export function useGraphQLWs(deps: {
   const { yoga, schema } = deps;
   // The upgrade is handled here rather than by ws (`noServer`) so that a socket keeps only what its
   // subscriptions read of its request (upgradeRequest), not the IncomingMessage: ws and graphql-ws
-  // would hold that for the socket's life (memory per idle socket, docs/benchmarks.md).
+  // would hold that for the socket's life (memory per idle socket, docs/benchmarks-history.md).
   const wss = new WebSocketServer({ noServer: true, path: deps.path, maxPayload: deps.maxPayload });
   deps.server.on('upgrade', (req, socket, head) =>
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, upgradeRequest(req))),

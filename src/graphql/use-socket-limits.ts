@@ -25,7 +25,7 @@ function ponged(this: WebSocket): void {
  * TOO_MANY_SOCKETS, slow readers are terminated (checked every `sweepMs`), and a peer that did not
  * answer its last ping by the next one (`keepAliveMs` later) is terminated: a dead client's
  * subscriptions end. Keep-alive runs in the sweep, one timer for every socket, instead of
- * graphql-ws's interval and pong timeout per socket (memory per idle socket: docs/benchmarks.md);
+ * graphql-ws's interval and pong timeout per socket (memory per idle socket: docs/benchmarks-history.md);
  * each sweep pings the sockets of one of keepAliveMs / sweepMs buckets, so 10,000 sockets are not
  * pinged in one burst. Subscriptions are counted by the caller: `take` before one starts (false:
  * over the limit), `release` after.

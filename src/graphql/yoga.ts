@@ -60,8 +60,8 @@ export function createLadderYoga(deps: {
       deps.listCost,
       useErrorCodes(),
       useReadRateLimit(),
-      // Queries run as compiled functions (graphql-jit): several times cheaper per request than
-      // the interpreter on this schema (docs/benchmarks.md). Mutations and subscriptions are rare
+      // Queries run as compiled functions (graphql-jit), cheaper per request than the interpreter;
+      // a serving test compares its answers with graphql-js's. Mutations and subscriptions are rare
       // and stay on graphql-js.
       ...(!deps.jit
         ? []

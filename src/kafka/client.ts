@@ -14,7 +14,7 @@ interface RequestQueue {
  * millisecond, forever: `scheduleCheckPendingRequests` re-arms its timer after each check even with
  * nothing pending and no throttle (the delay is then negative: 1 ms). Upstream: tulios/kafkajs#1556
  * and #1704; the fixes (#1667, #1768) are not merged, and kafkajs has had no release since 2.2.4.
- * An idle API process woke ~1,600 times a second (docs/benchmarks.md). With nothing pending and no
+ * An idle API process woke ~1,600 times a second (docs/benchmarks-history.md). With nothing pending and no
  * throttle there is nothing to check later: a new request is sent at once or queued (which
  * schedules a check), and each answer checks the queue itself. Applied once, when this module loads;
  * it reaches into kafkajs's internals, which is why kafkajs is pinned (package.json), and

@@ -14,7 +14,7 @@ export function createStandingsReader(sql: Sql) {
      * single statement sorting the season by board first compared two equal board columns for every
      * pair of rows, and parsed them back for every row. Each board is read by `COPY (...) TO STDOUT`
      * and its text parsed straight into columns: half the Node CPU of a cursor's rows
-     * (docs/benchmarks.md, the 10M-player season).
+     * (docs/benchmarks-history.md, the 10M-player season).
      */
     async *seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncGenerator<StandingsPage> {
       const boards = await boardsOf(sql, seasonId);

@@ -61,7 +61,7 @@ function createCluster(nodes: Array<{ host: string; port: number }>, options: Cl
  * A connection for many small concurrent commands (the API's reads): the commands of one turn of
  * the event loop leave in one write (its socket corked until the turn's check phase), as ioredis's
  * auto-pipelining would send them, without the Pipeline it builds per turn, which cost more CPU
- * than the commands and kept megabytes alive across each young-generation GC (docs/benchmarks.md).
+ * than the commands and kept megabytes alive across each young-generation GC (docs/benchmarks-history.md).
  * A cluster client (one socket per master) auto-pipelines instead.
  */
 export function turnBatchedConnection(redis: Redis): Redis {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 // A context is made per request. Made with a getter (`get players() {...}` in the literal), each
 // one was a dictionary-mode object, and V8 kept those and all they reach alive through
 // young-generation GCs: ~0.9 MB kept per scavenge on the entry path, pauses 2-3x longer
-// (docs/benchmarks.md). V8's %HasFastProperties tells it directly; it needs
+// (docs/benchmarks-history.md). V8's %HasFastProperties tells it directly; it needs
 // --allow-natives-syntax, so the check runs in a node of its own.
 const script = `
 import { createContextFactory } from './src/graphql/context.ts';
