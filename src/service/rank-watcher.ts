@@ -27,7 +27,7 @@ interface Watched {
   /**
    * What the listeners were last told, so a rank that moved and came back is not pushed. Numbers,
    * not a string made per push: a watched player's state lives until its next push, through
-   * young-generation GCs (docs/benchmarks.md).
+   * young-generation GCs (docs/benchmarks-history.md).
    */
   sentScore?: number | null;
   sentRank?: number;
@@ -50,7 +50,9 @@ interface BoardWatch {
 }
 
 const PAGE = 500;
+/** The most pushes of ranks moved by others in one turn, and how often a slice of them goes out. */
 const PUSH_SLICE = 200;
+const SLICE_EVERY_MS = 10;
 
 /**
  * rankChanged, driven by the update events: each event carries every changed member's old and
@@ -63,9 +65,10 @@ const PUSH_SLICE = 200;
  * them was most of the API's CPU under load (bench:live).
  *
  * Pushes: a player's own new score goes out at the end of the event loop turn; a rank moved by
- * others at most once per `othersEveryMs` with the rank then, and only if it differs from the
- * last one pushed. On a busy board nearly every watched player is passed every second: pushing
- * each pass would cost a GraphQL execution and a socket write per player per result.
+ * others at most once per period (periods start `othersEveryMs` apart, their pushes spread over
+ * them) with the rank then, and only if it differs from the last one pushed. On a busy board
+ * nearly every watched player is passed every second: pushing each pass would cost a GraphQL
+ * execution and a socket write per player per result.
  */
 export function createRankWatcher(opts: {
   source: EntriesSource;
@@ -98,12 +101,22 @@ export function createRankWatcher(opts: {
   };
   const othersEveryMs = opts.othersEveryMs ?? 1_000;
   const soon = new Map<Watched, BoardWatch>();
-  const later = new Map<Watched, BoardWatch>();
+  /** Ranks moved by others: `pushing` goes out in this period's slices, `later` in the next period's. */
+  let pushing = new Map<Watched, BoardWatch>();
+  let later = new Map<Watched, BoardWatch>();
+  /** Whole blocks shifted since the last period began (their players are collected when it begins). */
+  let blocksPending = false;
   let soonScheduled = false;
   let laterTimer: NodeJS.Timeout | undefined;
+  const period = { start: -Infinity, slices: 1, done: 0 };
+  const at = (ms: number, fn: () => void) => {
+    laterTimer = setTimeout(fn, Math.max(0, ms - Date.now()));
+    laterTimer.unref();
+  };
   function flush(): void {
     soonScheduled = false;
     for (const [w, bw] of soon) {
+      pushing.delete(w);
       later.delete(w);
       notify(bw, w);
     }
@@ -111,39 +124,49 @@ export function createRankWatcher(opts: {
   }
   /** The players of the blocks shifted as a whole join the ones shifted one by one. */
   function collectShifted(): void {
+    blocksPending = false;
     for (const bw of boards.values()) {
-      for (const w of bw.ranked.takeShifted()) if (!soon.has(w)) later.set(w, bw);
+      for (const w of bw.ranked.takeShifted()) if (!soon.has(w) && !pushing.has(w)) later.set(w, bw);
     }
   }
   /**
-   * Pushes the ranks others moved, a slice per turn: thousands at once would stall the event loop
-   * (and the own-score pushes behind it).
+   * Starts a period of pushes of ranks moved by others: the players shifted since the last one go
+   * out in slices spread evenly over the period, not at once. On a busy board nearly every watched
+   * player moves each second: 9,000 pushes in one go held a core for 0.4 s every second, and every
+   * other process on the machine (and the own-score pushes) waited behind them (bench:live).
+   * A player is pushed at most once per period: one shifted again after its push waits in `later`
+   * for the next period, where it comes about where it came in this one (the order of `later`).
    */
-  function flushLater(first = true): void {
+  function startPeriod(): void {
+    collectShifted();
+    [pushing, later] = [later, pushing]; // `pushing` is empty: the last period pushed all of it
+    period.start = Date.now();
+    period.slices = Math.max(1, Math.floor(othersEveryMs / SLICE_EVERY_MS));
+    period.done = 0;
+    pushSlice();
+  }
+  function pushSlice(): void {
     laterTimer = undefined;
-    if (first) collectShifted();
+    const quota = Math.min(PUSH_SLICE, Math.ceil(pushing.size / Math.max(1, period.slices - period.done)));
+    period.done++;
     let n = 0;
-    for (const [w, bw] of later) {
-      later.delete(w);
+    for (const [w, bw] of pushing) {
+      if (n++ === quota) break;
+      pushing.delete(w);
       notify(bw, w);
-      if (++n === PUSH_SLICE && later.size > 0) {
-        laterTimer = setTimeout(flushLater, 0, false);
-        laterTimer.unref();
-        return;
-      }
     }
+    if (pushing.size > 0) at(period.start + (period.done * othersEveryMs) / period.slices, pushSlice);
+    else if (later.size > 0 || blocksPending) at(period.start + othersEveryMs, startPeriod);
   }
   function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>, blocksShifted: boolean): void {
     for (const w of own) soon.set(w, bw);
-    for (const w of shifted) if (!soon.has(w)) later.set(w, bw);
+    for (const w of shifted) if (!soon.has(w) && !pushing.has(w)) later.set(w, bw);
+    blocksPending ||= blocksShifted;
     if (soon.size > 0 && !soonScheduled) {
       soonScheduled = true;
       setImmediate(flush);
     }
-    if ((later.size > 0 || blocksShifted) && !laterTimer) {
-      laterTimer = setTimeout(flushLater, othersEveryMs, true);
-      laterTimer.unref();
-    }
+    if ((later.size > 0 || blocksPending) && !laterTimer) at(period.start + othersEveryMs, startPeriod);
   }
 
   const place = (bw: BoardWatch, w: Watched) =>
@@ -339,8 +362,10 @@ export function createRankWatcher(opts: {
       if (laterTimer) clearTimeout(laterTimer);
       laterTimer = undefined;
       collectShifted();
-      for (const [w, bw] of later) notify(bw, w);
-      later.clear();
+      for (const waiting of [pushing, later]) {
+        for (const [w, bw] of waiting) notify(bw, w);
+        waiting.clear();
+      }
     },
 
     watchedPlayers(): number {

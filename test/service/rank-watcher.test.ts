@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Board } from '../../src/domain/board.js';
 import { compareEntries } from '../../src/domain/rank-shift.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
@@ -208,4 +208,75 @@ describe('rankChanged from update events (a model board, late events, slow reads
       );
     });
   }
+});
+
+describe('ranks moved by others: periods of pushes spread over time', () => {
+  it('each player once per period, in slices over the period, with the rank then; own scores at once', async () => {
+    vi.useFakeTimers();
+    try {
+      const season = smallSeason('ORDINAL');
+      const board: Board = { season, window: 'SEASON', period: '' };
+      const model = modelBoard(season);
+      const ids = Array.from({ length: 1_000 }, (_, i) => `p${i}`);
+      model.set(
+        'raise',
+        ids.map((id, i): [string, number] => [id, i]),
+      ); // before anyone watches
+      const watcher = createRankWatcher({
+        othersEveryMs: 1_000,
+        source: { entries: (_b, x) => Promise.resolve(model.read(x)) },
+      });
+      const pushes: Array<{ at: number; player: string; entry: RankedStanding | null }> = [];
+      for (const id of ids) watcher.watch(board, id, (entry) => pushes.push({ at: Date.now(), player: id, entry }));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(pushes).toHaveLength(1_000); // the first entries
+      pushes.length = 0;
+      const t0 = Date.now();
+
+      watcher.note(model.set('raise', [['new1', 1_023]])); // everyone watched drops a rank
+      await vi.advanceTimersByTimeAsync(300);
+      const early = new Set(pushes.map((p) => p.player));
+      watcher.note(model.set('raise', [['new2', 1_022]])); // and another
+      await vi.advanceTimersByTimeAsync(200);
+      watcher.note(model.set('raise', [['p7', 1_021]])); // a watched player's own new score
+      await vi.advanceTimersByTimeAsync(0);
+      expect(pushes.at(-1)).toEqual({ at: t0 + 500, player: 'p7', entry: model.entry('p7') });
+      await vi.advanceTimersByTimeAsync(4_000);
+
+      // Spread: the 999 others of the first period over its 100 slices, 10 ms apart (p7's own push
+      // took it out of the period's list).
+      const first = pushes.filter((p) => p.at < t0 + 1_000 && p.player !== 'p7');
+      expect(first).toHaveLength(999);
+      const perSlice = new Map<number, number>();
+      for (const p of first) perSlice.set(p.at, (perSlice.get(p.at) ?? 0) + 1);
+      expect(perSlice.size).toBe(100);
+      expect(Math.max(...perSlice.values())).toBe(10);
+      // With the rank at the time: before the second event one rank down, after it two, and after
+      // p7's jump above them (the pushes after its own) three.
+      const p7Jumped = pushes.findIndex((p) => p.player === 'p7');
+      for (const p of first) {
+        const i = Number(p.player.slice(1));
+        const rank = (early.has(p.player) ? 1_001 : 1_002) - i + (i > 7 && pushes.indexOf(p) > p7Jumped ? 1 : 0);
+        expect(p.entry?.rank, `${p.player} at +${p.at - t0} ms`).toBe(rank);
+      }
+      // The players pushed before the second event (the slices at +0 to +300 ms), and those above p7
+      // pushed before its jump, hear of it in the next period, not before.
+      expect(early.size).toBe(310);
+      const jumpedOver = pushes.slice(0, p7Jumped).filter((p) => Number(p.player.slice(1)) > 7);
+      const second = pushes.filter((p) => p.at >= t0 + 1_000);
+      expect(new Set(second.map((p) => p.player))).toEqual(new Set([...early, ...jumpedOver.map((p) => p.player)]));
+      expect(Math.min(...second.map((p) => p.at))).toBe(t0 + 1_000);
+      // Others' moves reach a player a period apart (a period's order is the order players were
+      // shifted in after their push), and every last push is the player's entry now.
+      const last = new Map<string, { at: number; entry: RankedStanding | null }>();
+      for (const p of pushes) {
+        const before = last.get(p.player);
+        if (before && p.player !== 'p7') expect(p.at - before.at, p.player).toBeGreaterThanOrEqual(1_000);
+        last.set(p.player, p);
+      }
+      for (const id of ids) expect(last.get(id)?.entry ?? null, id).toEqual(model.entry(id));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
