@@ -21,10 +21,12 @@
 //   - TOP_INJECTIONS_PER_SEC results that take rank 1 (a pool of new players, points above any
 //     seeded score, each one new): matched when the pair (player, points) appears in a topChanged;
 //   - half of the rest: a watched player (round robin) one point above their current best, so
-//     their next rankChanged carrying those points maps back to this result's CreateTime;
+//     their next rankChanged carrying those points maps back to this result's Kafka append time;
 //   - the other half: a random unwatched player with random points (about half raise a score).
 // Phases, each --seconds long: idle without subscriptions, load without subscriptions (what ingest
 // alone costs), then the sockets are opened, idle with subscriptions, load with subscriptions.
+// Push latency runs from a result's append to the topic (LogAppendTime, set by the broker) to when
+// a clients process read the push; the same from its CreateTime is printed beside it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -217,10 +219,23 @@ async function seed(): Promise<Season> {
 
 // ---------------------------------------------------------------- traffic
 
+/**
+ * One recorded result, keyed "player:points": when this producer handed it over (its CreateTime)
+ * and when the broker appended it (the topic's LogAppendTime, from the produce response; NaN until
+ * acknowledged). One request's partitions are appended a few ms apart and the response gives each
+ * partition's time, not each message's: a message takes the earliest of its request, so a latency
+ * from it can only come out a little long.
+ */
+interface Sample {
+  key: string;
+  created: number;
+  appended: number;
+}
+
 interface Window {
   results: number;
-  watched: Array<[string, number]>;
-  injected: Array<[string, number]>;
+  watched: Sample[];
+  injected: Sample[];
 }
 
 /** The paced producer: RATE results/s in 20 ms ticks, until stopped. */
@@ -240,6 +255,7 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
   let flip = false;
   const ackMs: number[] = [];
   let sendErrors = 0;
+  let noAppendTime = 0;
   let produced = 0;
   let window: Window | undefined;
 
@@ -270,11 +286,17 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
       if (due > 0) {
         const ts = Date.now();
         const messages: Message[] = [];
+        const samples: Sample[] = [];
+        const sample = (key: string) => {
+          const s = { key, created: ts, appended: NaN };
+          samples.push(s);
+          return s;
+        };
         for (let i = 0; i < topDue; i++) {
           const id = String(PLAYERS + 1 + (nextTop++ % TOP_POOL));
           topPoints++;
           messages.push(message(id, topPoints, ts));
-          window?.injected.push([`${id}:${topPoints}`, ts]);
+          window?.injected.push(sample(`${id}:${topPoints}`));
         }
         for (let i = topDue; i < due; i++) {
           flip = !flip;
@@ -283,7 +305,7 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
             const p = points.get(id)! + 1;
             points.set(id, p);
             messages.push(message(id, p, ts));
-            window?.watched.push([`${id}:${p}`, ts]);
+            window?.watched.push(sample(`${id}:${p}`));
           } else {
             let id: string;
             do id = String(1 + Math.floor(rand() * PLAYERS));
@@ -298,8 +320,11 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
         const send = producer
           .send({ topic: TOPIC, acks: -1, compression: CompressionTypes.None, messages })
           .then(
-            () => {
+            (acked) => {
               ackMs.push(Date.now() - ts);
+              const appended = Math.min(...acked.map((m) => Number(m.logAppendTime ?? -1)));
+              if (!(appended > 0)) noAppendTime++;
+              for (const s of samples) s.appended = appended > 0 ? appended : NaN;
             },
             () => {
               sendErrors++;
@@ -335,6 +360,10 @@ function createLoad(producer: Producer, seasonId: number, watched: readonly stri
     },
     get sendErrors() {
       return sendErrors;
+    },
+    /** Produce requests acknowledged without a LogAppendTime (the topic not configured for it). */
+    get noAppendTime() {
+      return noAppendTime;
     },
     ackMs,
   };
@@ -472,7 +501,12 @@ async function main(): Promise<void> {
   await admin.connect();
   await admin.createTopics({
     topics: [
-      { topic: TOPIC, numPartitions: PARTITIONS },
+      // Latency starts when the broker appends a result (issue 7: "from the result's Kafka append").
+      {
+        topic: TOPIC,
+        numPartitions: PARTITIONS,
+        configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }],
+      },
       { topic: `${TOPIC}.dlq`, numPartitions: PARTITIONS },
     ],
     waitForLeaders: true,
@@ -772,37 +806,45 @@ async function main(): Promise<void> {
   // ---- latency: each recorded result to the push that shows it
   const rankSeen = new Map(afterLoad.rank);
   const topSeen = new Map(afterLoad.top);
-  // Each sample twice: to when the clients process read the message, and to when it had handled it
-  // (live-clients.ts StampedWebSocket; the previous rounds measured the second).
+  // Each sample from the broker's append to when the clients process read the message, and to when
+  // it had handled it (live-clients.ts StampedWebSocket; the rounds before 2026-12-01 measured the
+  // second); and from its CreateTime, as the rounds before 2026-12-02 did (that adds this process's
+  // send and the broker's handling of it, which the issue's "from the Kafka append" leaves out).
+  const startOf = (s: Sample) => (Number.isNaN(s.appended) ? s.created : s.appended);
   const rankLat: number[] = [];
   const rankLatHandled: number[] = [];
+  const rankLatCreated: number[] = [];
   let rankMissed = 0;
-  for (const [key, ts] of loadSubs.window.watched) {
-    const t = rankSeen.get(key);
+  for (const s of loadSubs.window.watched) {
+    const t = rankSeen.get(s.key);
     if (t === undefined) rankMissed++;
     else {
-      rankLat.push(t[0] - ts);
-      rankLatHandled.push(t[1] - ts);
+      rankLat.push(t[0] - startOf(s));
+      rankLatHandled.push(t[1] - startOf(s));
+      rankLatCreated.push(t[0] - s.created);
     }
   }
   const topLat: number[] = [];
   const topLatHandled: number[] = [];
+  const topLatCreated: number[] = [];
   let topMissed = 0;
-  for (const [key, ts] of loadSubs.window.injected) {
-    const seen = topSeen.get(key) ?? [];
+  for (const s of loadSubs.window.injected) {
+    const seen = topSeen.get(s.key) ?? [];
     for (const t of seen) {
-      topLat.push(t[0] - ts);
-      topLatHandled.push(t[1] - ts);
+      topLat.push(t[0] - startOf(s));
+      topLatHandled.push(t[1] - startOf(s));
+      topLatCreated.push(t[0] - s.created);
     }
     topMissed += Math.max(0, TOP_SUBS - seen.length);
   }
   // The update event of each recorded result: what ingest took, before the API's part.
   const eventLat: number[] = [];
-  for (const [key, ts] of [...loadSubs.window.watched, ...loadSubs.window.injected]) {
-    const t = eventSeen.get(key);
-    if (t !== undefined) eventLat.push(t - ts);
+  for (const s of [...loadSubs.window.watched, ...loadSubs.window.injected]) {
+    const t = eventSeen.get(s.key);
+    if (t !== undefined) eventLat.push(t - startOf(s));
   }
-  for (const xs of [rankLat, rankLatHandled, topLat, topLatHandled, eventLat]) xs.sort((x, y) => x - y);
+  for (const xs of [rankLat, rankLatHandled, rankLatCreated, topLat, topLatHandled, topLatCreated, eventLat])
+    xs.sort((x, y) => x - y);
   const acks = [...traffic.ackMs].sort((x, y) => x - y);
 
   // ---- Redis: what subscriptions add, idle and under load
@@ -835,12 +877,12 @@ async function main(): Promise<void> {
 
   const rows: Array<[string, string, string]> = [
     [
-      'push latency rankChanged p50 / p99 (Kafka CreateTime → read by client)',
+      'push latency rankChanged p50 / p99 (Kafka append → read by client)',
       latCell(rankLat, `n=${fmt(rankLat.length)}, ${fmt(rankMissed)} never pushed`),
       'p99 ≤ 250 ms',
     ],
     [
-      'push latency topChanged p50 / p99 (Kafka CreateTime → read by client)',
+      'push latency topChanged p50 / p99 (Kafka append → read by client)',
       latCell(
         topLat,
         `n=${fmt(topLat.length)}: ${fmt(loadSubs.window.injected.length)} new top entries × ${fmt(TOP_SUBS)} clients, ${fmt(topMissed)} missed`,
@@ -854,12 +896,18 @@ async function main(): Promise<void> {
       '',
     ],
     [
-      '  of which produce → broker ack (acks=all) p50 / p99',
+      '  the same from CreateTime (before this producer sent it), rankChanged / topChanged p50 / p99',
+      `${fmt(percentile(rankLatCreated, 0.5))} / ${fmt(percentile(rankLatCreated, 0.99))} ms; ` +
+        `${fmt(percentile(topLatCreated, 0.5))} / ${fmt(percentile(topLatCreated, 0.99))} ms`,
+      '',
+    ],
+    [
+      '  produce → broker ack (acks=all) p50 / p99',
       `${fmt(percentile(acks, 0.5))} / ${fmt(percentile(acks, 0.99))} ms`,
       '',
     ],
     [
-      '  of which Kafka CreateTime → board update event heard (ingest) p50 / p99',
+      '  of which Kafka append → board update event heard (ingest) p50 / p99',
       `${fmt(percentile(eventLat, 0.5))} / ${fmt(percentile(eventLat, 0.99))} ms (n=${fmt(eventLat.length)})`,
       '',
     ],
@@ -993,12 +1041,18 @@ async function main(): Promise<void> {
       ` (adds to the measured latency); sockets closed after subscribing: ${afterLoad.counters.closed}; producer send errors: ${traffic.sendErrors}`,
   );
   if (afterLoad.counters.errors.length) console.log(`client errors: ${afterLoad.counters.errors.join(' | ')}`);
+  if (traffic.noAppendTime > 0) {
+    console.log(
+      `WARNING: ${fmt(traffic.noAppendTime)} produce requests were acknowledged without a LogAppendTime: ` +
+        'their results are measured from their CreateTime.',
+    );
+  }
   console.log(
     `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, loadavg(1m) ${load0[0]!.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after. ` +
       'Kafka, PostgreSQL, Redis, both ladder processes, the clients and this producer share the machine.',
   );
   console.log(
-    "Latency is from the result's Kafka CreateTime (set by this producer just before send) to when the clients process read the message off its socket" +
+    "Latency is from the result's Kafka append (the topic's LogAppendTime, the earliest of its produce request's partitions) to when the clients process read the message off its socket" +
       ' (before graphql-ws parsed it: bench/live-clients.ts StampedWebSocket; "handled": after, as measured before 2026-12-01, fourth session);' +
       " rankChanged: the first push showing the watched player's new points; topChanged: each client's first push showing the injected entry.",
   );
