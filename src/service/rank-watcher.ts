@@ -107,11 +107,13 @@ export function createRankWatcher(opts: {
   /** Whole blocks shifted since the last period began (their players are collected when it begins). */
   let blocksPending = false;
   let soonScheduled = false;
-  let laterTimer: NodeJS.Timeout | undefined;
-  const period = { start: -Infinity, slices: 1, done: 0 };
+  let othersTimer: NodeJS.Timeout | undefined;
+  /** Slices per period, and when this period started and how many of its slices went out. */
+  const slices = Math.max(1, Math.floor(othersEveryMs / SLICE_EVERY_MS));
+  const period = { start: -Infinity, done: 0 };
   const at = (ms: number, fn: () => void) => {
-    laterTimer = setTimeout(fn, Math.max(0, ms - Date.now()));
-    laterTimer.unref();
+    othersTimer = setTimeout(fn, Math.max(0, ms - Date.now()));
+    othersTimer.unref();
   };
   function flush(): void {
     soonScheduled = false;
@@ -141,13 +143,12 @@ export function createRankWatcher(opts: {
     collectShifted();
     [pushing, later] = [later, pushing]; // `pushing` is empty: the last period pushed all of it
     period.start = Date.now();
-    period.slices = Math.max(1, Math.floor(othersEveryMs / SLICE_EVERY_MS));
     period.done = 0;
     pushSlice();
   }
   function pushSlice(): void {
-    laterTimer = undefined;
-    const quota = Math.min(PUSH_SLICE, Math.ceil(pushing.size / Math.max(1, period.slices - period.done)));
+    othersTimer = undefined;
+    const quota = Math.min(PUSH_SLICE, Math.ceil(pushing.size / Math.max(1, slices - period.done)));
     period.done++;
     let n = 0;
     for (const [w, bw] of pushing) {
@@ -155,7 +156,7 @@ export function createRankWatcher(opts: {
       pushing.delete(w);
       notify(bw, w);
     }
-    if (pushing.size > 0) at(period.start + (period.done * othersEveryMs) / period.slices, pushSlice);
+    if (pushing.size > 0) at(period.start + (period.done * othersEveryMs) / slices, pushSlice);
     else if (later.size > 0 || blocksPending) at(period.start + othersEveryMs, startPeriod);
   }
   function schedule(bw: BoardWatch, own: Set<Watched>, shifted: Set<Watched>, blocksShifted: boolean): void {
@@ -166,7 +167,7 @@ export function createRankWatcher(opts: {
       soonScheduled = true;
       setImmediate(flush);
     }
-    if ((later.size > 0 || blocksPending) && !laterTimer) at(period.start + othersEveryMs, startPeriod);
+    if ((later.size > 0 || blocksPending) && !othersTimer) at(period.start + othersEveryMs, startPeriod);
   }
 
   const place = (bw: BoardWatch, w: Watched) =>
@@ -359,8 +360,8 @@ export function createRankWatcher(opts: {
     /** Pushes every pending change now (tests; a stopping process). */
     flush(): void {
       flush();
-      if (laterTimer) clearTimeout(laterTimer);
-      laterTimer = undefined;
+      if (othersTimer) clearTimeout(othersTimer);
+      othersTimer = undefined;
       collectShifted();
       for (const waiting of [pushing, later]) {
         for (const [w, bw] of waiting) notify(bw, w);

@@ -144,16 +144,13 @@ describe('top cache slots', () => {
 
 describe('topAfter', () => {
   const real = smallSeason('ORDINAL'); // score = points * 16 + (15 - t)
-  const at = (t: number) => new Date(real.startsAt.getTime() + t * 1000);
-  const snap: TopSnapshot = {
-    version: 5,
-    size: 3,
-    entries: [
-      { playerId: 'a', points: 30, achievedAt: at(0), rank: 1 },
-      { playerId: 'b', points: 20, achievedAt: at(0), rank: 2 },
-      { playerId: 'c', points: 10, achievedAt: at(0), rank: 3 },
-    ],
-  };
+  const entry = (playerId: string, points: number, rank: number) => ({
+    playerId,
+    points,
+    achievedAt: real.startsAt,
+    rank,
+  });
+  const snap: TopSnapshot = { version: 5, size: 3, entries: [entry('a', 30, 1), entry('b', 20, 2), entry('c', 10, 3)] };
   const change = (playerId: string, old: number | null, score: number | null) => ({
     playerId,
     old: old === null ? null : String(old),
@@ -193,11 +190,7 @@ describe('topAfter', () => {
     expect(after).toEqual({
       version: 6,
       size: 4,
-      entries: [
-        { playerId: 'c', points: 40, achievedAt: at(0), rank: 1 },
-        { playerId: 'a', points: 30, achievedAt: at(0), rank: 2 },
-        { playerId: 'd', points: 25, achievedAt: at(0), rank: 3 },
-      ],
+      entries: [entry('c', 40, 1), entry('a', 30, 2), entry('d', 25, 3)],
     });
     // Below the last of a full list: the same entries, the next version.
     const below = topAfter(snap, event({ changes: [change('e', null, 5 * 16 + 15)] }), real, 3);
