@@ -2,17 +2,15 @@
 // neither the API's nor the producer's. Started with an IPC channel; the parent sends one `open`
 // message, then `collect` as often as it likes, then `close`.
 //
-// One graphql-ws client (one socket) per subscription. What is recorded is only what latency
-// matching needs, with two times (Date.now(), the producer's clock for CreateTime): when the message
-// was read off its socket, and when graphql-ws's client and the bookkeeping below had handled it
-// (see StampedWebSocket):
+// One socket per subscription (bench/live-socket.ts). What is recorded is only what latency matching
+// needs, with two times (Date.now(), the producer's clock for CreateTime): when the message was read
+// off its socket, and when it had been parsed and the bookkeeping below had handled it:
 //   rankChanged: the first push carrying a new `points` for the watched player (BEST scoring: a
 //                player's points only rise when their own result lands), keyed "player:points";
 //   topChanged:  every (player, points) pair that was not in this client's previous payload.
 // The first payload of every subscription is the snapshot and is never recorded.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import { subscribe as openSubscription, type Subscription } from './live-socket.js';
 
 export interface OpenRequest {
   type: 'open';
@@ -63,47 +61,11 @@ interface EntryPayload {
 
 const send = (m: FromClients) => process.send!(m);
 const counters: Counters = { subscribed: 0, failed: 0, closed: 0, rankPushes: 0, topPushes: 0, errors: [] };
-const clients: Client[] = [];
+const subscriptions: Subscription[] = [];
 let rank = new Map<string, Receipt>();
 let top = new Map<string, Receipt[]>();
 const loop = monitorEventLoopDelay({ resolution: 10 });
 loop.enable();
-
-/**
- * The sockets of 10,000 devices share this process's one event loop: when a push reaches 1,000
- * sockets at once, each message used to be parsed by graphql-ws's client and recorded below before
- * the next socket was even read, so the last socket's receipt time carried the handling of the 999
- * before it, which no device waits for. A StampedWebSocket notes when each message is read
- * (`readAt`) and hands it to graphql-ws's client in one batch after every socket that was readable
- * in that turn has been read (setImmediate runs after the poll phase). Both times are recorded: the
- * read time is the push latency, the handled time is what the previous rounds measured.
- */
-let readAt = 0;
-let queued: Array<() => void> = [];
-function handleQueued(): void {
-  const batch = queued;
-  queued = [];
-  for (const handle of batch) handle();
-}
-class StampedWebSocket extends WebSocket {}
-const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage')!;
-Object.defineProperty(StampedWebSocket.prototype, 'onmessage', {
-  ...onmessage,
-  set(this: WebSocket, handler: ((event: WebSocket.MessageEvent) => void) | null) {
-    onmessage.set!.call(
-      this,
-      handler &&
-        ((event: WebSocket.MessageEvent) => {
-          const at = Date.now();
-          if (queued.length === 0) setImmediate(handleQueued);
-          queued.push(() => {
-            readAt = at;
-            handler(event);
-          });
-        }),
-    );
-  },
-});
 
 function note(err: unknown) {
   if (counters.errors.length >= 10) return;
@@ -122,53 +84,35 @@ function subscribe(
   url: string,
   query: string,
   variables: Record<string, unknown>,
-  onData: (data: any) => void,
+  onData: (data: any, readAt: number) => void,
 ): Promise<void> {
   return new Promise((resolve) => {
     let first = true;
-    let settled = false;
-    const settle = () => {
-      if (!settled) {
-        settled = true;
-        resolve();
-      }
+    const ended = () => {
+      if (first) counters.failed++;
+      else counters.closed++;
+      resolve();
     };
-    const client = createClient({
-      url,
-      webSocketImpl: StampedWebSocket,
-      retryAttempts: 0,
-      lazy: true,
-      on: {
-        closed: () => {
-          if (!first) counters.closed++;
-        },
-      },
-    });
-    clients.push(client);
-    client.subscribe<any>(
-      { query, variables },
-      {
-        next: (value) => {
-          if (value.errors) {
-            note(value.errors);
-            return;
-          }
+    subscriptions.push(
+      openSubscription(url, query, variables, {
+        next: (result, readAt) => {
+          if (result.errors) return note(result.errors);
+          onData(result.data, readAt);
           if (first) {
             first = false;
             counters.subscribed++;
-            onData(value.data);
-            settle();
-            return;
+            resolve();
           }
-          onData(value.data);
         },
         error: (err) => {
-          if (first) counters.failed++;
           note(err);
-          settle();
+          ended();
         },
-        complete: settle,
-      },
+        end: (reason) => {
+          note(new Error(`subscription ended: ${reason}`));
+          ended();
+        },
+      }),
     );
   });
 }
@@ -183,7 +127,7 @@ async function open(req: OpenRequest): Promise<void> {
   for (const playerId of req.rankPlayers) {
     let last: number | undefined;
     jobs.push(() =>
-      subscribe(req.url, rankQuery, { s: req.seasonId, p: playerId }, (data) => {
+      subscribe(req.url, rankQuery, { s: req.seasonId, p: playerId }, (data, readAt) => {
         const e = data?.rankChanged as EntryPayload | null;
         if (!e) return;
         if (last !== undefined) {
@@ -200,7 +144,7 @@ async function open(req: OpenRequest): Promise<void> {
   for (let i = 0; i < req.topSubscriptions; i++) {
     let last: Set<string> | undefined;
     jobs.push(() =>
-      subscribe(req.url, topQuery, { s: req.seasonId, l: req.topLimit }, (data) => {
+      subscribe(req.url, topQuery, { s: req.seasonId, l: req.topLimit }, (data, readAt) => {
         const entries = (data?.topChanged ?? []) as EntryPayload[];
         const receipt: Receipt = [readAt, Date.now()];
         const keys = new Set(entries.map((e) => `${e.playerId}:${e.points}`));
@@ -265,7 +209,7 @@ process.on('message', (m: ToClients) => {
 
 /** Closes every socket, then exits: by process.exit, so that --cpu-prof writes its profile. */
 function close(): void {
-  void Promise.all(clients.map(async (c) => c.dispose())).finally(() => process.exit(0));
+  void Promise.all(subscriptions.map((s) => s.close())).finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();
 }
 // The parent stops this process with SIGTERM right after `close`.

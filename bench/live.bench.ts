@@ -807,9 +807,9 @@ async function main(): Promise<void> {
   const rankSeen = new Map(afterLoad.rank);
   const topSeen = new Map(afterLoad.top);
   // Each sample from the broker's append to when the clients process read the message, and to when
-  // it had handled it (live-clients.ts StampedWebSocket; the rounds before 2026-12-01 measured the
-  // second); and from its CreateTime, as the rounds before 2026-12-02 did (that adds this process's
-  // send and the broker's handling of it, which the "from the Kafka append" leaves out).
+  // it had parsed and handled it (live-socket.ts; the rounds before 2026-12-01 measured the second);
+  // and from its CreateTime, as the rounds before 2026-12-02 did (that adds this process's send and
+  // the broker's handling of it, which the "from the Kafka append" leaves out).
   const startOf = (s: Sample) => (Number.isNaN(s.appended) ? s.created : s.appended);
   const rankLat: number[] = [];
   const rankLatHandled: number[] = [];
@@ -1053,7 +1053,7 @@ async function main(): Promise<void> {
   );
   console.log(
     "Latency is from the result's Kafka append (the topic's LogAppendTime, the earliest of its produce request's partitions) to when the clients process read the message off its socket" +
-      ' (before graphql-ws parsed it: bench/live-clients.ts StampedWebSocket; "handled": after, as measured before 2026-12-01, fourth session);' +
+      ' (before it was parsed: bench/live-socket.ts; "handled": after, as measured before 2026-12-01, fourth session);' +
       " rankChanged: the first push showing the watched player's new points; topChanged: each client's first push showing the injected entry.",
   );
 }
