@@ -6,7 +6,7 @@
 //   npm run bench:live -- --api-workers 2   # the API on 2 processes (API_WORKERS): its CPU is the process tree's
 //   npm run bench:live -- --client-processes 1   # every socket on one clients process (default: 2, or 1 on 1 core)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:live   # profile the API
-//   (BENCH_CLIENTS_NODE_ARGS: the same for the clients process)
+//   (BENCH_INGEST_NODE_ARGS, BENCH_CLIENTS_NODE_ARGS: the same for ingest and the clients processes)
 //   BENCH_API_NODE_ARGS=--trace-gc-nvp BENCH_API_LOG=/tmp/api.log npm run bench:live
 //     (the API's output kept in that file, GC traces included)
 //
@@ -547,7 +547,7 @@ async function main(): Promise<void> {
   ingest = await start(
     'ingest',
     process.execPath,
-    nodeArgs,
+    [...nodeArgsOf('BENCH_INGEST_NODE_ARGS'), ...nodeArgs],
     {
       ...common,
       LADDER_ROLES: 'ingest',
