@@ -149,7 +149,12 @@ export function subscribe(url: string, query: string, variables: unknown, on: Ha
       return finish(new Error(`socket closed: ${code} ${payload.subarray(2).toString()}`));
     }
     if (opcode !== OP.text) return finish(new Error(`unexpected opcode ${opcode}`));
-    const message = JSON.parse(payload.toString()) as { type: string; id?: string; payload?: any };
+    let message: { type: string; id?: string; payload?: any };
+    try {
+      message = JSON.parse(payload.toString()) as typeof message;
+    } catch {
+      return finish(new Error('a text frame that is not JSON'));
+    }
     switch (message.type) {
       case 'connection_ack':
         return send(json({ id: '1', type: 'subscribe', payload: { query, variables } }));

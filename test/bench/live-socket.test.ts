@@ -145,7 +145,7 @@ it('subscribes, reads frames split across reads in all three length encodings, a
   ]);
 });
 
-it('reports GraphQL errors, a refused upgrade and a server close as errors', async () => {
+it('reports GraphQL errors, a frame that is not JSON, a refused upgrade and a server close as errors', async () => {
   const graphqlError = await server(async (peer) => {
     await peer.message();
     await peer.send(text({ type: 'connection_ack' }));
@@ -153,6 +153,12 @@ it('reports GraphQL errors, a refused upgrade and a server close as errors', asy
     await peer.send(text({ id: '1', type: 'error', payload: [{ message: 'unknown season' }] }));
   });
   expect(await run(graphqlError)).toEqual([['error', [{ message: 'unknown season' }]]]);
+
+  const notJson = await server(async (peer) => {
+    await peer.message();
+    await peer.send(serverFrame(0x1, 'not json'));
+  });
+  expect(await run(notJson)).toEqual([['error', 'a text frame that is not JSON']]);
 
   const wrongKey = await server(async () => {}, 'bm90IHRoZSBrZXk=');
   expect(await run(wrongKey)).toEqual([['error', 'upgrade: wrong Sec-WebSocket-Accept']]);
