@@ -119,6 +119,10 @@ export function subscribe(url: string, query: string, variables: unknown, on: Ha
     while (!done && buf.length - off >= 2) {
       const b0 = buf[off]!;
       const b1 = buf[off + 1]!;
+      // Checked before waiting for the body: a masked frame's length is not where it is read below.
+      if ((b0 & 0xf0) !== 0x80 || b1 & 0x80) {
+        return finish(new Error(`unexpected frame header ${b0.toString(16)} ${b1.toString(16)}`));
+      }
       let len = b1 & 0x7f;
       let head = 2;
       if (len === 126) {
@@ -131,9 +135,6 @@ export function subscribe(url: string, query: string, variables: unknown, on: Ha
         head = 10;
       }
       if (buf.length - off < head + len) break;
-      if ((b0 & 0xf0) !== 0x80 || b1 & 0x80) {
-        return finish(new Error(`unexpected frame header ${b0.toString(16)} ${b1.toString(16)}`));
-      }
       onFrame(b0 & 0x0f, buf.subarray(off + head, off + head + len), at);
       off += head + len;
     }
