@@ -19,7 +19,9 @@ const schema = z.object({
   KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
   KAFKA_GROUP_ID: z.string().min(1).default('ladder-ingest'),
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000).max(300_000).default(30_000),
-  KAFKA_PARTITIONS_CONCURRENTLY: z.coerce.number().int().min(1).max(64).default(3),
+  INGEST_APPLIES_IN_FLIGHT: z.coerce.number().int().min(1).max(64).default(3),
+  // Renamed INGEST_APPLIES_IN_FLIGHT (2026-12): a setting that would be ignored fails instead.
+  KAFKA_PARTITIONS_CONCURRENTLY: z.undefined({ error: 'renamed INGEST_APPLIES_IN_FLIGHT' }).optional(),
   WINDOW_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -112,7 +114,11 @@ export interface Config {
     readonly dlqTopic: string;
     readonly partitions: number;
     readonly groupId: string;
-    readonly partitionsConsumedConcurrently: number;
+    /**
+     * Chunks applied side by side at most (PostgreSQL statements and Redis calls in flight).
+     * Every partition a process holds is consumed at once; what is ready together is applied as one.
+     */
+    readonly appliesInFlight: number;
     /** A consumer silent this long is evicted from the group and its partitions reassigned. */
     readonly sessionTimeoutMs: number;
   };
@@ -215,7 +221,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dlqTopic: `${e.KAFKA_TOPIC}.dlq`,
       partitions: e.KAFKA_PARTITIONS,
       groupId: e.KAFKA_GROUP_ID,
-      partitionsConsumedConcurrently: e.KAFKA_PARTITIONS_CONCURRENTLY,
+      appliesInFlight: e.INGEST_APPLIES_IN_FLIGHT,
       sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
     }),
     windowTtlSeconds: e.WINDOW_TTL_SECONDS,

@@ -31,7 +31,8 @@ export function createIngest(deps: {
     topic: config.kafka.topic,
     dlqTopic: config.kafka.dlqTopic,
     groupId: config.kafka.groupId,
-    partitionsConsumedConcurrently: config.kafka.partitionsConsumedConcurrently,
+    partitions: config.kafka.partitions,
+    appliesInFlight: config.kafka.appliesInFlight,
     sessionTimeoutMs: config.kafka.sessionTimeoutMs,
     seasonById: (id) => deps.seasons.get(id),
     // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.

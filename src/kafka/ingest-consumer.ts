@@ -14,7 +14,10 @@ export interface IngestOptions {
   topic: string;
   dlqTopic: string;
   groupId: string;
-  partitionsConsumedConcurrently: number;
+  /** The topic's partitions: a process consumes every one it holds at once. */
+  partitions: number;
+  /** Chunks applied side by side at most; chunks ready meanwhile are applied together after. */
+  appliesInFlight: number;
   sessionTimeoutMs: number;
   /** Season lookup (cached by the caller); rejects when PostgreSQL is unreachable. */
   seasonById(id: number): Promise<Season | undefined>;
@@ -212,9 +215,8 @@ export function createIngestConsumer(opts: IngestOptions) {
     },
     (c) => c.good.length,
     chunkSize,
-    // At most as many applies in flight as chunks were before: at full speed each chunk is full
-    // and applied alone, and their PostgreSQL and Redis waits overlap.
-    opts.partitionsConsumedConcurrently,
+    // At full speed each chunk is full and applied alone, and their PostgreSQL and Redis waits overlap.
+    opts.appliesInFlight,
   );
 
   async function eachBatch(p: EachBatchPayload): Promise<void> {
@@ -262,7 +264,10 @@ export function createIngestConsumer(opts: IngestOptions) {
         eachBatch,
         eachBatchAutoResolve: false,
         autoCommit: false, // offsets (above) commits what was applied, off the fetch loop
-        partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently,
+        // Every partition at once: the batches of one fetch reach applyTogether in one turn and
+        // are applied as one, where a wave of partitions each would cost an apply per wave, and
+        // kafkajs fetches again only when all of them are done.
+        partitionsConsumedConcurrently: opts.partitions,
       });
     },
     /**

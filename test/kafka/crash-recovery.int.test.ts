@@ -18,7 +18,7 @@ import {
 
 // A short session timeout: after a SIGKILL the group reassigns the dead member's partitions
 // only once its session expires.
-const env = testEnv({ LADDER_ROLES: 'ingest', KAFKA_SESSION_TIMEOUT_MS: '6000', KAFKA_PARTITIONS_CONCURRENTLY: '1' });
+const env = testEnv({ LADDER_ROLES: 'ingest', KAFKA_SESSION_TIMEOUT_MS: '6000', INGEST_APPLIES_IN_FLIGHT: '1' });
 const config = parseConfig(env);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let s: Services;
