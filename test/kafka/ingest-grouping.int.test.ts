@@ -44,6 +44,7 @@ describe('the ingest consumer at a low rate', () => {
     // As the ingest role has it (app.ts): the batches' lookups of one season share one query.
     const seasons = createSeasonCache((id) => s.seasons.get(id));
     const applies: AcceptedResult[][] = [];
+    let applied = 0;
     const consumer = createIngestConsumer({
       kafka: s.kafka,
       topic: config.kafka.topic,
@@ -53,15 +54,17 @@ describe('the ingest consumer at a low rate', () => {
       appliesInFlight: config.kafka.appliesInFlight,
       sessionTimeoutMs: config.kafka.sessionTimeoutMs,
       seasonById: (id) => seasons.get(id),
-      apply: (results, seasonOf) => {
+      apply: async (results, seasonOf) => {
         applies.push(results);
-        return applyResults({ store, boards, seasonOf, now: Date.now }, results);
+        const report = await applyResults({ store, boards, seasonOf, now: Date.now }, results);
+        applied += results.length;
+        return report;
       },
       logger: s.logger,
     });
     await consumer.start();
     try {
-      await waitFor('every result applied', async () => applies.flat().length >= records.length);
+      await waitFor('every result applied', async () => applied >= records.length);
     } finally {
       await consumer.stop();
     }
