@@ -24,48 +24,60 @@ function ponged(this: WebSocket): void {
  * Applies the socket limits to `wss`: a socket over its address's share is closed with
  * TOO_MANY_SOCKETS, slow readers are terminated (checked every `sweepMs`), and a peer that did not
  * answer its last ping by the next one (`keepAliveMs` later) is terminated: a dead client's
- * subscriptions end. Keep-alive runs in the sweep, one timer for every socket, instead of
- * graphql-ws's interval and pong timeout per socket (memory per idle socket: docs/benchmarks-history.md);
- * each sweep pings the sockets of one of keepAliveMs / sweepMs buckets, so 10,000 sockets are not
- * pinged in one burst. Subscriptions are counted by the caller: `take` before one starts (false:
+ * subscriptions end. Keep-alive is one timer for every socket, instead of graphql-ws's interval
+ * and pong timeout per socket (memory per idle socket: docs/benchmarks-history.md): every
+ * `pingEveryMs` it pings one of keepAliveMs / pingEveryMs buckets of sockets, so 10,000 sockets are
+ * pinged ~80 at a time, not ~800 (a ping is a write: 800 held the event loop 13-100 ms each second
+ * under bench:live). Subscriptions are counted by the caller: `take` before one starts (false:
  * over the limit), `release` after.
  */
 export function useSocketLimits(
   wss: Pick<WebSocketServer, 'on' | 'clients'>,
   limits: SocketLimits,
   addressOf: (req: RequestInfo) => string,
-  { sweepMs = 1_000, keepAliveMs = 12_000 }: { sweepMs?: number; keepAliveMs?: number } = {},
+  {
+    sweepMs = 1_000,
+    keepAliveMs = 12_000,
+    pingEveryMs = 100,
+  }: { sweepMs?: number; keepAliveMs?: number; pingEveryMs?: number } = {},
 ) {
   const sockets = createAddressCounts();
   const subscriptions = new WeakMap<WebSocket, number>();
-  const rounds = Math.max(1, Math.round(keepAliveMs / sweepMs));
-  const bucketOf = new WeakMap<WebSocket, number>();
+  const buckets = Array.from(
+    { length: Math.max(1, Math.round(keepAliveMs / pingEveryMs)) },
+    () => new Set<WebSocket>(),
+  );
   let connected = 0;
-  let tick = 0;
+  let due = 0;
 
   wss.on('connection', (socket: WebSocket, req: RequestInfo) => {
     const address = addressOf(req);
     const n = sockets.add(address);
-    socket.once('close', () => sockets.remove(address));
+    const bucket = buckets[connected++ % buckets.length]!;
+    bucket.add(socket);
+    socket.once('close', () => {
+      sockets.remove(address);
+      bucket.delete(socket);
+    });
     socket.on('pong', ponged);
-    bucketOf.set(socket, connected++ % rounds);
     if (n > limits.socketsPerAddress) socket.close(TOO_MANY_SOCKETS, 'too many sockets from this address');
   });
 
   const sweep = setInterval(() => {
-    const due = tick++ % rounds;
-    for (const socket of wss.clients) {
-      if (socket.bufferedAmount > limits.maxSocketBufferBytes) socket.terminate();
-      else if (bucketOf.get(socket) === due && socket.readyState === WebSocket.OPEN) {
-        if (awaitingPong.has(socket)) socket.terminate();
-        else {
-          awaitingPong.add(socket);
-          socket.ping();
-        }
+    for (const socket of wss.clients) if (socket.bufferedAmount > limits.maxSocketBufferBytes) socket.terminate();
+  }, sweepMs);
+  const keepAlive = setInterval(() => {
+    for (const socket of buckets[due++ % buckets.length]!) {
+      if (socket.readyState !== WebSocket.OPEN) continue;
+      if (awaitingPong.has(socket)) socket.terminate();
+      else {
+        awaitingPong.add(socket);
+        socket.ping();
       }
     }
-  }, sweepMs);
+  }, pingEveryMs);
   sweep.unref();
+  keepAlive.unref();
 
   return {
     /** Counts a subscription on `socket` unless it has its share (false). Synchronous: bursts count exactly. */
@@ -83,6 +95,7 @@ export function useSocketLimits(
     overLimitMessage: `at most ${limits.subscriptionsPerSocket} subscriptions per socket`,
     dispose(): void {
       clearInterval(sweep);
+      clearInterval(keepAlive);
     },
   };
 }

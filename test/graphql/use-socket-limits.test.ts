@@ -24,6 +24,8 @@ function fakeServer() {
 class FakeSocket extends EventEmitter {
   closedWith?: number;
   terminated = false;
+  readyState = WebSocket.OPEN;
+  pings = 0;
   constructor(public bufferedAmount: number) {
     super();
   }
@@ -32,6 +34,9 @@ class FakeSocket extends EventEmitter {
   }
   terminate() {
     this.terminated = true;
+  }
+  ping() {
+    this.pings++;
   }
 }
 
@@ -87,12 +92,38 @@ describe('useSocketLimits', () => {
     l.dispose();
   });
 
+  it('pings every socket once per keep-alive period, a bucket at a time, never all at once', async () => {
+    vi.useFakeTimers();
+    const { wss, connect } = fakeServer();
+    const l = useSocketLimits(wss as never, { ...limits, socketsPerAddress: 1_000 }, addressOf as never, {
+      keepAliveMs: 1_000,
+      pingEveryMs: 100,
+    });
+    const sockets = Array.from({ length: 95 }, () => connect('a'));
+    const pinged = () => sockets.filter((s) => s.pings > 0).length;
+    const counts: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      await vi.advanceTimersByTimeAsync(100);
+      counts.push(pinged());
+    }
+    // 95 sockets in 10 buckets: 10 of them (the first five buckets) or 9 pinged per tick.
+    expect(counts).toEqual([10, 20, 30, 40, 50, 59, 68, 77, 86, 95]);
+    expect(sockets.every((s) => s.pings === 1)).toBe(true);
+    // Every peer answers; a closed socket leaves its bucket: the next period pings the others only.
+    for (const s of sockets) s.emit('pong');
+    sockets[0]!.emit('close');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sockets.map((s) => s.pings)).toEqual([1, ...Array<number>(94).fill(2)]);
+    expect(sockets.some((s) => s.terminated)).toBe(false);
+    l.dispose();
+  });
+
   it('terminates a peer that answered no ping by the next keep-alive round, and keeps one that does', async () => {
     const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await once(wss, 'listening');
     const l = useSocketLimits(wss, limits, (req) => req.socket.remoteAddress ?? 'unknown', {
-      sweepMs: 25,
       keepAliveMs: 100,
+      pingEveryMs: 25,
     });
     const url = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
     const closedOnServer: string[] = [];
