@@ -8,7 +8,7 @@ import { createSeasonCache } from '../../src/service/season-cache.js';
 import { expectStoredOnce } from '../support/assert-boards.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, toRecords } from '../support/generate.js';
-import { createSeason, createTopics, openServices, waitFor, type Services } from '../support/services.js';
+import { createSeason, createTopics, openServices, produceRaw, waitFor, type Services } from '../support/services.js';
 
 const config = testConfig();
 let s: Services;
@@ -30,14 +30,11 @@ describe('the ingest consumer at a low rate', () => {
     // Two results on each partition, all in Kafka before the consumer starts: its first fetch
     // returns a batch of every partition.
     const records = toRecords(generateResults(season, { results: 2 * partitions, players: 2 * partitions, seed: 7 }));
-    const producer = s.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    await producer.connect();
-    await producer.send({
-      topic: config.kafka.topic,
-      acks: -1,
-      messages: records.map((r, i) => ({ ...r, partition: i % partitions })),
-    });
-    await producer.disconnect();
+    await produceRaw(
+      s.kafka,
+      config.kafka.topic,
+      records.map((r, i) => ({ ...r, partition: i % partitions })),
+    );
 
     const store = createResultsStore(s.pg.sql);
     const boards = createBoardWriter(s.redis, config.windowTtlSeconds);

@@ -78,11 +78,11 @@ export async function createTopics(kafka: Kafka, config: Config): Promise<void> 
   await ensureTopicsExist(kafka, config.kafka);
 }
 
-/** Produces raw messages (key, value) as a game-server API would, acks=all. */
+/** Produces raw messages (key, value; a partition, or the key's) as a game-server API would, acks=all. */
 export async function produceRaw(
   kafka: Kafka,
   topic: string,
-  messages: Array<{ key: string; value: string }>,
+  messages: Array<{ key: string; value: string; partition?: number }>,
 ): Promise<void> {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
