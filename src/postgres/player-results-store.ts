@@ -148,13 +148,13 @@ const nothing: RemovalPlan = { removed: [], kept: [], boards: [] };
  *
  * That row is the serialisation point with ingest: every ingest statement that stores a new
  * result of the player rewrites it (a new row version, even when the result does not raise it:
- * results-store.ts SEASON_ROW) before committing. The scan is long (no
- * index on player_id), so it runs BEFORE the lock, optimistically: if the row's version (xmin) is
+ * results-store.ts SEASON_ROW) before committing. The scan reads every day partition of the
+ * season, so it runs BEFORE the lock, optimistically: if the row's version (xmin) is
  * the same once locked, no result of the player committed since the scan and the plan stands;
  * otherwise (the player is playing right now) it scans again, under the lock. Ingest of this
  * player thus waits milliseconds, not a whole scan, in the common case.
  *
- * Removing given matches without blocking first probes their primary keys: when none exists (a
+ * Removing given matches without blocking first probes the player index for them: when none exists (a
  * repeated request, a settle pass with nothing to take back) no scan is needed at all.
  */
 async function planFor(tx: Tx, cmd: RemovalCommand): Promise<RemovalPlan> {
@@ -179,10 +179,9 @@ async function planFor(tx: Tx, cmd: RemovalCommand): Promise<RemovalPlan> {
 }
 
 /**
- * Every result of the player in the season. match_results has no index on player_id (a second
- * index halves ingest, docs/design.md#storage), so this is a sequential scan of the table: a
- * removal is rare, ingest is not. Measured on the 2-core dev machine (busy): 0.24-0.5 s at 1M rows, 0.8 s at 5M; an
- * index would make it 5-20 ms but cost ingest 22% of its insert rate at 1M rows and 38% at 5M.
+ * Every result of the player in the season: one probe of the player index in each of the
+ * season's day partitions (drizzle/0005_partitioned_history.sql), milliseconds however long the
+ * history. The index's cost to ingest is measured in docs/benchmarks.md (bench:history).
  */
 async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<PlayerResult[]> {
   const rows = await tx<{ match_id: string; points: number; ended_ms: string }[]>`

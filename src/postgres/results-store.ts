@@ -96,6 +96,28 @@ export function createResultsStore(sql: Sql) {
     return p;
   };
 
+  // Each (season, UTC day) partition's creation, once per process: a missing one is created
+  // before the insert that needs it (the scheduler creates them ahead of time:
+  // service/season-scheduler.ts), one statement each so two creators cannot deadlock.
+  const partitions = new Map<string, Promise<unknown>>();
+  async function ensurePartitions(rows: readonly AcceptedResult[]): Promise<void> {
+    const needed = new Map<string, [seasonId: number, day: string]>();
+    for (const r of rows) {
+      const day = periodsOf(r.endedAt)[0];
+      needed.set(`${r.seasonId}|${day}`, [r.seasonId, day]);
+    }
+    for (const [key, [seasonId, day]] of needed) {
+      let created = partitions.get(key);
+      if (!created) {
+        if (partitions.size > 10_000) partitions.clear();
+        created = sql`select ladder_results_partition(${seasonId}, ${day}::date)`.execute();
+        partitions.set(key, created);
+        created.catch(() => partitions.delete(key));
+      }
+      await created;
+    }
+  }
+
   /** The current standings of the given boards (a primary-key lookup each). */
   async function currentStandings(refs: readonly BoardRef[]): Promise<BoardStanding[]> {
     const rows = await sql<Array<Omit<StandingRow, 'kind' | 'inserted'>>>`
@@ -162,13 +184,13 @@ export function createResultsStore(sql: Sql) {
           ${sql.array(week)}::text[])
           as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week)
       ), ins as (
-        insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
-        select match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset from r
+        insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset)
+        select season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset from r
         on conflict do nothing
-        returning match_id, player_id
+        returning season_id, match_id, player_id
       ), b as (
         select r.season_id, w.win, w.period, r.player_id, r.points, r.ended_at
-        from r join ins using (match_id, player_id)
+        from r join ins using (season_id, match_id, player_id)
         cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
       ), up as (
         insert into standings as st (season_id, "window", period, player_id, points, achieved_at)
@@ -177,7 +199,7 @@ export function createResultsStore(sql: Sql) {
         returning season_id, "window", period, player_id, points, achieved_at
       ), dup as (
         select distinct r.season_id, w.win, w.period, r.player_id
-        from r left join ins using (match_id, player_id)
+        from r left join ins using (season_id, match_id, player_id)
         cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
         where ins.match_id is null
       )
@@ -214,7 +236,9 @@ export function createResultsStore(sql: Sql) {
       seasonOf: (id: number) => Season,
     ): Promise<{ inserted: number; standings: BoardStanding[] }> {
       const byRule = new Map<CombineRule, AcceptedResult[]>();
-      for (const r of dedupeAndSort(results)) {
+      const rows = dedupeAndSort(results);
+      await ensurePartitions(rows);
+      for (const r of rows) {
         const season = seasonOf(r.seasonId);
         const rule = combineRule(season.scoring, season.order);
         const list = byRule.get(rule);
@@ -237,13 +261,21 @@ export function createResultsStore(sql: Sql) {
 
 export type ResultsStore = ReturnType<typeof createResultsStore>;
 
-/** One row per (match, player), in primary-key order so concurrent batches cannot deadlock. */
+/**
+ * One row per (season, endedAt, match, player), in primary-key order so concurrent batches lock
+ * rows in one global order and cannot deadlock.
+ */
 function dedupeAndSort(results: readonly AcceptedResult[]): AcceptedResult[] {
-  const sorted = [...results].sort(
-    (a, b) => (a.matchId < b.matchId ? -1 : a.matchId > b.matchId ? 1 : 0) || compareIds(a.playerId, b.playerId),
-  );
+  const sorted = [...results].sort(compareKeys);
   // Sorted, so a redelivered copy sits right after the first: keep the first.
-  return sorted.filter(
-    (r, i) => i === 0 || r.matchId !== sorted[i - 1]!.matchId || r.playerId !== sorted[i - 1]!.playerId,
+  return sorted.filter((r, i) => i === 0 || compareKeys(r, sorted[i - 1]!) !== 0);
+}
+
+function compareKeys(a: AcceptedResult, b: AcceptedResult): number {
+  return (
+    a.seasonId - b.seasonId ||
+    a.endedAt.getTime() - b.endedAt.getTime() ||
+    (a.matchId < b.matchId ? -1 : a.matchId > b.matchId ? 1 : 0) ||
+    compareIds(a.playerId, b.playerId)
   );
 }

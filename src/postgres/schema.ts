@@ -4,6 +4,8 @@ import {
   bigint,
   check,
   customType,
+  date,
+  index,
   integer,
   jsonb,
   pgEnum,
@@ -64,25 +66,29 @@ export const players = pgTable('players', {
 });
 
 /**
- * Every accepted result, exactly once: the primary key is the one dedup oracle.
- * No second index: it roughly halves insert speed (docs/design.md#storage). No foreign key to seasons either
- * (nor from standings): the check locked the season's row FOR KEY SHARE once per inserted row,
- * while the consumer has already checked the season and seasons are never deleted.
+ * Every accepted result, exactly once per season. Partitioned (drizzle/0005_partitioned_history.sql,
+ * which drizzle-kit cannot express): by LIST (season_id), each season by RANGE (ended_at) in UTC
+ * days, so a season's history is dropped whole and an insert only touches today's indexes. The
+ * primary key is the dedup oracle: led by time within a partition, so its hot pages are the last
+ * few, however long the history (docs/design.md#storage). The player index serves removals.
+ * No foreign key to seasons (nor from standings): the check locked the season's row FOR KEY SHARE
+ * once per inserted row, while the consumer has already checked the season.
  */
 export const matchResults = pgTable(
   'match_results',
   {
+    seasonId: integer('season_id').notNull(),
+    endedAt: tstz('ended_at').notNull(),
     matchId: uuid('match_id').notNull(),
     playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
-    seasonId: integer('season_id').notNull(),
     points: integer('points').notNull(),
-    endedAt: tstz('ended_at').notNull(),
     kafkaPartition: integer('kafka_partition').notNull(),
     kafkaOffset: bigint('kafka_offset', { mode: 'bigint' }).notNull(),
     ingestedAt: tstz('ingested_at').notNull().defaultNow(),
   },
   (t) => [
-    primaryKey({ columns: [t.matchId, t.playerId] }),
+    primaryKey({ columns: [t.seasonId, t.endedAt, t.matchId, t.playerId] }),
+    index('match_results_player').on(t.playerId),
     check('match_results_points_non_negative', sql`${t.points} >= 0`),
   ],
 );
@@ -90,13 +96,20 @@ export const matchResults = pgTable(
 /**
  * The payload a matchId was first submitted with (a SHA-256 of domain/submission.ts claimText),
  * claimed before producing: a second submission of the matchId is accepted only with the same
- * payload (a retry), anything else is a CONFLICT, across every API process.
+ * payload (a retry), anything else is a CONFLICT, across every API process. Each claim is two
+ * rows, on the UTC day of its endedAt and the day after, so two payloads whose endedAt lie less
+ * than a day apart always meet on a key (postgres/match-claims.ts). Partitioned by RANGE (day).
  */
-export const matchClaims = pgTable('match_claims', {
-  matchId: uuid('match_id').primaryKey(),
-  payloadHash: bytea('payload_hash').notNull(),
-  claimedAt: tstz('claimed_at').notNull().defaultNow(),
-});
+export const matchClaims = pgTable(
+  'match_claims',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    matchId: uuid('match_id').notNull(),
+    payloadHash: bytea('payload_hash').notNull(),
+    claimedAt: tstz('claimed_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.matchId] })],
+);
 
 /**
  * What Redis mirrors: one row per player per board. `period` is '' for SEASON,

@@ -23,6 +23,11 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
       return rows.map(toSeason);
     },
 
+    async ensurePartitions(plan) {
+      // One statement per partition: each creation holds its locks only for itself.
+      for (const { seasonId, day } of plan.results) await pg.sql`select ladder_results_partition(${seasonId}, ${day}::date)`;
+      for (const day of plan.claims) await pg.sql`select ladder_claims_partition(${day}::date)`;
+    },
     async activate(id: number): Promise<boolean> {
       // Conditional: a season an admin closed between the scheduler's read and this write stays closed.
       const rows =

@@ -1,5 +1,6 @@
 import { lifecycleStep } from '../domain/season-lifecycle.js';
 import type { Season } from '../domain/season.js';
+import { partitionsAhead, type PartitionPlan } from '../domain/partitions.js';
 
 /** Where the scheduler finds seasons and moves them to ACTIVE (PostgreSQL). */
 export interface SchedulerStore {
@@ -7,6 +8,8 @@ export interface SchedulerStore {
   listUnfinished(finalizedSince: Date): Promise<Season[]>;
   /** SCHEDULED → ACTIVE only if still SCHEDULED (never reopens a season closed meanwhile); true if it moved. */
   activate(id: number): Promise<boolean>;
+  /** Creates the history partitions of the plan that do not exist yet. */
+  ensurePartitions(plan: PartitionPlan): Promise<void>;
 }
 
 /** Runs `fn` only while holding the cluster-wide scheduler lock; { acquired: false } when another instance has it. */
@@ -51,6 +54,12 @@ export function createSeasonScheduler(deps: {
     // Activations first: they are instant, and must not wait behind a close that drains Kafka.
     for (const s of seasons.filter((x) => lifecycleStep(x, at) === 'activate')) {
       if (await deps.store.activate(s.id)) report.activated.push(s.id);
+    }
+    try {
+      await deps.store.ensurePartitions(partitionsAhead(seasons, at));
+    } catch (error) {
+      // Not fatal: ingest creates a missing partition itself, only later and on its hot path.
+      deps.onError?.(error);
     }
     for (const s of seasons) {
       const step = lifecycleStep(s, at);

@@ -11,7 +11,7 @@ export interface ResultQueue {
 
 /** postgres/match-claims.ts: claims matchIds, answers the payload hash each one holds. */
 export interface ClaimStore {
-  claim(claims: ReadonlyArray<{ matchId: string; hash: string }>): Promise<Map<string, string>>;
+  claim(claims: ReadonlyArray<{ matchId: string; hash: string; endedAt: Date }>): Promise<Map<string, string>>;
 }
 
 /** Claim statements in flight at once (each a PostgreSQL commit). */
@@ -71,7 +71,9 @@ export function createSubmissionBatcher(deps: {
     async (batch) => {
       let held: Map<string, string>;
       try {
-        held = await deps.claims!.claim(batch.map((w) => ({ matchId: w.messages[0]!.matchId, hash: w.hash })));
+        held = await deps.claims!.claim(
+          batch.map((w) => ({ matchId: w.messages[0]!.matchId, hash: w.hash, endedAt: new Date(w.messages[0]!.endedAt) })),
+        );
       } catch {
         const err = unavailable('matchIds cannot be claimed now; retry with the same matchId');
         for (const w of batch) w.reject(err);

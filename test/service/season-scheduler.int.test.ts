@@ -52,6 +52,7 @@ function scheduler(ids: ReadonlySet<number>, gate: Promise<void> = Promise.resol
   const store: SchedulerStore = {
     listUnfinished: async (since) => (await real.listUnfinished(since)).filter((x) => ids.has(x.id)),
     activate: (id) => real.activate(id),
+    ensurePartitions: (plan) => real.ensurePartitions(plan),
   };
   const closed: number[] = [];
   const closedAt = new Map<number, number>();
@@ -121,6 +122,18 @@ describe('the season scheduler', () => {
     expect(await s.seasons.get(ending.id)).toMatchObject({ status: 'CLOSED' });
     expect(await finalRows(ending.id)).toBe(await standingRows(ending.id));
     expect((await s.seasons.get(starting.id))!.finalizedAt).toBeNull();
+  });
+
+  it('creates the history partitions of today and the days ahead before any result arrives', async () => {
+    const season = await insertSeason('ACTIVE', -DAY, 10 * DAY);
+    const { scheduler: sch } = scheduler(new Set([season.id]));
+    await sch.tick();
+    const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10).replaceAll('-', '');
+    const attached = async (name: string) =>
+      (await s.pg.sql`select 1 from pg_inherits where inhrelid = to_regclass(${name})`).length === 1;
+    for (const offset of [0, 1, 2]) expect(await attached(`match_results_s${season.id}_${day(offset)}`)).toBe(true);
+    expect(await attached(`match_results_s${season.id}_${day(3)}`)).toBe(false);
+    for (const offset of [0, 1, 2, 3]) expect(await attached(`match_claims_${day(offset)}`)).toBe(true);
   });
 
   it('lets one instance act at a time: a second tick while the first holds the lock does nothing', async () => {

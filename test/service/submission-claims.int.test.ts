@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { createMatchClaims } from '../../src/postgres/match-claims.js';
-import { createSubmissionBatcher, payloadHash, type ResultQueue } from '../../src/service/submission-batcher.js';
+import { createSubmissionBatcher, type ResultQueue } from '../../src/service/submission-batcher.js';
 import { testConfig } from '../support/env.js';
-import { createSeason, openServices, type Services } from '../support/services.js';
+import { openServices, type Services } from '../support/services.js';
 
 let s: Services;
 beforeAll(async () => {
@@ -174,32 +173,18 @@ describe('matchId claims (the authoritative conflict check)', () => {
     expect(sends).toHaveLength(0);
   });
 
-  it('migration 0002 claims matches stored before claims existed with the hash the API computes', async () => {
-    const season = await createSeason(s, { name: 'claims backfill' });
+  it('meets a different payload of the matchId whose endedAt is less than a day away, and recognises a retry at any age', async () => {
+    const batcher = createSubmissionBatcher({ queue: recordingQueue().queue, claims: createMatchClaims(s.pg.sql) });
     const id = randomUUID();
-    const messages = match(
-      id,
-      [
-        ['12', 5],
-        ['3', 0],
-        ['100', 7],
-      ],
-      season.id,
-      '2026-11-30T10:00:00.123Z',
-    );
-    for (const [i, m] of messages.entries()) {
-      await s.pg
-        .sql`insert into match_results (match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset)
-                     values (${m.matchId}, ${m.playerId}, ${m.seasonId}, ${m.points}, ${m.endedAt}, 0, ${i})`;
-    }
-    const migration = readFileSync(new URL('../../drizzle/0002_match_claims.sql', import.meta.url), 'utf8');
-    const backfill = migration
-      .split('--> statement-breakpoint')
-      .find((part) => part.includes('INSERT INTO "match_claims"'))!;
-    await s.pg.sql.unsafe(backfill);
-    const [row] = await s.pg.sql<
-      { hash: string }[]
-    >`select encode(payload_hash, 'hex') as hash from match_claims where match_id = ${id}`;
-    expect(row?.hash).toBe(payloadHash(messages));
+    const at = (iso: string) => match(id, [['5', 50]], 1, iso);
+    expect(await outcome(batcher.send(at('2026-10-01T23:30:00.000Z')))).toBe('accepted');
+    // The same payload two months on: its keys are the first's, in partitions long cold.
+    expect(await outcome(batcher.send(at('2026-10-01T23:30:00.000Z')))).toBe('accepted');
+    // Other endedAt, the same day, the next day (23 h later), and the day before.
+    expect(await outcome(batcher.send(at('2026-10-01T00:00:00.000Z')))).toBe('CONFLICT');
+    expect(await outcome(batcher.send(at('2026-10-02T22:30:00.000Z')))).toBe('CONFLICT');
+    expect(await outcome(batcher.send(at('2026-09-30T23:59:59.000Z')))).toBe('CONFLICT');
+    // Three days away is past the claim's reach: another match as far as claims can tell (docs/design.md#storage).
+    expect(await outcome(batcher.send(at('2026-10-04T12:00:00.000Z')))).toBe('accepted');
   });
 });
