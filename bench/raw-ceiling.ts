@@ -103,6 +103,9 @@ export async function runRawCeiling(
   const codec = createCodec(season);
   const encode = (r: BenchResult) => codec.toRedis(codec.encode(r.points, new Date(r.endedAtMs)));
   const times: PhaseTimes = { pgSeconds: 0, redisSeconds: 0 };
+  // The season's day partitions, made before the clock starts (ladder's ingest makes each once).
+  for (const day of new Set(results.map((r) => dayPeriod(new Date(r.endedAtMs)))))
+    await sql`select ladder_results_partition(${season.id}, ${day}::date)`;
   for (let i = 0; i < results.length; i += BATCH) {
     const batch = results.slice(i, i + BATCH);
     const t0 = performance.now();

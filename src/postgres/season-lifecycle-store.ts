@@ -25,7 +25,8 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
 
     async ensurePartitions(plan) {
       // One statement per partition: each creation holds its locks only for itself.
-      for (const { seasonId, day } of plan.results) await pg.sql`select ladder_results_partition(${seasonId}, ${day}::date)`;
+      for (const { seasonId, day } of plan.results)
+        await pg.sql`select ladder_results_partition(${seasonId}, ${day}::date)`;
       for (const day of plan.claims) await pg.sql`select ladder_claims_partition(${day}::date)`;
     },
     async activate(id: number): Promise<boolean> {

@@ -72,7 +72,11 @@ export function createSubmissionBatcher(deps: {
       let held: Map<string, string>;
       try {
         held = await deps.claims!.claim(
-          batch.map((w) => ({ matchId: w.messages[0]!.matchId, hash: w.hash, endedAt: new Date(w.messages[0]!.endedAt) })),
+          batch.map((w) => ({
+            matchId: w.messages[0]!.matchId,
+            hash: w.hash,
+            endedAt: new Date(w.messages[0]!.endedAt),
+          })),
         );
       } catch {
         const err = unavailable('matchIds cannot be claimed now; retry with the same matchId');

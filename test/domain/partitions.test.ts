@@ -11,12 +11,32 @@ const season = (id: number, startsAt: string, endsAt: string, finalizedAt: strin
 
 describe('partitionsAhead', () => {
   it.each([
-    ['a season running through the horizon gets today and two days ahead', season(1, '2026-11-01T00:00:00Z', '2027-01-01T00:00:00Z'), ['2026-12-04', '2026-12-05', '2026-12-06']],
-    ['a season ending tomorrow at 06:00 gets today and tomorrow', season(2, '2026-11-01T00:00:00Z', '2026-12-05T06:00:00Z'), ['2026-12-04', '2026-12-05']],
-    ['a season ending at midnight tonight gets only today', season(3, '2026-11-01T00:00:00Z', '2026-12-05T00:00:00Z'), ['2026-12-04']],
-    ['a season starting the day after tomorrow gets that day', season(4, '2026-12-06T12:00:00Z', '2027-01-01T00:00:00Z'), ['2026-12-06']],
+    [
+      'a season running through the horizon gets today and two days ahead',
+      season(1, '2026-11-01T00:00:00Z', '2027-01-01T00:00:00Z'),
+      ['2026-12-04', '2026-12-05', '2026-12-06'],
+    ],
+    [
+      'a season ending tomorrow at 06:00 gets today and tomorrow',
+      season(2, '2026-11-01T00:00:00Z', '2026-12-05T06:00:00Z'),
+      ['2026-12-04', '2026-12-05'],
+    ],
+    [
+      'a season ending at midnight tonight gets only today',
+      season(3, '2026-11-01T00:00:00Z', '2026-12-05T00:00:00Z'),
+      ['2026-12-04'],
+    ],
+    [
+      'a season starting the day after tomorrow gets that day',
+      season(4, '2026-12-06T12:00:00Z', '2027-01-01T00:00:00Z'),
+      ['2026-12-06'],
+    ],
     ['a season starting in a week gets nothing yet', season(5, '2026-12-11T00:00:00Z', '2027-01-01T00:00:00Z'), []],
-    ['a finalized season gets nothing', season(6, '2026-11-01T00:00:00Z', '2027-01-01T00:00:00Z', '2026-12-01T00:00:00Z'), []],
+    [
+      'a finalized season gets nothing',
+      season(6, '2026-11-01T00:00:00Z', '2027-01-01T00:00:00Z', '2026-12-01T00:00:00Z'),
+      [],
+    ],
   ])('%s', (_name, s, days) => {
     expect(partitionsAhead([s], at).results).toEqual(days.map((day) => ({ seasonId: s.id, day })));
   });

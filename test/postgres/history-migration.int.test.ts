@@ -31,7 +31,10 @@ function migrationsBefore(tag: string): { dir: string; remove(): void } {
   cpSync(migrations, dir, { recursive: true });
   const journalPath = join(dir, 'meta', '_journal.json');
   const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag));
+  journal.entries = journal.entries.slice(
+    0,
+    journal.entries.findIndex((e) => e.tag === tag),
+  );
   writeFileSync(journalPath, JSON.stringify(journal));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -43,7 +46,14 @@ let season: Season;
 const matches = Array.from({ length: 60 }, (_, i) => {
   const matchId = randomUUID();
   const endedAt = new Date(Date.UTC(2026, 9, 1) + (i % 30) * DAY + i * 60_000).toISOString();
-  return [1, 2, 3].map((p) => ({ v: 1 as const, matchId, seasonId: 0, endedAt, playerId: String(p + (i % 7)), points: (i * p) % 50 }));
+  return [1, 2, 3].map((p) => ({
+    v: 1 as const,
+    matchId,
+    seasonId: 0,
+    endedAt,
+    playerId: String(p + (i % 7)),
+    points: (i * p) % 50,
+  }));
 });
 
 beforeAll(async () => {
@@ -92,8 +102,15 @@ describe('migration 0005: partitioned history', () => {
       from match_results where season_id = ${season.id} order by match_id, player_id`;
     const expected = matches
       .flat()
-      .map((r) => ({ match_id: r.matchId, player_id: r.playerId, points: r.points, ended_ms: String(Date.parse(r.endedAt)) }))
-      .sort((a, b) => (a.match_id < b.match_id ? -1 : a.match_id > b.match_id ? 1 : Number(a.player_id) - Number(b.player_id)));
+      .map((r) => ({
+        match_id: r.matchId,
+        player_id: r.playerId,
+        points: r.points,
+        ended_ms: String(Date.parse(r.endedAt)),
+      }))
+      .sort((a, b) =>
+        a.match_id < b.match_id ? -1 : a.match_id > b.match_id ? 1 : Number(a.player_id) - Number(b.player_id),
+      );
     expect(rows.map((r) => ({ ...r }))).toEqual(expected);
     const [parts] = await pg.sql<[{ n: number }]>`
       select count(*)::int as n from pg_inherits where inhparent = to_regclass(${`match_results_s${season.id}`})`;
@@ -105,18 +122,29 @@ describe('migration 0005: partitioned history', () => {
     expect(claims.n).toBe(2 * matches.length);
     const store = createMatchClaims(pg.sql);
     const old = matches[17]!;
-    const held = await store.claim([{ matchId: old[0]!.matchId, hash: payloadHash(old), endedAt: new Date(old[0]!.endedAt) }]);
+    const held = await store.claim([
+      { matchId: old[0]!.matchId, hash: payloadHash(old), endedAt: new Date(old[0]!.endedAt) },
+    ]);
     expect(held.get(old[0]!.matchId)).toBe(payloadHash(old));
     const changed: MatchResultMessage[] = old.map((r) => ({ ...r, points: r.points + 1 }));
-    const conflicting = await store.claim([{ matchId: old[0]!.matchId, hash: payloadHash(changed), endedAt: new Date(old[0]!.endedAt) }]);
+    const conflicting = await store.claim([
+      { matchId: old[0]!.matchId, hash: payloadHash(changed), endedAt: new Date(old[0]!.endedAt) },
+    ]);
     expect(conflicting.get(old[0]!.matchId)).toBe(payloadHash(old));
   });
 
   it('stores nothing twice when an old match is replayed through ingest', async () => {
-    const replay = [...matches[3]!, ...matches[29]!].map((r, i) => ({ ...r, endedAt: new Date(r.endedAt), partition: 0, offset: String(i) }));
+    const replay = [...matches[3]!, ...matches[29]!].map((r, i) => ({
+      ...r,
+      endedAt: new Date(r.endedAt),
+      partition: 0,
+      offset: String(i),
+    }));
     const { inserted } = await createResultsStore(pg.sql).applyBatch(replay, () => season);
     expect(inserted).toBe(0);
-    const [n] = await pg.sql<[{ n: number }]>`select count(*)::int as n from match_results where season_id = ${season.id}`;
+    const [n] = await pg.sql<
+      [{ n: number }]
+    >`select count(*)::int as n from match_results where season_id = ${season.id}`;
     expect(n.n).toBe(matches.length * 3);
   });
 });
