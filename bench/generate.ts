@@ -67,8 +67,8 @@ export function generate(opts: {
 
 /**
  * The same traffic with match ids of its own, so no two scenarios share a match (each is one game
- * server's traffic, as a claim would require). The first 8 hex digits become `tag`; the 24 random ones left keep ids unique and in the same
- * relative order, so every scenario sorts and locks its rows the same way.
+ * server's traffic, as a claim would require). The first 8 hex digits become `tag`; the 24
+ * random ones left keep ids unique and in the same relative order.
  */
 export function withMatchTag(results: readonly BenchResult[], tag: number): BenchResult[] {
   const prefix = tag.toString(16).padStart(8, '0');
