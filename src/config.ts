@@ -76,6 +76,8 @@ const schema = z.object({
   SEASON_CLOSE_GRACE_MS: z.coerce.number().int().min(0).max(300_000).optional(),
   SEASON_CLOSE_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
   BOARD_RESTORE_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+  HISTORY_ARCHIVE_AFTER_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  HISTORY_ARCHIVE_DIR: z.string().min(1).default('archives'),
   RECONCILE_INTERVAL_SECONDS: z.coerce
     .number()
     .int()
@@ -185,6 +187,12 @@ export interface Config {
   };
   /** How often Redis is checked for lost boards (service/board-restore.ts); 0: never. */
   readonly boardRestoreIntervalMs: number;
+  /**
+   * Raw history (docs/design.md#retention-and-archives): a season's results are archived to
+   * `archiveDir` and their partitions dropped `archiveAfterDays` after its close (0: never by
+   * the scheduler; `npm run cli -- history archive` still can).
+   */
+  readonly history: { readonly archiveAfterDays: number; readonly archiveDir: string };
   /** Scheduled reconcile of every ACTIVE season (0: off), and whether it repairs what it finds. */
   readonly reconcile: { readonly intervalSeconds: number; readonly autoRepair: boolean };
   readonly port: number;
@@ -261,6 +269,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       closeDrainTimeoutMs: e.SEASON_CLOSE_DRAIN_TIMEOUT_MS,
     }),
     boardRestoreIntervalMs: e.BOARD_RESTORE_INTERVAL_MS,
+    history: Object.freeze({ archiveAfterDays: e.HISTORY_ARCHIVE_AFTER_DAYS, archiveDir: e.HISTORY_ARCHIVE_DIR }),
     reconcile: Object.freeze({ intervalSeconds: e.RECONCILE_INTERVAL_SECONDS, autoRepair: e.RECONCILE_AUTO_REPAIR }),
     port: e.PORT,
     host: e.HOST,

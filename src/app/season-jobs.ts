@@ -11,6 +11,9 @@ import { createSeasonLifecycleStore } from '../postgres/season-lifecycle-store.j
 import { createSeasonKeys } from '../redis/season-keys.js';
 import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from '../service/close-season.js';
 import { createSeasonScheduler } from '../service/season-scheduler.js';
+import { createHistoryArchive } from '../postgres/history-archive.js';
+import { createSeasonsRepo } from '../postgres/seasons-repo.js';
+import { applyRetention, archiveSeasonHistory, type ArchiveDeps } from '../service/archive-history.js';
 
 /** The close procedure bound to this app's clients, and the season scheduler. */
 export function createSeasonJobs(deps: {
@@ -45,9 +48,23 @@ export function createSeasonJobs(deps: {
     return report;
   }
 
+  const seasonsRepo = createSeasonsRepo(deps.pg.db);
+  const archiveDeps: ArchiveDeps = {
+    store: createHistoryArchive(deps.pg.sql),
+    seasonById: (id) => seasonsRepo.get(id),
+    rootDir: config.history.archiveDir,
+    now: () => new Date(),
+    onStep: (seasonId, step, detail) => log.info({ seasonId, step, ...detail }, 'archiving history: step done'),
+  };
+
   const scheduler = createSeasonScheduler({
     store,
     close: (seasonId, reason, signal) => close(seasonId, { actor: 'scheduler', reason }, signal),
+    retain: () =>
+      applyRetention(
+        { ...archiveDeps, unfinishedSeasons: () => store.listUnfinished(new Date()) },
+        config.history.archiveAfterDays,
+      ),
     tryLock: (fn) => withTryAdvisoryLock(deps.pg.sql, ADVISORY_LOCKS.seasonScheduler, fn),
     intervalMs: config.seasons.schedulerIntervalMs,
     onError: (err, seasonId) => log.error({ err, seasonId }, 'season scheduler: step failed; retried next tick'),
@@ -55,6 +72,10 @@ export function createSeasonJobs(deps: {
 
   return {
     close,
+    /** Archives a closed season's raw results now and drops their partitions (idempotent). */
+    archive: (seasonId: number) => archiveSeasonHistory(archiveDeps, seasonId),
+    /** Loads an archive directory into `schema`.match_results. */
+    loadArchive: (dir: string, schema: string) => archiveDeps.store.load(dir, schema),
     scheduler,
     /** Starts the scheduler unless SEASON_SCHEDULER_INTERVAL_MS is 0. */
     start(): void {

@@ -5,6 +5,7 @@ import { isDomainError } from '../domain/errors.js';
 import { surviveTypeFetchFailures, TYPE_FETCH_WARNING } from '../postgres/type-fetch-guard.js';
 import { UsageError, type Command, type Context } from './command.js';
 import { exportStandings } from './export.js';
+import { historyArchive, historyLoad } from './history-archive.js';
 import { keysCreate } from './keys-create.js';
 import { keysList } from './keys-list.js';
 import { keysRevoke } from './keys-revoke.js';
@@ -26,6 +27,8 @@ const commands: Record<string, Command> = {
   'players block': playersBlock,
   'players unblock': playersUnblock,
   export: exportStandings,
+  'history archive': historyArchive,
+  'history load': historyLoad,
 };
 
 function usage(): string {

@@ -155,6 +155,23 @@ export const seasonFinalStandings = pgTable(
   ],
 );
 
+/**
+ * A season whose raw results were archived (service/archive-history.ts): the files and their
+ * manifest are verified before `verified_at` is set, and only then are its partitions dropped.
+ */
+export const seasonArchives = pgTable('season_archives', {
+  seasonId: integer('season_id')
+    .primaryKey()
+    .references(() => seasons.id),
+  dir: text('dir').notNull(),
+  files: integer('files').notNull(),
+  rows: bigint('rows', { mode: 'number' }).notNull(),
+  /** SHA-256 of manifest.json, which holds each file's own SHA-256 and row count. */
+  manifestSha256: text('manifest_sha256').notNull(),
+  verifiedAt: tstz('verified_at').notNull(),
+  droppedAt: tstz('dropped_at'),
+});
+
 /** Players barred from a season's boards (cheaters); their later results are refused. */
 export const blockedPlayers = pgTable(
   'blocked_players',

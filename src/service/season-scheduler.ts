@@ -38,6 +38,8 @@ export function createSeasonScheduler(deps: {
   /** The close procedure (src/service/close-season.ts) with its dependencies bound. */
   close(seasonId: number, reason: string, signal: AbortSignal): Promise<unknown>;
   tryLock: TryLock;
+  /** The retention pass (service/archive-history.ts applyRetention), run after the closes. */
+  retain?(at: Date): Promise<unknown>;
   intervalMs: number;
   now?(): Date;
   onError?(err: unknown, seasonId?: number): void;
@@ -80,6 +82,13 @@ export function createSeasonScheduler(deps: {
         // One season failing (Kafka lagging, say) must not hold back the others; it is retried next tick.
         if (!stopping.signal.aborted) deps.onError?.(error, s.id);
         report.failed.push({ seasonId: s.id, error });
+      }
+    }
+    if (deps.retain && !stopping.signal.aborted) {
+      try {
+        await deps.retain(at);
+      } catch (error) {
+        deps.onError?.(error);
       }
     }
     return report;
