@@ -22,7 +22,7 @@ import os from 'node:os';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { createPlayerAdmin } from '../src/app/player-admin.js';
 import { parseConfig } from '../src/config.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
@@ -33,6 +33,7 @@ import { storedResults, unlinkSeason } from './checks.js';
 import { generate, toMessages, withMatchTag } from './generate.js';
 import { consumeAll, deleteKafkaState, produceAll } from './kafka-e2e.js';
 import { memoryCgroupUsage, startPrivatePostgres } from './private-postgres.js';
+import { createBenchSeason } from './season.js';
 
 const arg = (name: string, fallback: number) =>
   intArg(name, fallback, process.env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`]);
@@ -78,16 +79,7 @@ const fmt = (n: number, digits = 0) =>
 const mib = (bytes: number) => `${fmt(bytes / 2 ** 20)} MiB`;
 
 async function createSeason(name: string, startsAt: Date): Promise<Season> {
-  const def: SeasonDefinition = {
-    name,
-    startsAt,
-    endsAt: new Date(startsAt.getTime() + 40 * DAY),
-    scoring: 'BEST',
-    order: 'DESC',
-    rankStyle: 'ORDINAL',
-    maxPointsPerMatch: 1_000_000,
-  };
-  const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  const season = await createBenchSeason(pg.db, name, startsAt);
   seasons.push(season);
   return season;
 }

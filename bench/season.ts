@@ -7,10 +7,13 @@ const DAY = 24 * 3600 * 1000;
 
 /**
  * A fresh ACTIVE BEST season (DESC, ORDINAL, up to 1,000,000 points a match) that started at UTC
- * midnight 10 days ago and lasts 40 days, created as the admin API would.
+ * midnight 10 days ago (or at `startsAt`) and lasts 40 days, created as the admin API would.
  */
-export async function createBenchSeason(db: Db, name: string): Promise<Season> {
-  const startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY);
+export async function createBenchSeason(
+  db: Db,
+  name: string,
+  startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY),
+): Promise<Season> {
   const def: SeasonDefinition = {
     name,
     startsAt,
