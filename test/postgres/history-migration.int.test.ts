@@ -1,13 +1,12 @@
 // Migration 0005 (partitioned history) on a database holding data written before it: every row
 // carried over, each old match still recognised by the claims and by ingest's dedup. Runs in a
-// scratch database of its own, migrated to 0004 first, dropped at the end.
+// scratch database of its own, made anew by the global setup and migrated to 0004 first.
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSeasonDefinition, type Season } from '../../src/domain/season.js';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
@@ -16,13 +15,9 @@ import { createMatchClaims } from '../../src/postgres/match-claims.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createSeasonsRepo } from '../../src/postgres/seasons-repo.js';
 import { payloadHash } from '../../src/service/submission-batcher.js';
-import { TEST_DATABASE_URL } from '../support/env.js';
+import { TEST_MIGRATION_DATABASE_URL } from '../support/env.js';
 
 const DAY = 86_400_000;
-const scratch = new URL(TEST_DATABASE_URL);
-scratch.pathname = `/ladder_test_migration_${process.pid}`;
-const adminUrl = new URL(TEST_DATABASE_URL);
-adminUrl.pathname = '/postgres';
 const migrations = new URL('../../drizzle', import.meta.url).pathname;
 
 /** The migrations folder as it stood before `tag`: the journal cut just before it. */
@@ -39,7 +34,6 @@ function migrationsBefore(tag: string): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const admin = postgres(adminUrl.toString(), { max: 1, onnotice: () => {} });
 let pg: ReturnType<typeof createPostgres>;
 let season: Season;
 // Matches written before the migration: 3 players each, endedAt spread over 30 days of history.
@@ -57,9 +51,7 @@ const matches = Array.from({ length: 60 }, (_, i) => {
 });
 
 beforeAll(async () => {
-  await admin.unsafe(`drop database if exists "${scratch.pathname.slice(1)}"`);
-  await admin.unsafe(`create database "${scratch.pathname.slice(1)}"`);
-  pg = createPostgres(scratch.toString(), 2);
+  pg = createPostgres(TEST_MIGRATION_DATABASE_URL, 2);
   const before = migrationsBefore('0005_partitioned_history');
   try {
     await migrate(drizzle(pg.sql), { migrationsFolder: before.dir });
@@ -91,8 +83,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pg?.close();
-  await admin.unsafe(`drop database if exists "${scratch.pathname.slice(1)}" with (force)`);
-  await admin.end();
 });
 
 describe('migration 0005: partitioned history', () => {

@@ -6,6 +6,11 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://po
 // Database 1: test seasons get ids from ladder_test's sequence, which would collide with the
 // dev database's seasons in Redis database 0.
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/1';
+/** A scratch database of migration tests (test/postgres/history-migration.int.test.ts), made anew by
+ * the global setup before each run and left in place after it. */
+export const TEST_MIGRATION_DATABASE_URL = Object.assign(new URL(TEST_DATABASE_URL), {
+  pathname: `${new URL(TEST_DATABASE_URL).pathname}_migration`,
+}).toString();
 export const TEST_KAFKA_BROKERS = process.env.TEST_KAFKA_BROKERS ?? '127.0.0.1:9092';
 
 /** A name no other test uses: topics, consumer groups. */
