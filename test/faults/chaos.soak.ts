@@ -78,7 +78,6 @@ it('20. chaos soak: every fault of the matrix at random, then nothing lost, noth
   const redisServer = await startRedisServer();
   cleanup.push(() => redisServer.stop());
   const db = await privateDatabase();
-  cleanup.push(() => db.drop());
   const dbUrl = new URL(db.url);
   const pgProxy = await startTcpProxy(dbUrl.hostname, Number(dbUrl.port || 5432));
   cleanup.push(() => pgProxy.close());

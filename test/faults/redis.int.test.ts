@@ -47,7 +47,6 @@ afterAll(async () => {
   await ladder?.kill();
   await s?.close();
   await redisServer?.stop();
-  await db?.drop();
 });
 
 it('14. Redis SHUTDOWN NOSAVE and restarted empty during ingest: the service rebuilds the boards by itself; nothing lost', async () => {

@@ -4,7 +4,6 @@
 // every board equal to what those results imply.
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import postgres from 'postgres';
 import { ensureDatabase } from '../../scripts/ensure-database.js';
 import { createLadderClient, LadderError } from '../../src/client/ladder-client.js';
 import type { Season } from '../../src/domain/season.js';
@@ -92,23 +91,15 @@ export async function startLadder(env: Record<string, string>, opts: { wait?: bo
 
 /**
  * A migrated database of its own, for a scenario whose service acts on every season it finds
- * (the board restore rebuilds every ACTIVE season: in ladder_test, every earlier run's).
+ * (the board restore rebuilds every ACTIVE season: in ladder_test, every earlier run's). Left in
+ * place: the next run's global setup drops it (test/support/global-setup.ts says why).
  */
-export async function privateDatabase() {
+export async function privateDatabase(): Promise<{ url: string }> {
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${uniqueName('ladder_faults').replace('-', '_')}`;
   await ensureDatabase(url.toString());
   await migrateDatabase(url.toString());
-  return {
-    url: url.toString(),
-    async drop() {
-      const admin = new URL(url);
-      admin.pathname = '/postgres';
-      const sql = postgres(admin.toString(), { max: 1, onnotice: () => {} });
-      await sql.unsafe(`drop database if exists "${url.pathname.slice(1)}" with (force)`);
-      await sql.end({ timeout: 5 });
-    },
-  };
+  return { url: url.toString() };
 }
 
 /** A new API key of scope submit. */

@@ -25,16 +25,21 @@ function reachable(hostPort: string): Promise<boolean> {
   });
 }
 
-/** Drops and creates `url`'s database, here and not in a test's hooks: DROP DATABASE waits for an
- * immediate checkpoint, which under the whole suite's writes took over a minute in CI. */
-async function recreateDatabase(url: string): Promise<void> {
-  const name = new URL(url).pathname.slice(1);
-  const admin = postgres(Object.assign(new URL(url), { pathname: '/postgres' }).toString(), {
+/**
+ * Drops the scratch databases earlier runs left (test/support/faults.ts's privateDatabase) and makes
+ * `migrationUrl`'s anew. Here and never in a test's hooks: DROP DATABASE waits for an immediate
+ * checkpoint, which under the whole suite's writes outran the hook timeout in CI.
+ */
+async function resetScratchDatabases(migrationUrl: string): Promise<void> {
+  const name = new URL(migrationUrl).pathname.slice(1);
+  const admin = postgres(Object.assign(new URL(migrationUrl), { pathname: '/postgres' }).toString(), {
     max: 1,
     onnotice: () => {},
   });
   try {
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    const left = await admin<{ datname: string }[]>`
+      select datname from pg_database where datname = ${name} or datname like 'ladder\_faults\_%'`;
+    for (const { datname } of left) await admin.unsafe(`drop database "${datname}" with (force)`);
     await admin.unsafe(`create database "${name}"`);
   } finally {
     await admin.end();
@@ -50,7 +55,7 @@ export default async function setup(): Promise<void> {
   );
   await ensureDatabase(TEST_DATABASE_URL);
   await migrateDatabase(TEST_DATABASE_URL);
-  await recreateDatabase(TEST_MIGRATION_DATABASE_URL);
+  await resetScratchDatabases(TEST_MIGRATION_DATABASE_URL);
   const broker = TEST_KAFKA_BROKERS.split(',')[0]!;
   if (!(await reachable(broker))) {
     throw new Error(`Kafka does not answer on ${broker}: run \`npm run stack:up\` first.`);
