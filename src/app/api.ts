@@ -42,6 +42,7 @@ import type { ClusterLink } from './cluster.js';
 import type { PlayerAdmin } from './player-admin.js';
 import type { SeasonJobs } from './season-jobs.js';
 import { createPageHandler } from '../page.js';
+import { createRankSnapshots } from '../postgres/rank-snapshots.js';
 
 export interface ApiDeps {
   config: Config;
@@ -137,6 +138,7 @@ export function createApi(deps: ApiDeps) {
     submit: createRateLimiter(config.rateLimits.submits),
   };
   const now = () => new Date();
+  const rankSnapshots = createRankSnapshots(deps.sql);
 
   const services: Services = {
     now,
@@ -192,6 +194,7 @@ export function createApi(deps: ApiDeps) {
     }),
     live,
     playerNames: (ids) => names.names(ids),
+    rankHistory: (seasonId, ids, last) => deadline(() => rankSnapshots.history(seasonId, ids, last)),
     rateLimit: (kind, key) => {
       if (!limiters[kind].take(key)) throw rateLimited(`too many ${kind} requests; slow down`);
     },

@@ -14,6 +14,8 @@ import { createSeasonScheduler } from '../service/season-scheduler.js';
 import { createHistoryArchive } from '../postgres/history-archive.js';
 import { createSeasonsRepo } from '../postgres/seasons-repo.js';
 import { applyRetention, archiveSeasonHistory, type ArchiveDeps } from '../service/archive-history.js';
+import { createRankSnapshots } from '../postgres/rank-snapshots.js';
+import { takeDueSnapshots } from '../service/rank-history.js';
 
 /** The close procedure bound to this app's clients, and the season scheduler. */
 export function createSeasonJobs(deps: {
@@ -57,9 +59,14 @@ export function createSeasonJobs(deps: {
     onStep: (seasonId, step, detail) => log.info({ seasonId, step, ...detail }, 'archiving history: step done'),
   };
 
+  const rankSnapshots = createRankSnapshots(deps.pg.sql);
   const scheduler = createSeasonScheduler({
     store,
     close: (seasonId, reason, signal) => close(seasonId, { actor: 'scheduler', reason }, signal),
+    snapshot: async (seasons, at, signal) => {
+      for (const r of await takeDueSnapshots(rankSnapshots, seasons, at, signal))
+        log.info(r, 'rank history: snapshot taken');
+    },
     retain: () =>
       applyRetention(
         { ...archiveDeps, unfinishedSeasons: () => store.listUnfinished(new Date()) },
@@ -76,6 +83,8 @@ export function createSeasonJobs(deps: {
     archive: (seasonId: number) => archiveSeasonHistory(archiveDeps, seasonId),
     /** Loads an archive directory into `schema`.match_results. */
     loadArchive: (dir: string, schema: string) => archiveDeps.store.load(dir, schema),
+    /** Snapshots a season's SEASON board's ranks as of `boundary` now (idempotent per boundary). */
+    snapshotRanks: rankSnapshots.take,
     scheduler,
     /** Starts the scheduler unless SEASON_SCHEDULER_INTERVAL_MS is 0. */
     start(): void {

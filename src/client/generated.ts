@@ -90,6 +90,15 @@ export type FriendsQueryVariables = Exact<{
 
 export type FriendsQuery = { leaderboard: { size: number, friends: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } | null };
 
+export type RankHistoryQueryVariables = Exact<{
+  seasonId: number;
+  playerId: string;
+  last?: number | null | undefined;
+}>;
+
+
+export type RankHistoryQuery = { leaderboard: { entry: { rank: number, rankDelta: number | null, rankHistory: Array<{ at: string, takenAt: string, rank: number | null }> } | null } | null };
+
 export type EntryFieldsFragment = { rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null };
 
 export type TopChangedSubscriptionVariables = Exact<{
@@ -240,6 +249,21 @@ export const FriendsDocument = new TypedDocumentString(`
     displayName
   }
 }`) as unknown as TypedDocumentString<FriendsQuery, FriendsQueryVariables>;
+export const RankHistoryDocument = new TypedDocumentString(`
+    query RankHistory($seasonId: Int!, $playerId: ID!, $last: Int = 30) {
+  leaderboard(seasonId: $seasonId) {
+    entry(playerId: $playerId) {
+      rank
+      rankDelta
+      rankHistory(last: $last) {
+        at
+        takenAt
+        rank
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<RankHistoryQuery, RankHistoryQueryVariables>;
 export const TopChangedDocument = new TypedDocumentString(`
     subscription TopChanged($seasonId: Int!, $window: Window = SEASON, $limit: Int = 10) {
   topChanged(seasonId: $seasonId, window: $window, limit: $limit) {

@@ -177,6 +177,9 @@ export function createLadderClient(options: LadderClientOptions) {
       (await request(ops.AroundDocument, variables, call)).leaderboard,
     friends: async (variables: ops.FriendsQueryVariables, call?: CallOptions) =>
       (await request(ops.FriendsDocument, variables, call)).leaderboard,
+    /** The player's SEASON rank at the last daily snapshots, and the delta since; null: unknown season or unranked. */
+    rankHistory: async (variables: ops.RankHistoryQueryVariables, call?: CallOptions) =>
+      (await request(ops.RankHistoryDocument, variables, call)).leaderboard?.entry ?? null,
     /** The top now, then whenever it changes; returns the function that stops it. */
     topChanged: (
       variables: ops.TopChangedSubscriptionVariables,

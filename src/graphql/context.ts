@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
+import type { RankPoint } from '../domain/rank-history.js';
 import type { RankedStanding } from '../domain/ranking.js';
-import type { Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
+import type { Season, SeasonDefinition, SeasonStatus, Window } from '../domain/season.js';
 import type { SubmissionInput } from '../domain/submission.js';
 import type { BoardView, LeaderboardReads } from '../service/leaderboard-reads.js';
 import type { RequestReads } from './response-cache.js';
@@ -35,6 +36,8 @@ export interface Services {
   boards: LeaderboardReads;
   live: LiveUpdates;
   playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
+  /** Each player's rank at the season's last `last` daily snapshots, oldest first. */
+  rankHistory(seasonId: number, playerIds: readonly string[], last: number): Promise<Map<string, RankPoint[]>>;
   /** Throws RATE_LIMITED when `key` spent its budget. */
   rateLimit(kind: 'read' | 'submit', key: string): void;
   /** Cheaters: remove a player's results, block, unblock; each audited under `actor`. */
@@ -58,6 +61,8 @@ export interface Context {
   clientAddress: string;
   /** A player's display name, lookups of one turn batched. */
   players: { load(id: string): Promise<PlayerName> };
+  /** A player's rank history (Services.rankHistory), lookups of one turn batched. */
+  rankHistory: { load(seasonId: number, playerId: string, last: number): Promise<RankPoint[]> };
   /** Set when the answer may be cached: told every board version the request read. */
   reads?: RequestReads;
 }
@@ -67,7 +72,12 @@ export interface LeaderboardValue extends BoardView {
   periodStart: Date;
 }
 
-export type EntryValue = RankedStanding;
+/** An entry, and the board it is on when a field of it needs to know (rankHistory, rankDelta). */
+export type EntryValue = RankedStanding & { on?: { seasonId: number; window: Window } };
+
+/** `entries` told which board they are on. */
+export const onBoard = (entries: readonly RankedStanding[], seasonId: number, window: Window): EntryValue[] =>
+  entries.map((e) => ({ ...e, on: { seasonId, window } }));
 
 /**
  * What a context reads of its HTTP request. An IncomingMessage is one; a WebSocket keeps only
@@ -95,6 +105,7 @@ export function createContextFactory(
   return function contextFor(req: RequestInfo, reads?: RequestReads): Context {
     let principal: Promise<Principal | null> | undefined;
     let loader: DataLoader<string, PlayerName> | undefined;
+    let history: DataLoader<string, RankPoint[]> | undefined;
     // Plain data properties only: a getter in this literal (`get players()`) made every context a
     // dictionary-mode object, which V8 kept alive, with the request it reaches, through
     // young-generation GCs: ~0.9 MB kept per scavenge on the entry path (docs/benchmarks-history.md).
@@ -116,6 +127,27 @@ export function createContextFactory(
             },
             { cache: false },
           )).load(id),
+      },
+      rankHistory: {
+        // Keys 'season/last/player'; one query per season and length asked in a turn.
+        load: (seasonId, playerId, last) =>
+          (history ??= new DataLoader(
+            async (keys: readonly string[]) => {
+              const asked = new Map<string, string[]>();
+              for (const k of keys) {
+                const cut = k.lastIndexOf('/');
+                asked.set(k.slice(0, cut), [...(asked.get(k.slice(0, cut)) ?? []), k.slice(cut + 1)]);
+              }
+              const found = new Map<string, RankPoint[]>();
+              for (const [group, ids] of asked) {
+                const [season, last] = group.split('/').map(Number);
+                for (const [id, points] of await services.rankHistory(season!, ids, last!))
+                  found.set(`${group}/${id}`, points);
+              }
+              return keys.map((k) => found.get(k) ?? []);
+            },
+            { cache: false },
+          )).load(`${seasonId}/${last}/${playerId}`),
       },
     };
   };

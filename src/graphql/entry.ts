@@ -1,5 +1,19 @@
+import { badInput } from '../domain/errors.js';
+import { RANK_HISTORY_MAX, rankDelta, type RankPoint } from '../domain/rank-history.js';
 import { builder } from './builder.js';
 import type { EntryValue } from './context.js';
+
+const RankPointRef = builder.objectRef<RankPoint>('RankPoint').implement({
+  description: "A player's rank on a season's board at one daily snapshot.",
+  fields: (t) => ({
+    at: t.expose('at', { type: 'DateTime', description: 'the UTC midnight the snapshot stands for' }),
+    takenAt: t.expose('takenAt', {
+      type: 'DateTime',
+      description: 'when it was taken: the board as ingest had applied results then',
+    }),
+    rank: t.exposeInt('rank', { nullable: true, description: 'null: not on the board then' }),
+  }),
+});
 
 export const PlayerRef = builder.objectRef<{ id: string; displayName: string | null }>('Player').implement({
   fields: (t) => ({
@@ -17,6 +31,28 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
     achievedAt: t.expose('achievedAt', {
       type: 'DateTime',
       description: "When the player reached these points, truncated to the season's time unit",
+    }),
+    rankHistory: t.field({
+      type: [RankPointRef],
+      description: `SEASON board: the player's rank at its last \`last\` (1..${RANK_HISTORY_MAX}) daily snapshots, oldest first. [] on DAY and WEEK boards.`,
+      args: { last: t.arg.int({ required: false, defaultValue: 30 }) },
+      resolve: (entry, args, ctx) => {
+        const last = args.last ?? 30;
+        if (!Number.isInteger(last) || last < 1 || last > RANK_HISTORY_MAX)
+          throw badInput('last', `last must be an integer in 1..${RANK_HISTORY_MAX}`);
+        if (entry.on?.window !== 'SEASON') return [];
+        return ctx.rankHistory.load(entry.on.seasonId, entry.playerId, last);
+      },
+    }),
+    rankDelta: t.int({
+      nullable: true,
+      description:
+        'SEASON board: places gained since the last daily snapshot (12: up twelve; -3: down three); null when not ranked then, or on DAY and WEEK boards.',
+      resolve: async (entry, _args, ctx) => {
+        if (entry.on?.window !== 'SEASON') return null;
+        const [then] = await ctx.rankHistory.load(entry.on.seasonId, entry.playerId, 1);
+        return rankDelta(then?.rank, entry.rank);
+      },
     }),
     // Batched: one PostgreSQL query per request, whatever the number of entries.
     player: t.field({

@@ -3,7 +3,7 @@ import type { Season, Window } from '../domain/season.js';
 import { badInput } from '../domain/errors.js';
 import { periodInReach, periodOf, periodStart } from '../domain/windows.js';
 import { builder } from './builder.js';
-import type { LeaderboardValue } from './context.js';
+import { onBoard, type LeaderboardValue } from './context.js';
 import { EntryRef } from './entry.js';
 import { WindowEnum } from './scalars.js';
 import { SeasonRef } from './season.js';
@@ -44,15 +44,22 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
         limit: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.topLimit }),
         offset: t.arg.int({ required: false, defaultValue: 0 }),
       },
-      resolve: (b, args, ctx) =>
-        ctx.services.boards.top(b, args.limit ?? READ_DEFAULTS.topLimit, args.offset ?? 0, ctx.reads),
+      resolve: async (b, args, ctx) =>
+        onBoard(
+          await ctx.services.boards.top(b, args.limit ?? READ_DEFAULTS.topLimit, args.offset ?? 0, ctx.reads),
+          b.season.id,
+          b.window,
+        ),
     }),
     entry: t.field({
       type: EntryRef,
       nullable: true,
       description: 'null: no score on this board.',
       args: { playerId: t.arg.id({ required: true }) },
-      resolve: (b, args, ctx) => ctx.services.boards.entry(b, args.playerId, ctx.reads),
+      resolve: async (b, args, ctx) => {
+        const entry = await ctx.services.boards.entry(b, args.playerId, ctx.reads);
+        return entry && onBoard([entry], b.season.id, b.window)[0];
+      },
     }),
     around: t.field({
       type: [EntryRef],
@@ -61,14 +68,19 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
         playerId: t.arg.id({ required: true }),
         radius: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.aroundRadius }),
       },
-      resolve: (b, args, ctx) =>
-        ctx.services.boards.around(b, args.playerId, args.radius ?? READ_DEFAULTS.aroundRadius, ctx.reads),
+      resolve: async (b, args, ctx) =>
+        onBoard(
+          await ctx.services.boards.around(b, args.playerId, args.radius ?? READ_DEFAULTS.aroundRadius, ctx.reads),
+          b.season.id,
+          b.window,
+        ),
     }),
     friends: t.field({
       type: [EntryRef],
       description: `Up to ${LIMITS.friends} ids, by rank; unranked ids left out.`,
       args: { playerIds: t.arg.idList({ required: true }) },
-      resolve: (b, args, ctx) => ctx.services.boards.friends(b, args.playerIds, ctx.reads),
+      resolve: async (b, args, ctx) =>
+        onBoard(await ctx.services.boards.friends(b, args.playerIds, ctx.reads), b.season.id, b.window),
     }),
   }),
 });

@@ -17,6 +17,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LIMITS } from '../domain/board.js';
+import { RANK_HISTORY_MAX } from '../domain/rank-history.js';
 
 /** Items assumed for a list whose size no argument bounds (seasons, report samples). */
 export const UNBOUNDED_LIST_SIZE = 20;
@@ -38,6 +39,7 @@ const LIST_SIZES: Record<string, (arg: Arg) => number> = {
     return Array.isArray(ids) ? Math.min(ids.length, LIMITS.friends) : LIMITS.friends;
   },
   'Subscription.topChanged': (arg) => sizeOf(arg('limit'), 10, LIMITS.topChangedLimit),
+  'Entry.rankHistory': (arg) => sizeOf(arg('last'), 30, RANK_HISTORY_MAX),
 };
 
 /**

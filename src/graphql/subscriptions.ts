@@ -2,7 +2,7 @@ import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
 import { badInput, seasonNotFound } from '../domain/errors.js';
 import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
-import type { Context } from './context.js';
+import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
 import { leaderboardOf } from './leaderboard.js';
 import { WindowEnum } from './scalars.js';
@@ -54,7 +54,7 @@ builder.subscriptionType({
         );
         return ctx.services.live.topChanges(board, limit);
       },
-      resolve: (entries) => entries,
+      resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON'),
     }),
     recordUpdated: t.field({
       type: RecordUpdateRef,
@@ -76,7 +76,7 @@ builder.subscriptionType({
         const board = leaderboardOf(await seasonOrFail(ctx, args.seasonId), 'SEASON', ctx.services.now());
         return ctx.services.live.rankChanges(board, playerId);
       },
-      resolve: (entry) => entry,
+      resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON')[0]!,
     }),
   }),
 });

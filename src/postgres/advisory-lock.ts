@@ -11,6 +11,8 @@ export const ADVISORY_LOCKS = {
   reconcile: 727_275,
   /** The season scheduler: one instance acts per tick. */
   seasonScheduler: 727_276,
+  /** A season's rank snapshot (two-key, with the season id): one taker at a time. */
+  rankSnapshot: 727_277,
 } as const;
 
 /**

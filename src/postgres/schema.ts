@@ -172,6 +172,40 @@ export const seasonArchives = pgTable('season_archives', {
   droppedAt: tstz('dropped_at'),
 });
 
+/**
+ * Rank history (docs/design.md#rank-history): each player of a season gets a dense slot the first
+ * time a snapshot ranks them, so a snapshot is an array of ranks indexed by slot.
+ */
+export const rankSlots = pgTable(
+  'rank_slots',
+  {
+    seasonId: integer('season_id').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    slot: integer('slot').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
+);
+
+/**
+ * A snapshot of the SEASON board at a UTC midnight: `ranks` holds RANK_CHUNK_SLOTS slots from
+ * `chunk * RANK_CHUNK_SLOTS` on, 4 bytes each (big-endian, 0: not ranked). Stored uncompressed out
+ * of line (STORAGE EXTERNAL, in the migration) so reading one player's 4 bytes reads one TOAST page.
+ * Chunk 0 is always written: it marks the snapshot as taken.
+ */
+export const rankSnapshots = pgTable(
+  'rank_snapshots',
+  {
+    seasonId: integer('season_id').notNull(),
+    boundary: tstz('boundary').notNull(),
+    chunk: integer('chunk').notNull(),
+    /** When the snapshot's transaction began: the ranks are the board as ingest had applied it then. */
+    takenAt: tstz('taken_at').notNull(),
+    players: integer('players').notNull(),
+    ranks: bytea('ranks').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.boundary, t.chunk] })],
+);
+
 /** Players barred from a season's boards (cheaters); their later results are refused. */
 export const blockedPlayers = pgTable(
   'blocked_players',

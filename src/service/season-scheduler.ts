@@ -38,7 +38,9 @@ export function createSeasonScheduler(deps: {
   /** The close procedure (src/service/close-season.ts) with its dependencies bound. */
   close(seasonId: number, reason: string, signal: AbortSignal): Promise<unknown>;
   tryLock: TryLock;
-  /** The retention pass (service/archive-history.ts applyRetention), run after the closes. */
+  /** The rank-history pass (service/rank-history.ts takeDueSnapshots), run after the closes. */
+  snapshot?(seasons: Season[], at: Date, signal: AbortSignal): Promise<unknown>;
+  /** The retention pass (service/archive-history.ts applyRetention), run after the snapshots. */
   retain?(at: Date): Promise<unknown>;
   intervalMs: number;
   now?(): Date;
@@ -82,6 +84,13 @@ export function createSeasonScheduler(deps: {
         // One season failing (Kafka lagging, say) must not hold back the others; it is retried next tick.
         if (!stopping.signal.aborted) deps.onError?.(error, s.id);
         report.failed.push({ seasonId: s.id, error });
+      }
+    }
+    if (deps.snapshot && !stopping.signal.aborted) {
+      try {
+        await deps.snapshot(seasons, at, stopping.signal);
+      } catch (error) {
+        deps.onError?.(error);
       }
     }
     if (deps.retain && !stopping.signal.aborted) {

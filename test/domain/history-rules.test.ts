@@ -1,7 +1,9 @@
-// The rules of history's partitions and retention (domain/partitions.ts, domain/archive.ts).
+// The rules of history's partitions, retention and rank snapshots (domain/partitions.ts,
+// domain/archive.ts, domain/rank-history.ts).
 import { describe, expect, it } from 'vitest';
 import { archiveDue, claimsKeptFrom } from '../../src/domain/archive.js';
 import { partitionsAhead } from '../../src/domain/partitions.js';
+import { RANK_CHUNK_SLOTS, packChunk, rankDelta, snapshotDue, unpackRank } from '../../src/domain/rank-history.js';
 
 const at = new Date('2026-12-04T18:00:00Z');
 const season = (id: number, startsAt: string, endsAt: string, finalizedAt: string | null = null) => ({
@@ -90,5 +92,80 @@ describe('claimsKeptFrom', () => {
     ['retention off: keep everything', [], 0, null],
   ])('%s', (_name, seasons, days, day) => {
     expect(claimsKeptFrom(seasons, at, days)).toBe(day);
+  });
+});
+
+describe('snapshotDue', () => {
+  const active = (startsAt: string, endsAt: string, status = 'ACTIVE' as 'ACTIVE' | 'CLOSED' | 'SCHEDULED') => ({
+    status,
+    startsAt: new Date(startsAt),
+    endsAt: new Date(endsAt),
+  });
+  const running = active('2026-11-01T10:00:00Z', '2027-01-01T00:00:00Z');
+  it.each([
+    ['no snapshot yet: last midnight', running, undefined, '2026-12-04T00:00:00.000Z'],
+    ['yesterday’s taken: last midnight', running, '2026-12-03T00:00:00Z', '2026-12-04T00:00:00.000Z'],
+    ['last midnight’s taken: none', running, '2026-12-04T00:00:00Z', null],
+    [
+      'down two days: only the last midnight, no guess at the one missed',
+      running,
+      '2026-12-01T00:00:00Z',
+      '2026-12-04T00:00:00.000Z',
+    ],
+    [
+      'started today: no midnight inside it yet',
+      active('2026-12-04T09:00:00Z', '2027-01-01T00:00:00Z'),
+      undefined,
+      null,
+    ],
+    [
+      'started at last midnight exactly: nothing ranked before it',
+      active('2026-12-04T00:00:00Z', '2027-01-01T00:00:00Z'),
+      undefined,
+      null,
+    ],
+    [
+      'ended at last midnight: its last snapshot',
+      active('2026-11-01T00:00:00Z', '2026-12-04T00:00:00Z'),
+      undefined,
+      '2026-12-04T00:00:00.000Z',
+    ],
+    ['ended before last midnight: none', active('2026-11-01T00:00:00Z', '2026-12-03T23:00:00Z'), undefined, null],
+    ['CLOSED: none', active('2026-11-01T00:00:00Z', '2027-01-01T00:00:00Z', 'CLOSED'), undefined, null],
+    ['SCHEDULED: none', active('2026-11-01T00:00:00Z', '2027-01-01T00:00:00Z', 'SCHEDULED'), undefined, null],
+  ])('%s', (_name, s, latest, due) => {
+    expect(snapshotDue(s, at, latest ? new Date(latest) : undefined)?.toISOString() ?? null).toBe(due);
+  });
+});
+
+describe('rank packing', () => {
+  it('stores 4 big-endian bytes a slot, chunk by chunk, and reads each rank back (0: unranked)', () => {
+    const ranks = new Uint32Array(RANK_CHUNK_SLOTS + 3);
+    ranks[0] = 1;
+    ranks[1] = 4_294_967_295;
+    ranks[RANK_CHUNK_SLOTS + 2] = 70_000;
+    const [c0, c1] = [packChunk(ranks, 0), packChunk(ranks, 1)];
+    expect([c0.length, c1.length]).toEqual([4 * RANK_CHUNK_SLOTS, 12]);
+    expect(c0.subarray(0, 8).toString('hex')).toBe('00000001ffffffff');
+    expect([unpackRank(c0.subarray(0, 4)), unpackRank(c0.subarray(4, 8)), unpackRank(c0.subarray(8, 12))]).toEqual([
+      1,
+      4_294_967_295,
+      null,
+    ]);
+    expect(unpackRank(c1.subarray(8, 12))).toBe(70_000);
+    // A slot past a snapshot's end (a player first ranked later) reads as no bytes: null.
+    expect([unpackRank(c1.subarray(12, 16)), unpackRank(null)]).toEqual([null, null]);
+  });
+});
+
+describe('rankDelta', () => {
+  it.each([
+    [20, 8, 12],
+    [3, 5, -2],
+    [7, 7, 0],
+    [null, 5, null],
+    [5, null, null],
+  ])('then %s, now %s: %s', (then, now, delta) => {
+    expect(rankDelta(then, now)).toBe(delta);
   });
 });

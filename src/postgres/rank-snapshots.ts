@@ -1,0 +1,125 @@
+// Rank history in PostgreSQL (docs/design.md#rank-history): a snapshot ranks the SEASON board
+// from standings (ranked-standings.ts: exactly Redis's order) inside one REPEATABLE READ
+// transaction, so every rank is of the same instant, and stores them by slot, 4 bytes a player.
+import { RANK_CHUNK_SLOTS, packChunk, unpackRank, type RankPoint } from '../domain/rank-history.js';
+import type { Season } from '../domain/season.js';
+import { ADVISORY_LOCKS } from './advisory-lock.js';
+import { epochMs, type Sql } from './client.js';
+import { rankedStandings } from './ranked-standings.js';
+
+/** What one snapshot took. */
+export interface SnapshotReport {
+  seasonId: number;
+  boundary: Date;
+  /** False: a snapshot of this boundary existed already. */
+  taken: boolean;
+  players: number;
+  newSlots: number;
+  chunks: number;
+}
+
+const BATCH = 10_000;
+
+export function createRankSnapshots(sql: Sql) {
+  return {
+    /** The newest boundary snapshotted for each of `seasonIds` (absent: none yet). */
+    async latest(seasonIds: readonly number[]): Promise<Map<number, Date>> {
+      if (seasonIds.length === 0) return new Map();
+      const rows = await sql<{ season_id: number; ms: string }[]>`
+        select season_id, ${epochMs(sql, 'max(boundary)')}::text as ms from rank_snapshots
+        where season_id = any(${sql.array([...seasonIds])}::int4[]) and chunk = 0 group by season_id`;
+      return new Map(rows.map((r) => [r.season_id, new Date(Number(r.ms))]));
+    },
+
+    /**
+     * Snapshots the season's SEASON board as `boundary`; a no-op if that boundary has one. Players
+     * first ranked now get the next slots. Ingest goes on meanwhile: the transaction only reads
+     * standings (MVCC: it blocks no writer) and writes rank_slots and rank_snapshots.
+     */
+    async take(season: Season, boundary: Date): Promise<SnapshotReport> {
+      return sql.begin('isolation level repeatable read', async (tx) => {
+        const report = { seasonId: season.id, boundary, taken: false, players: 0, newSlots: 0, chunks: 0 };
+        await tx`select pg_advisory_xact_lock(${ADVISORY_LOCKS.rankSnapshot}, ${season.id})`;
+        const [done] = await tx`select 1 from rank_snapshots
+          where season_id = ${season.id} and boundary = ${boundary.toISOString()}::timestamptz and chunk = 0`;
+        if (done) return report;
+        // Slots first, in SQL and in this transaction's snapshot: every player on the board has one
+        // before the cursor below reads them (no write interleaved with the cursor).
+        const fresh = await tx`
+          insert into rank_slots (season_id, player_id, slot)
+          select ${season.id}, s.player_id,
+                 (select coalesce(max(slot) + 1, 0) from rank_slots where season_id = ${season.id}) + row_number() over () - 1
+          from standings s
+          where s.season_id = ${season.id} and s."window" = 'SEASON' and s.period = ''
+            and not exists (select 1 from rank_slots r where r.season_id = ${season.id} and r.player_id = s.player_id)`;
+        report.newSlots = fresh.count;
+        const [{ slots }] = await tx<[{ slots: number }]>`
+          select coalesce(max(slot) + 1, 0)::int4 as slots from rank_slots where season_id = ${season.id}`;
+        const ranks = new Uint32Array(slots);
+        const rows = tx<{ rank: number; slot: number }[]>`
+          select r.rank, s.slot
+          from (${rankedStandings(tx, season, { window: 'SEASON', period: '' })}) r
+          join rank_slots s on s.season_id = ${season.id} and s.player_id = r.player_id`.cursor(BATCH);
+        for await (const batch of rows) {
+          for (const r of batch) ranks[r.slot] = r.rank;
+          report.players += batch.length;
+        }
+        // Chunk 0 always, empty or not: it marks the boundary as taken.
+        report.chunks = Math.max(1, Math.ceil(slots / RANK_CHUNK_SLOTS));
+        for (let c = 0; c < report.chunks; c += 16) {
+          const chunks = Array.from({ length: Math.min(16, report.chunks - c) }, (_, i) => c + i);
+          await tx`insert into rank_snapshots (season_id, boundary, chunk, taken_at, players, ranks)
+            select ${season.id}, ${boundary.toISOString()}::timestamptz, chunk, now(), ${report.players}, ranks
+            from unnest(${tx.array(chunks)}::int4[], ${tx.array(chunks.map((k) => packChunk(ranks, k)))}::bytea[])
+              as u(chunk, ranks)`;
+        }
+        report.taken = true;
+        return report;
+      });
+    },
+
+    /**
+     * Each player's rank at the season's last `last` snapshots, oldest first: one point per
+     * snapshot, rank null where the player was not on the board (or had no slot yet).
+     */
+    async history(seasonId: number, playerIds: readonly string[], last: number): Promise<Map<string, RankPoint[]>> {
+      const snaps = await sql<{ boundary_ms: string; taken_ms: string }[]>`
+        select ${epochMs(sql, 'boundary')}::text as boundary_ms, ${epochMs(sql, 'taken_at')}::text as taken_ms
+        from rank_snapshots where season_id = ${seasonId} and chunk = 0 order by boundary desc limit ${last}`;
+      const out = new Map<string, RankPoint[]>();
+      if (snaps.length === 0 || playerIds.length === 0) {
+        for (const id of playerIds) out.set(id, []);
+        return out;
+      }
+      snaps.reverse();
+      const bounds = snaps.map((s) => new Date(Number(s.boundary_ms)));
+      // substring() of an EXTERNAL bytea fetches only the TOAST pages it covers: 4 bytes, one page.
+      const rows = await sql<{ player_id: string; boundary_ms: string; bytes: Buffer | null }[]>`
+        select s.player_id::text as player_id, ${epochMs(sql, 'c.boundary')}::text as boundary_ms,
+               substring(c.ranks from (s.slot % ${RANK_CHUNK_SLOTS}) * 4 + 1 for 4) as bytes
+        from rank_slots s
+        join rank_snapshots c on c.season_id = s.season_id and c.chunk = s.slot / ${RANK_CHUNK_SLOTS}
+          and c.boundary >= ${bounds[0]!.toISOString()}::timestamptz
+        where s.season_id = ${seasonId} and s.player_id = any(${sql.array([...playerIds])}::int8[])`;
+      const found = new Map(rows.map((r) => [`${r.player_id}/${r.boundary_ms}`, unpackRank(r.bytes)]));
+      for (const id of playerIds)
+        out.set(
+          id,
+          snaps.map((s, i) => ({
+            at: bounds[i]!,
+            takenAt: new Date(Number(s.taken_ms)),
+            rank: found.get(`${id}/${s.boundary_ms}`) ?? null,
+          })),
+        );
+      return out;
+    },
+
+    /** Deletes the season's rank history (retention, after its archive is verified). */
+    async drop(seasonId: number): Promise<void> {
+      await sql`delete from rank_snapshots where season_id = ${seasonId}`;
+      await sql`delete from rank_slots where season_id = ${seasonId}`;
+    },
+  };
+}
+
+export type RankSnapshots = ReturnType<typeof createRankSnapshots>;
