@@ -1,6 +1,7 @@
 // The live board page (web/index.html): pick a season and a board; the top 100 follows
 // topChanged with each row's movement since the previous update; a searched player's entry and
-// neighbours follow rankChanged; friends compare a pasted list of ids. State lives in the URL
+// neighbours follow rankChanged, under their rank line (the SEASON board's daily snapshots, then
+// now); friends compare a pasted list of ids. State lives in the URL
 // (?season=1&window=DAY&player=42&friends=7,9) so a view can be shared or reloaded.
 // Plain DOM on the typed client; compiled by `npm run build:web` (tsconfig.web.json).
 import { createLadderClient, type Entry, type LadderError, type Window } from '../src/client/ladder-client.js';
@@ -100,6 +101,36 @@ function showTop(entries: Entry[]): void {
 
 // ---- a player ----
 let playerRank: number | undefined;
+/** The searched player's daily snapshots (they change at midnight: read once per player and season). */
+let snapshots: { key: string; points: Array<{ at: string; rank: number | null }> } | undefined;
+
+/** The SEASON rank line: each daily snapshot, then `now`; rank 1 at the top. Hidden elsewhere. */
+async function showRankLine(now: number | undefined): Promise<void> {
+  const figure = $('#rank-line');
+  const key = `${state.seasonId}/${state.player}`;
+  if (state.window !== 'SEASON' || now === undefined) {
+    figure.hidden = true;
+    return;
+  }
+  if (snapshots?.key !== key) {
+    const entry = await client.rankHistory({ seasonId: state.seasonId!, playerId: state.player, last: 30 });
+    snapshots = { key, points: (entry?.rankHistory ?? []).map((p) => ({ at: p.at, rank: p.rank })) };
+  }
+  const ranks = [...snapshots.points.flatMap((p) => (p.rank === null ? [] : [p.rank])), now];
+  const [best, worst] = [Math.min(...ranks), Math.max(...ranks)];
+  const x = (i: number) => (ranks.length === 1 ? 150 : (i * 290) / (ranks.length - 1) + 5);
+  const y = (r: number) => (worst === best ? 30 : 5 + ((r - best) * 50) / (worst - best));
+  figure.querySelector('polyline')!.setAttribute('points', ranks.map((r, i) => `${x(i)},${y(r)}`).join(' '));
+  figure.dataset.ranks = ranks.join(',');
+  const then = snapshots.points.at(-1);
+  const caption = figure.querySelector('figcaption')!;
+  if (then?.rank == null) caption.textContent = 'no rank at the last daily snapshot';
+  else {
+    const move = movement(now, then.rank, false);
+    caption.textContent = `${move.text || '±0'} since ${then.at.slice(0, 10)} · ${snapshots.points.length} days kept`;
+  }
+  figure.hidden = false;
+}
 
 async function showPlayer(): Promise<void> {
   const target = $('#player-entry');
@@ -121,6 +152,7 @@ async function showPlayer(): Promise<void> {
     playerRank = e.rank;
   }
   $('#around tbody').replaceChildren(...(around?.around ?? []).map((a) => row(a)));
+  await showRankLine(e?.rank);
 }
 
 // ---- friends ----
@@ -169,6 +201,7 @@ function followPlayer(): void {
   stopPlayer = () => {};
   saveState();
   playerRank = undefined;
+  snapshots = undefined;
   if (state.player && state.seasonId) {
     // rankChanged follows the SEASON board; for a day or a week it is the cue to look again.
     stopPlayer = client.rankChanged(

@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { playerName, regularPlayerId, startSimulator } from '../../scripts/simulator.js';
 import { createLadderClient, type LadderClient } from '../../src/client/ladder-client.js';
+import { createRankSnapshots } from '../../src/postgres/rank-snapshots.js';
 import { launchChromium } from '../support/browser.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { createSeason, waitFor } from '../support/services.js';
@@ -171,6 +172,29 @@ it("switches to this week's board", async () => {
     undefined,
     { timeout: 10_000 },
   );
+});
+
+it("draws the searched player's rank line: last midnight's snapshot, then now, with the places gained", async () => {
+  const season = (await api.s.seasons.get(seasonId))!;
+  const midnight = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+  expect((await createRankSnapshots(api.s.pg.sql).take(season, midnight)).taken).toBe(true);
+  const before = await game.entry({ seasonId, playerId: id(7) });
+  await page.goto(`${api.base}/?season=${seasonId}&player=${id(7)}`);
+  await page.waitForFunction(
+    (r) => document.querySelector('#rank-line')?.getAttribute('data-ranks') === `${r},${r}`,
+    before!.entry!.rank,
+    { timeout: 10_000 },
+  );
+  expect(await page.textContent('#rank-line figcaption')).toContain(`±0 since ${midnight.toISOString().slice(0, 10)}`);
+
+  await submit([[7, 999]]); // player 7 to the top
+  await page.waitForFunction(
+    (r) => document.querySelector('#rank-line')?.getAttribute('data-ranks') === `${r},1`,
+    before!.entry!.rank,
+    { timeout: 10_000 },
+  );
+  expect(await page.textContent('#rank-line figcaption')).toContain(`▲${before!.entry!.rank - 1} since`);
+  expect(await page.isVisible('#rank-line svg polyline')).toBe(true);
 });
 
 it('follows the busy season of the demo: a full top 100 moving, a regular player found', async () => {
