@@ -120,6 +120,9 @@ function banner(o: {
    # the players around one player (this one plays a lot)
    { leaderboard(seasonId: ${o.bestId}) { around(playerId: "${o.player}", radius: 3) { rank playerId points player { displayName } } } }
 
+   # their rank at each UTC midnight (the scheduler snapshots the season board then) and the places gained since
+   { leaderboard(seasonId: ${o.bestId}) { entry(playerId: "${o.player}") { rank rankDelta rankHistory(last: 30) { at rank } } } }
+
    # live: the top 5 of the weekly total, pushed as it changes (press ▶ and watch)
    subscription { topChanged(seasonId: ${o.sumId}, limit: 5) { rank playerId points } }
 

@@ -107,6 +107,12 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   );
   expect(board.top.map((e) => e.rank)).toEqual(board.top.map((_, i) => i + 1));
   expect(board.top[0]!.player!.displayName).toMatch(/^[A-Z][a-z]+[A-Z][a-z]+\d+$/);
+  // The banner's rank-history query answers as printed (gql throws on any error).
+  const rankQuery = /\{ leaderboard\(seasonId: \d+\) \{ entry\(playerId: "\d+"\) \{ rank rankDelta rankHistory.*/.exec(
+    entry.stdout,
+  )?.[0];
+  expect(rankQuery, entry.stdout).toBeDefined();
+  expect(await gql(rankQuery!)).toHaveProperty('leaderboard.entry');
 
   // DEMO_DURATION_S=20: the demo stops the simulator, then the service, and exits 0.
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
