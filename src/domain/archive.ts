@@ -21,10 +21,20 @@ export const ARCHIVE_COLUMNS = [
   'ingested_at',
 ] as const;
 
-/** One day partition's file. sha256 is of the file's bytes (gzip), rows excludes the header. */
+/**
+ * The season's rank history (docs/design.md#rank-history), archived with its results: the tables'
+ * rows as they are, ranks as PostgreSQL's hex bytea text ('\\x0000000c...').
+ */
+export const RANK_ARCHIVE_COLUMNS = {
+  rank_slots: ['season_id', 'player_id', 'slot'],
+  rank_snapshots: ['season_id', 'boundary', 'chunk', 'taken_at', 'players', 'ranks'],
+} as const;
+
+/** One file: a day partition's results (`day` set) or a rank-history table's rows. sha256 is of the
+ * file's bytes (gzip), rows excludes the header. */
 export interface ArchiveFile {
   file: string;
-  day: string;
+  day?: string;
   rows: number;
   bytes: number;
   sha256: string;
@@ -38,6 +48,8 @@ export interface ArchiveManifest {
   columns: readonly string[];
   rows: number;
   files: ArchiveFile[];
+  /** rank_slots.csv.gz and rank_snapshots.csv.gz (RANK_ARCHIVE_COLUMNS). */
+  rankHistory: ArchiveFile[];
   createdAt: string;
 }
 

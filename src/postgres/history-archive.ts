@@ -8,13 +8,24 @@ import { dirname, join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { ARCHIVE_COLUMNS, type ArchiveFile, type ArchiveManifest } from '../domain/archive.js';
+import { ARCHIVE_COLUMNS, RANK_ARCHIVE_COLUMNS, type ArchiveFile, type ArchiveManifest } from '../domain/archive.js';
 import type { ArchiveRecord } from '../service/archive-history.js';
 import type { Sql } from './client.js';
 
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-// ARCHIVE_COLUMNS as select expressions: times as UTC text, whatever the session's time zone.
-const SELECT = ARCHIVE_COLUMNS.map((c) => (c.endsWith('_at') ? `${utc(c)} as ${c}` : c)).join(', ');
+/** Columns as select expressions: times as UTC text, whatever the session's time zone; bytea as hex text. */
+const selectList = (columns: readonly string[]) =>
+  columns
+    .map((c) =>
+      c.endsWith('_at') || c === 'boundary'
+        ? `${utc(c)} as ${c}`
+        : c === 'ranks'
+          ? `'\\x' || encode(${c}, 'hex') as ${c}`
+          : c,
+    )
+    .join(', ');
+type RankTable = keyof typeof RANK_ARCHIVE_COLUMNS;
+const RANK_TABLES = Object.keys(RANK_ARCHIVE_COLUMNS) as RankTable[];
 
 /** Passes bytes through, counting them, their newlines and their SHA-256. */
 function tally() {
@@ -63,6 +74,29 @@ async function verifyFile(dir: string, f: ArchiveFile): Promise<void> {
 
 /** Archive files and the partitions they come from. */
 export function createHistoryArchive(sql: Sql) {
+  /** `query`'s rows as a gzipped CSV with a header, `dir/<file>`; durable before it returns. */
+  async function exportRows(
+    file: string,
+    query: string,
+    columns: readonly string[],
+    dir: string,
+  ): Promise<ArchiveFile> {
+    await mkdir(dir, { recursive: true });
+    const plain = tally();
+    const packed = tally();
+    await writeDurably(join(dir, file), async (tmp) => {
+      // A cursor, not COPY TO STDOUT: postgres.js 3.4 leaves a COPY's connection paused when
+      // the consumer applied backpressure (porsager/postgres#499), and the pool then hangs.
+      const rows = sql.unsafe(query).cursor(5_000);
+      async function* csv() {
+        yield `${columns.join(',')}\n`;
+        for await (const batch of rows) yield batch.map((r) => `${columns.map((c) => r[c]).join(',')}\n`).join('');
+      }
+      await pipeline(Readable.from(csv()), plain.stream, createGzip(), packed.stream, createWriteStream(tmp));
+    });
+    return { file, rows: plain.t.lines - 1, bytes: packed.t.bytes, sha256: packed.t.hash.digest('hex') };
+  }
+
   return {
     /** A season's day partitions of match_results, oldest first, with their row counts. */
     async seasonPartitions(seasonId: number): Promise<Array<{ table: string; day: string; rows: number }>> {
@@ -78,26 +112,27 @@ export function createHistoryArchive(sql: Sql) {
       return out;
     },
 
-    /** COPYs one partition, in key order, to `dir/<table>.csv.gz`; durable before it returns. */
+    /** One partition's rows, in key order, to `dir/<table>.csv.gz`; durable before it returns. */
     async exportPartition(table: string, day: string, dir: string): Promise<ArchiveFile> {
-      await mkdir(dir, { recursive: true });
-      const file = `${table}.csv.gz`;
-      const plain = tally();
-      const packed = tally();
-      await writeDurably(join(dir, file), async (tmp) => {
-        // A cursor, not COPY TO STDOUT: postgres.js 3.4 leaves a COPY's connection paused when
-        // the consumer applied backpressure (porsager/postgres#499), and the pool then hangs.
-        const rows = sql
-          .unsafe(`select ${SELECT} from "${table}" order by ended_at, match_id, player_id`)
-          .cursor(5_000);
-        async function* csv() {
-          yield `${ARCHIVE_COLUMNS.join(',')}\n`;
-          for await (const batch of rows)
-            yield batch.map((r) => `${ARCHIVE_COLUMNS.map((c) => r[c]).join(',')}\n`).join('');
-        }
-        await pipeline(Readable.from(csv()), plain.stream, createGzip(), packed.stream, createWriteStream(tmp));
-      });
-      return { file, day, rows: plain.t.lines - 1, bytes: packed.t.bytes, sha256: packed.t.hash.digest('hex') };
+      const query = `select ${selectList(ARCHIVE_COLUMNS)} from "${table}" order by ended_at, match_id, player_id`;
+      return { ...(await exportRows(`${table}.csv.gz`, query, ARCHIVE_COLUMNS, dir)), day };
+    },
+
+    /** The season's rank history, a file per table, with each table's row count to check against. */
+    async exportRankHistory(seasonId: number, dir: string): Promise<Array<{ file: ArchiveFile; rows: number }>> {
+      const out = [];
+      for (const table of RANK_TABLES) {
+        const columns = RANK_ARCHIVE_COLUMNS[table];
+        const [n] = await sql<[{ n: string }]>`select count(*) as n from ${sql(table)} where season_id = ${seasonId}`;
+        const query = `select ${selectList(columns)} from ${table} where season_id = ${Number(seasonId)} order by ${columns[1]}, ${columns[2]}`;
+        out.push({ file: await exportRows(`${table}.csv.gz`, query, columns, dir), rows: Number(n.n) });
+      }
+      return out;
+    },
+
+    /** Deletes the season's rank history (once its archive is verified). */
+    async dropRankHistory(seasonId: number): Promise<void> {
+      for (const table of RANK_TABLES) await sql`delete from ${sql(table)} where season_id = ${seasonId}`;
     },
 
     verifyFile,
@@ -173,19 +208,22 @@ export function createHistoryArchive(sql: Sql) {
     },
 
     /**
-     * Loads an archive into `schema`.match_results (a plain table, created): checks every file
-     * against the manifest first. Returns the rows loaded.
+     * Loads an archive into `schema`.match_results, rank_slots and rank_snapshots (plain tables,
+     * created): checks every file against the manifest first. Returns the results loaded.
      */
     async load(dir: string, schema: string): Promise<{ manifest: ArchiveManifest; rows: number }> {
       const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as ArchiveManifest;
-      for (const f of manifest.files) await verifyFile(dir, f);
+      for (const f of [...manifest.files, ...manifest.rankHistory]) await verifyFile(dir, f);
       await sql`create schema if not exists ${sql(schema)}`;
-      await sql`create table ${sql(schema)}.match_results (like public.match_results including defaults including constraints)`;
-      for (const f of manifest.files) {
-        const sink = await sql`copy ${sql(schema)}.match_results (${sql(ARCHIVE_COLUMNS as unknown as string[])})
+      const copyIn = async (table: string, columns: readonly string[], file: string) => {
+        const sink = await sql`copy ${sql(schema)}.${sql(table)} (${sql(columns as string[])})
           from stdin with (format csv, header)`.writable();
-        await pipeline(createReadStream(join(dir, f.file)), createGunzip(), sink);
-      }
+        await pipeline(createReadStream(join(dir, file)), createGunzip(), sink);
+      };
+      for (const table of ['match_results', ...RANK_TABLES])
+        await sql`create table ${sql(schema)}.${sql(table)} (like public.${sql(table)} including defaults including constraints)`;
+      for (const f of manifest.files) await copyIn('match_results', ARCHIVE_COLUMNS, f.file);
+      for (const table of RANK_TABLES) await copyIn(table, RANK_ARCHIVE_COLUMNS[table], `${table}.csv.gz`);
       const [n] = await sql<[{ n: string }]>`select count(*) as n from ${sql(schema)}.match_results`;
       return { manifest, rows: Number(n.n) };
     },

@@ -1,7 +1,8 @@
-// Archiving a closed season's raw results (docs/design.md#retention-and-archives): every day
-// partition exported, every file read back and checked, the manifest written, the archive
-// recorded, and only then the partitions dropped. A crash at any step leaves the partitions in
-// place; the next run starts the export over. Final standings, standings and audit rows stay.
+// Archiving a closed season's raw results and rank history (docs/design.md#retention-and-archives):
+// every day partition and rank-history table exported, every file read back and checked, the
+// manifest written, the archive recorded, and only then the partitions and rank history dropped.
+// A crash at any step leaves them in place; the next run starts the export over. Final standings,
+// standings and audit rows stay.
 import {
   ARCHIVE_COLUMNS,
   ARCHIVE_FORMAT,
@@ -17,6 +18,9 @@ import type { Season } from '../domain/season.js';
 export interface HistoryArchiveStore {
   seasonPartitions(seasonId: number): Promise<Array<{ table: string; day: string; rows: number }>>;
   exportPartition(table: string, day: string, dir: string): Promise<ArchiveFile>;
+  /** Each rank-history table's file, with the rows the table held. */
+  exportRankHistory(seasonId: number, dir: string): Promise<Array<{ file: ArchiveFile; rows: number }>>;
+  dropRankHistory(seasonId: number): Promise<void>;
   verifyFile(dir: string, file: ArchiveFile): Promise<void>;
   writeManifest(dir: string, manifest: ArchiveManifest): Promise<string>;
   discard(dir: string): Promise<void>;
@@ -74,7 +78,12 @@ export async function archiveSeasonHistory(deps: ArchiveDeps, seasonId: number):
       files.push(file);
       deps.onStep?.(seasonId, 'exported', { file: file.file, rows: file.rows, bytes: file.bytes });
     }
-    for (const f of files) await deps.store.verifyFile(dir, f);
+    const rankHistory: ArchiveFile[] = [];
+    for (const { file, rows } of await deps.store.exportRankHistory(seasonId, dir)) {
+      if (file.rows !== rows) throw new Error(`${file.file}: exported ${file.rows} rows of ${rows}`);
+      rankHistory.push(file);
+    }
+    for (const f of [...files, ...rankHistory]) await deps.store.verifyFile(dir, f);
     const manifest: ArchiveManifest = {
       format: ARCHIVE_FORMAT,
       seasonId,
@@ -82,6 +91,7 @@ export async function archiveSeasonHistory(deps: ArchiveDeps, seasonId: number):
       columns: ARCHIVE_COLUMNS,
       rows: files.reduce((n, f) => n + f.rows, 0),
       files,
+      rankHistory,
       createdAt: deps.now().toISOString(),
     };
     const sha256 = await deps.store.writeManifest(dir, manifest);
@@ -90,6 +100,7 @@ export async function archiveSeasonHistory(deps: ArchiveDeps, seasonId: number):
   }
   // Verified (now or by a run that died before the drop finished): the partitions may go.
   await deps.store.dropSeasonPartitions(seasonId);
+  await deps.store.dropRankHistory(seasonId);
   deps.onStep?.(seasonId, 'dropped', {});
   const record = (await deps.store.record(seasonId))!;
   return { seasonId, dir: record.dir, files: record.files, rows: record.rows, archived: true };

@@ -1,12 +1,13 @@
-// Archiving a closed season's raw results: the CLI SIGKILLed midway drops nothing; run again,
-// the archive is complete and verified, the partitions are gone, and loading the archive into a
-// scratch schema gives back every row exactly.
+// Archiving a closed season's raw results and rank history: the CLI SIGKILLed midway drops
+// nothing; run again, the archive is complete and verified, the partitions and rank history are
+// gone, and loading the archive into a scratch schema gives back every row exactly.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHistoryArchive } from '../../src/postgres/history-archive.js';
+import { createRankSnapshots } from '../../src/postgres/rank-snapshots.js';
 import { runCli } from '../support/cli.js';
 import { nodeArgsFor } from '../support/process.js';
 import { createSeason, openServices, waitFor, type Services } from '../support/services.js';
@@ -36,6 +37,17 @@ async function fingerprint(table: string, seasonId: number): Promise<{ n: number
   return r;
 }
 
+/** The season's rank history in `schema`: counts and md5s of its rows. */
+async function rankFingerprint(schema: string, seasonId: number) {
+  const [r] = await s.pg.sql.unsafe<[{ slots: number; chunks: number; slots_md5: string; chunks_md5: string }]>(`
+    select (select count(*)::int from ${schema}.rank_slots where season_id = ${seasonId}) as slots,
+      (select count(*)::int from ${schema}.rank_snapshots where season_id = ${seasonId}) as chunks,
+      (select md5(string_agg(player_id || ':' || slot, ',' order by player_id)) from ${schema}.rank_slots where season_id = ${seasonId}) as slots_md5,
+      (select md5(string_agg(concat_ws('|', extract(epoch from boundary), chunk, extract(epoch from taken_at), players, encode(ranks, 'hex')), ',' order by boundary, chunk))
+         from ${schema}.rank_snapshots where season_id = ${seasonId}) as chunks_md5`);
+  return r;
+}
+
 const attached = async (table: string) =>
   (await s.pg.sql`select 1 from pg_inherits where inhrelid = to_regclass(${table})`).length === 1;
 
@@ -53,6 +65,13 @@ describe('archiving a closed season’s raw results', () => {
     }
     const before = await fingerprint('match_results', season.id);
     expect(before.n).toBe(DAYS * PER_DAY);
+    // Two daily rank snapshots of 3,000 players, archived with the results.
+    await s.pg.sql`insert into standings (season_id, "window", period, player_id, points, achieved_at)
+      select ${season.id}, 'SEASON', '', p, p % 700, ${season.startsAt.toISOString()}::timestamptz + p * interval '1 second' from generate_series(1, 3000) p`;
+    const snapshots = createRankSnapshots(s.pg.sql);
+    for (const d of [1, 2]) await snapshots.take(season, new Date(first + d * 86_400_000));
+    const ranksBefore = await rankFingerprint('public', season.id);
+    expect(ranksBefore.slots).toBe(3000);
     // Not closed yet: refused, nothing written.
     const early = await runCli(env, 'history', 'archive', '--season', String(season.id));
     expect(early.code).toBe(1);
@@ -83,6 +102,7 @@ describe('archiving a closed season’s raw results', () => {
     expect(existsSync(join(dir, 'manifest.json'))).toBe(false);
     expect(await attached(`match_results_s${season.id}`)).toBe(true);
     expect(await fingerprint('match_results', season.id)).toEqual(before);
+    expect(await rankFingerprint('public', season.id)).toEqual(ranksBefore);
     expect(await createHistoryArchive(s.pg.sql).record(season.id)).toBeUndefined();
 
     const done = await runCli(env, 'history', 'archive', '--season', String(season.id));
@@ -98,8 +118,11 @@ describe('archiving a closed season’s raw results', () => {
             `match_results_s${season.id}_${new Date(first + d * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '')}.csv.gz`,
         ),
         'manifest.json',
+        'rank_slots.csv.gz',
+        'rank_snapshots.csv.gz',
       ].sort(),
     );
+    expect(await rankFingerprint('public', season.id)).toMatchObject({ slots: 0, chunks: 0 });
     expect(await attached(`match_results_s${season.id}`)).toBe(false);
     expect((await s.pg.sql`select to_regclass(${`match_results_s${season.id}`}) as t`)[0]!.t).toBeNull();
     const again = await runCli(env, 'history', 'archive', '--season', String(season.id));
@@ -110,6 +133,7 @@ describe('archiving a closed season’s raw results', () => {
       const load = await runCli(env, 'history', 'load', '--dir', dir, '--schema', schema);
       expect(load, load.stderr).toMatchObject({ code: 0 });
       expect(await fingerprint(`${schema}.match_results`, season.id)).toEqual(before);
+      expect(await rankFingerprint(schema, season.id)).toEqual(ranksBefore);
     } finally {
       await s.pg.sql.unsafe(`drop schema if exists ${schema} cascade`);
     }

@@ -120,7 +120,6 @@ describe('rank history', () => {
       await play(
         seasonId,
         [first[1]!, first[2]!].map(([id]): [string, number] => [id, 400]),
-        50,
       );
       const now = await board(seasonId, 'rankDelta rankHistory(last: 30) { at takenAt rank }');
       for (const row of now) {
