@@ -1,20 +1,15 @@
 // `npm run bench:burst`: a burst on top of the average load, as the seeds describe events. This
 // process produces match results at 2,000/s, then 20,000/s for 60 s, then 2,000/s again until the
 // lag has drained (and 15 s more); ladder's ingest runs as separate processes (src/main.ts with
-// LADDER_ROLES=ingest, one consumer group). Freshness is measured from outside: a message counts
-// as visible when the group's committed offset passes it (ladder commits only after PostgreSQL and
-// Redis hold the chunk), from the moment it was handed to the producer (its CreateTime); the
-// offsets are polled every 100 ms. Options: --base 2000 --burst 20000 --burst-seconds 60
+// LADDER_ROLES=ingest, one consumer group). Freshness is measured from outside (bench/freshness.ts).
+// Options: --base 2000 --burst 20000 --burst-seconds 60
 // --warm-seconds 20 --players 1000000 --ingest-processes 1 --partitions 6.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
-import type { MatchResultMessage } from '../src/domain/submission.js';
 import { createKafka } from '../src/kafka/client.js';
-import { Partitioners } from 'kafkajs';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
 import { createRedis } from '../src/redis/client.js';
@@ -22,7 +17,7 @@ import { createBenchSeason } from './season.js';
 import { unlinkSeason } from './checks.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from './cpu.js';
 import { intArg } from './args.js';
-import { prng } from './generate.js';
+import { printFreshness, startIngestProcesses, startLoad } from './freshness.js';
 import { deleteKafkaState } from './kafka-e2e.js';
 
 const BASE = intArg('base', 2_000);
@@ -38,7 +33,6 @@ const DATABASE = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KAFKA_BROKERS = process.env.BENCH_KAFKA_BROKERS ?? '127.0.0.1:9092';
 const CPU_TARGETS: CpuTargets = { database: DATABASE, redisPort: new URL(REDIS_URL).port || '6379' };
-const root = fileURLToPath(new URL('..', import.meta.url));
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
 const runId = randomUUID().slice(0, 8);
@@ -76,15 +70,6 @@ try {
   await pg.close();
 }
 
-interface Pending {
-  partition: number;
-  endOffset: bigint;
-  count: number;
-  at: number;
-  phase: Phase;
-}
-type Phase = 'before' | 'burst' | 'after';
-
 async function run(): Promise<void> {
   const load0 = os.loadavg();
   await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'), greatest(1000000000::int8, (select coalesce(max(id), 0) from seasons)))`;
@@ -96,49 +81,15 @@ async function run(): Promise<void> {
 
   // Ingest first, so the measurement starts with a consumer in the group.
   const trees: ReturnType<typeof sampleTree>[] = [];
-  for (let i = 0; i < PROCESSES; i++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    children.push(child);
-  }
-  for (;;) {
-    const described = await admin.describeGroups([topic]);
-    if (described.groups[0]?.state === 'Stable' && described.groups[0].members.length === PROCESSES) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await startIngestProcesses(kafka, env, PROCESSES, children);
   for (const c of children) trees.push(sampleTree(c.pid!));
 
-  // Configured as ladder's producer (kafka/producer.ts), used raw for the offsets it answers.
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 5,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { retries: Number.MAX_SAFE_INTEGER },
-  });
-  await producer.connect();
-  // The same partitioner, to know how many messages of a request went to each partition.
-  const partitionOf = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: PARTITIONS }, (_, i) => ({
-    partitionId: i,
-    leader: 0,
-    replicas: [0],
-    isr: [0],
-    partitionErrorCode: 0,
-  }));
-  const rand = prng(7);
-  const pending: Pending[] = [];
-  const samples: Record<Phase, Array<[ms: number, count: number]>> = { before: [], burst: [], after: [] };
-  let produced = 0;
   let maxLag = 0;
   let drainedAt: number | undefined;
   const cpu0 = sampleCpu(CPU_TARGETS);
-  const t0 = performance.now();
   const burstStart = WARM_SECONDS * 1000;
   const burstEnd = burstStart + BURST_SECONDS * 1000;
-  // Messages due by `ms` since t0 at the phase rates.
+  // Messages due by `ms` since the start at the phase rates.
   const dueBy = (ms: number) =>
     Math.floor(
       (Math.min(ms, burstStart) * BASE +
@@ -146,66 +97,20 @@ async function run(): Promise<void> {
         Math.max(0, ms - burstEnd) * BASE) /
         1000,
     );
-  const phaseAt = (ms: number): Phase => (ms < burstStart ? 'before' : ms < burstEnd ? 'burst' : 'after');
-  let done = false;
-
-  const producing = (async () => {
-    while (!done) {
-      const now = performance.now() - t0;
-      const due = Math.min(dueBy(now) - produced, 5_000);
-      if (due <= 0) {
-        await new Promise((r) => setTimeout(r, 5));
-        continue;
-      }
-      const endedAt = new Date(Date.now() - 1000).toISOString();
-      const messages: MatchResultMessage[] = Array.from({ length: due }, () => ({
-        v: 1,
-        matchId: randomUUID(),
-        seasonId: season.id,
-        endedAt,
-        playerId: String(1 + Math.floor(rand() * PLAYERS)),
-        points: Math.floor(rand() * 61),
-      }));
-      const records = messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m) }));
-      const counts = new Map<number, number>();
-      for (const r of records) {
-        const p = partitionOf({ topic, partitionMetadata, message: r });
-        counts.set(p, (counts.get(p) ?? 0) + 1);
-      }
-      const at = Date.now();
-      const meta = await producer.send({ topic, acks: -1, messages: records });
-      for (const m of meta) {
-        const count = counts.get(m.partition) ?? 0;
-        pending.push({
-          partition: m.partition,
-          endOffset: BigInt(m.baseOffset ?? '0') + BigInt(count),
-          count,
-          at,
-          phase: phaseAt(now),
-        });
-      }
-      produced += due;
-    }
-  })();
+  const phaseAt = (ms: number) => (ms < burstStart ? 'before' : ms < burstEnd ? 'burst' : 'after');
+  const load = await startLoad({
+    kafka,
+    topic,
+    partitions: PARTITIONS,
+    seasonId: season.id,
+    players: PLAYERS,
+    dueBy,
+    phaseAt,
+  });
 
   for (;;) {
-    await new Promise((r) => setTimeout(r, 100));
-    const now = performance.now() - t0;
-    const [committed] = await admin.fetchOffsets({ groupId: topic, topics: [topic] });
-    const wall = Date.now();
-    const offsets = new Map(
-      (committed?.partitions ?? []).map((p) => [p.partition, BigInt(Math.max(0, Number(p.offset)))]),
-    );
-    let lag = 0;
-    for (let i = pending.length - 1; i >= 0; i--) {
-      const p = pending[i]!;
-      if ((offsets.get(p.partition) ?? 0n) >= p.endOffset) {
-        samples[p.phase].push([wall - p.at, p.count]);
-        pending.splice(i, 1);
-      } else {
-        lag += p.count;
-      }
-    }
+    const lag = await load.poll();
+    const now = load.elapsed();
     maxLag = Math.max(maxLag, lag);
     if (now > burstEnd && drainedAt === undefined && lag <= BASE) drainedAt = now;
     if (drainedAt !== undefined && now > drainedAt + 15_000) break;
@@ -214,33 +119,18 @@ async function run(): Promise<void> {
       break;
     }
   }
-  done = true;
-  await producing;
-  const seconds = (performance.now() - t0) / 1000;
+  await load.stop();
+  const produced = load.produced();
+  const seconds = load.elapsed() / 1000;
   const cpu = cpuDelta(cpu0, sampleCpu(CPU_TARGETS));
   const ingestCpu = children.reduce((sum, c, i) => sum + treeSeconds(trees[i]!, sampleTree(c.pid!)), 0);
-  await producer.disconnect();
   await admin.disconnect();
 
-  const quantile = (list: Array<[number, number]>, q: number) => {
-    const sorted = [...list].sort((a, b) => a[0] - b[0]);
-    const total = sorted.reduce((s, [, n]) => s + n, 0);
-    let seen = 0;
-    for (const [ms, n] of sorted) if ((seen += n) >= q * total) return ms;
-    return Number.NaN;
-  };
   console.log(
     `\nburst: ${BASE}/s for ${WARM_SECONDS} s, ${BURST}/s for ${BURST_SECONDS} s, then ${BASE}/s; ${PLAYERS} players, ` +
       `${PARTITIONS} partitions, ${PROCESSES} ingest process(es); ${produced} results produced in ${seconds.toFixed(0)} s`,
   );
-  console.log('phase (by production time) | results | freshness p50 ms | p99 ms | max ms');
-  for (const phase of ['before', 'burst', 'after'] as const) {
-    const list = samples[phase];
-    const n = list.reduce((s, [, c]) => s + c, 0);
-    console.log(
-      `${phase.padEnd(27)} | ${String(n).padStart(7)} | ${quantile(list, 0.5).toFixed(0).padStart(16)} | ${quantile(list, 0.99).toFixed(0).padStart(6)} | ${quantile(list, 1).toFixed(0).padStart(6)}`,
-    );
-  }
+  printFreshness(load.samples, ['before', 'burst', 'after'], 'phase (by production time)');
   const offered = dueBy(burstEnd) - dueBy(burstStart);
   console.log(
     `produced during the burst: ${offered} offered; largest lag ${maxLag} results; ` +

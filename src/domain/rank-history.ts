@@ -1,5 +1,5 @@
 // Rank history (docs/design.md#rank-history): the SEASON board's every rank, kept at each UTC
-// midnight of the season. Pure: when a snapshot is due, and how ranks are packed, 4 bytes a player.
+// midnight of the season. Pure: when a snapshot is due, and how a stored rank reads, 4 bytes a player.
 import type { Season } from './season.js';
 
 const DAY_MS = 86_400_000;
@@ -35,15 +35,6 @@ export function snapshotDue(
   if (boundary <= season.startsAt.getTime() || boundary > season.endsAt.getTime()) return null;
   if (latest && latest.getTime() >= boundary) return null;
   return new Date(boundary);
-}
-
-/** Chunk `chunk` of `ranks` (indexed by slot) as stored: big-endian uint32s, 0 for unranked. */
-export function packChunk(ranks: Uint32Array, chunk: number): Buffer {
-  const from = chunk * RANK_CHUNK_SLOTS;
-  const slots = ranks.subarray(from, Math.min(ranks.length, from + RANK_CHUNK_SLOTS));
-  const out = Buffer.allocUnsafe(slots.length * 4);
-  for (let i = 0; i < slots.length; i++) out.writeUInt32BE(slots[i]!, i * 4);
-  return out;
 }
 
 /** A slot's 4 bytes as read back (short or absent when the snapshot predates the slot): the rank or null. */

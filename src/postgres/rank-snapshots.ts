@@ -1,7 +1,7 @@
 // Rank history in PostgreSQL (docs/design.md#rank-history): a snapshot ranks the SEASON board
 // from standings (ranked-standings.ts: exactly Redis's order) inside one REPEATABLE READ
 // transaction, so every rank is of the same instant, and stores them by slot, 4 bytes a player.
-import { RANK_CHUNK_SLOTS, packChunk, unpackRank, type RankPoint } from '../domain/rank-history.js';
+import { RANK_CHUNK_SLOTS, unpackRank, type RankPoint } from '../domain/rank-history.js';
 import type { Season } from '../domain/season.js';
 import { ADVISORY_LOCKS } from './advisory-lock.js';
 import { epochMs, type Sql } from './client.js';
@@ -17,8 +17,6 @@ export interface SnapshotReport {
   newSlots: number;
   chunks: number;
 }
-
-const BATCH = 10_000;
 
 export function createRankSnapshots(sql: Sql) {
   return {
@@ -43,8 +41,7 @@ export function createRankSnapshots(sql: Sql) {
         const [done] = await tx`select 1 from rank_snapshots
           where season_id = ${season.id} and boundary = ${boundary.toISOString()}::timestamptz and chunk = 0`;
         if (done) return report;
-        // Slots first, in SQL and in this transaction's snapshot: every player on the board has one
-        // before the cursor below reads them (no write interleaved with the cursor).
+        // Slots first: every player on the board gets one, in this transaction's snapshot.
         const fresh = await tx`
           insert into rank_slots (season_id, player_id, slot)
           select ${season.id}, s.player_id,
@@ -53,26 +50,28 @@ export function createRankSnapshots(sql: Sql) {
           where s.season_id = ${season.id} and s."window" = 'SEASON' and s.period = ''
             and not exists (select 1 from rank_slots r where r.season_id = ${season.id} and r.player_id = s.player_id)`;
         report.newSlots = fresh.count;
-        const [{ slots }] = await tx<[{ slots: number }]>`
-          select coalesce(max(slot) + 1, 0)::int4 as slots from rank_slots where season_id = ${season.id}`;
-        const ranks = new Uint32Array(slots);
-        const rows = tx<{ rank: number; slot: number }[]>`
-          select r.rank, s.slot
-          from (${rankedStandings(tx, season, { window: 'SEASON', period: '' })}) r
-          join rank_slots s on s.season_id = ${season.id} and s.player_id = r.player_id`.cursor(BATCH);
-        for await (const batch of rows) {
-          for (const r of batch) ranks[r.slot] = r.rank;
-          report.players += batch.length;
-        }
-        // Chunk 0 always, empty or not: it marks the boundary as taken.
-        report.chunks = Math.max(1, Math.ceil(slots / RANK_CHUNK_SLOTS));
-        for (let c = 0; c < report.chunks; c += 16) {
-          const chunks = Array.from({ length: Math.min(16, report.chunks - c) }, (_, i) => c + i);
+        // Then the chunks, built where the ranks are: each slot's rank as 4 big-endian bytes
+        // (int4send), 0 where the player is not ranked, concatenated in slot order. Nothing
+        // crosses the wire but the 64 KiB chunks' row count.
+        const [made] = await tx<[{ chunks: number; players: number }]>`
+          with ranked as (${rankedStandings(tx, season, { window: 'SEASON', period: '' })}),
+          chunks as (
+            select s.slot / ${RANK_CHUNK_SLOTS} as chunk, count(r.rank)::int4 as players,
+                   string_agg(int4send(coalesce(r.rank, 0)), ''::bytea order by s.slot) as ranks
+            from rank_slots s left join ranked r on r.player_id = s.player_id
+            where s.season_id = ${season.id}
+            group by 1),
+          stored as (
+            insert into rank_snapshots (season_id, boundary, chunk, taken_at, players, ranks)
+            select ${season.id}, ${boundary.toISOString()}::timestamptz, chunk, now(), players, ranks from chunks
+            returning players)
+          select count(*)::int4 as chunks, coalesce(sum(players), 0)::int4 as players from stored`;
+        // Chunk 0 always, even of an empty board: it marks the boundary as taken.
+        if (made.chunks === 0)
           await tx`insert into rank_snapshots (season_id, boundary, chunk, taken_at, players, ranks)
-            select ${season.id}, ${boundary.toISOString()}::timestamptz, chunk, now(), ${report.players}, ranks
-            from unnest(${tx.array(chunks)}::int4[], ${tx.array(chunks.map((k) => packChunk(ranks, k)))}::bytea[])
-              as u(chunk, ranks)`;
-        }
+            values (${season.id}, ${boundary.toISOString()}::timestamptz, 0, now(), 0, ''::bytea)`;
+        report.chunks = Math.max(1, made.chunks);
+        report.players = made.players;
         report.taken = true;
         return report;
       });
@@ -112,12 +111,6 @@ export function createRankSnapshots(sql: Sql) {
           })),
         );
       return out;
-    },
-
-    /** Deletes the season's rank history (retention, after its archive is verified). */
-    async drop(seasonId: number): Promise<void> {
-      await sql`delete from rank_snapshots where season_id = ${seasonId}`;
-      await sql`delete from rank_slots where season_id = ${seasonId}`;
     },
   };
 }

@@ -200,6 +200,7 @@ export const rankSnapshots = pgTable(
     chunk: integer('chunk').notNull(),
     /** When the snapshot's transaction began: the ranks are the board as ingest had applied it then. */
     takenAt: tstz('taken_at').notNull(),
+    /** Players ranked in this chunk; a snapshot's are the sum over its chunks. */
     players: integer('players').notNull(),
     ranks: bytea('ranks').notNull(),
   },

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { archiveDue, claimsKeptFrom } from '../../src/domain/archive.js';
 import { partitionsAhead } from '../../src/domain/partitions.js';
-import { RANK_CHUNK_SLOTS, packChunk, rankDelta, snapshotDue, unpackRank } from '../../src/domain/rank-history.js';
+import { rankDelta, snapshotDue, unpackRank } from '../../src/domain/rank-history.js';
 
 const at = new Date('2026-12-04T18:00:00Z');
 const season = (id: number, startsAt: string, endsAt: string, finalizedAt: string | null = null) => ({
@@ -138,23 +138,21 @@ describe('snapshotDue', () => {
   });
 });
 
-describe('rank packing', () => {
-  it('stores 4 big-endian bytes a slot, chunk by chunk, and reads each rank back (0: unranked)', () => {
-    const ranks = new Uint32Array(RANK_CHUNK_SLOTS + 3);
-    ranks[0] = 1;
-    ranks[1] = 4_294_967_295;
-    ranks[RANK_CHUNK_SLOTS + 2] = 70_000;
-    const [c0, c1] = [packChunk(ranks, 0), packChunk(ranks, 1)];
-    expect([c0.length, c1.length]).toEqual([4 * RANK_CHUNK_SLOTS, 12]);
-    expect(c0.subarray(0, 8).toString('hex')).toBe('00000001ffffffff');
-    expect([unpackRank(c0.subarray(0, 4)), unpackRank(c0.subarray(4, 8)), unpackRank(c0.subarray(8, 12))]).toEqual([
-      1,
-      4_294_967_295,
-      null,
-    ]);
-    expect(unpackRank(c1.subarray(8, 12))).toBe(70_000);
-    // A slot past a snapshot's end (a player first ranked later) reads as no bytes: null.
-    expect([unpackRank(c1.subarray(12, 16)), unpackRank(null)]).toEqual([null, null]);
+describe('unpackRank', () => {
+  it.each([
+    ['rank 1', '00000001', 1],
+    ['the largest uint32', 'ffffffff', 4_294_967_295],
+    ['70,000', '00011170', 70_000],
+    ['0: not ranked then', '00000000', null],
+    ['no bytes: a slot past the snapshot’s end (first ranked later)', '', null],
+    ['short', '0000', null],
+  ])('%s', (_name, hex, rank) => {
+    expect(unpackRank(Buffer.from(hex, 'hex'))).toBe(rank);
+  });
+
+  it('reads null for a missing chunk', () => {
+    expect(unpackRank(null)).toBeNull();
+    expect(unpackRank(undefined)).toBeNull();
   });
 });
 
