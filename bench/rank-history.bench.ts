@@ -173,7 +173,7 @@ async function bigSnapshotUnderIngest(): Promise<void> {
   const tree0 = sampleTree(children[0]!.pid!);
 
   let phase = 'before';
-  let stopAt: number | undefined;
+  let stopAt: number | undefined = undefined; // set when production stops
   const load = await startLoad({
     kafka,
     topic,
@@ -228,7 +228,9 @@ try {
   );
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  await Promise.all(
+    children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())),
+  );
   for (const s of seasons) {
     await archive.dropRankHistory(s.id);
     await pg.sql`delete from standings where season_id = ${s.id}`;
