@@ -41,14 +41,17 @@ export function createRankSnapshots(sql: Sql) {
         const [done] = await tx`select 1 from rank_snapshots
           where season_id = ${season.id} and boundary = ${boundary.toISOString()}::timestamptz and chunk = 0`;
         if (done) return report;
-        // Slots first: every player on the board gets one, in this transaction's snapshot.
+        // Slots first: every player on the board gets one, in this transaction's snapshot. In
+        // player order, so the key's inserts append rather than land at random.
         const fresh = await tx`
           insert into rank_slots (season_id, player_id, slot)
           select ${season.id}, s.player_id,
-                 (select coalesce(max(slot) + 1, 0) from rank_slots where season_id = ${season.id}) + row_number() over () - 1
+                 (select coalesce(max(slot) + 1, 0) from rank_slots where season_id = ${season.id})
+                   + row_number() over (order by s.player_id) - 1
           from standings s
           where s.season_id = ${season.id} and s."window" = 'SEASON' and s.period = ''
-            and not exists (select 1 from rank_slots r where r.season_id = ${season.id} and r.player_id = s.player_id)`;
+            and not exists (select 1 from rank_slots r where r.season_id = ${season.id} and r.player_id = s.player_id)
+          order by s.player_id`;
         report.newSlots = fresh.count;
         // Then the chunks, built where the ranks are: each slot's rank as 4 big-endian bytes
         // (int4send), 0 where the player is not ranked, concatenated in slot order. Nothing
