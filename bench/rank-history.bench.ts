@@ -214,7 +214,7 @@ async function bigSnapshotUnderIngest(): Promise<void> {
       `while ingest takes ${RATE} results/s: ${(took / 1000).toFixed(1)} s`,
   );
   console.log(
-    `   CPU s during it: pg ${cpu.pg.toFixed(1)}, bench (snapshot's Node side) ${((node.user + node.system) / 1e6).toFixed(1)}, ` +
+    `   CPU s during it: pg ${cpu.pg.toFixed(1)}, bench process (the producer; the snapshot is SQL) ${((node.user + node.system) / 1e6).toFixed(1)}, ` +
       `redis ${cpu.redis.toFixed(1)}, kafka ${cpu.kafka.toFixed(1)}, other ${cpu.other.toFixed(1)}; ingest process over the whole run ${ingestCpu.toFixed(1)} ` +
       `(${((ingestCpu * 1e6) / load.produced()).toFixed(0)} µs/result)`,
   );
