@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { ifNoneMatchHits } from './http-etag.js';
 
 // src/page.ts and dist/page.js both sit one level below the package root.
 const defaultDir = fileURLToPath(new URL('../dist/web/', import.meta.url));
@@ -72,7 +73,7 @@ export function createPageHandler(dir = defaultDir) {
       etag: file.etag,
       'x-content-type-options': 'nosniff',
     };
-    if (req.headers['if-none-match'] === file.etag) res.writeHead(304, headers).end();
+    if (ifNoneMatchHits(req.headers['if-none-match'], file.etag)) res.writeHead(304, headers).end();
     else
       res
         .writeHead(200, { ...headers, 'content-length': file.body.length })

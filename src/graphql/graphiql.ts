@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { ifNoneMatchHits } from '../http-etag.js';
 
 /** Is this a browser asking for the GraphQL endpoint's page (what yoga would answer with GraphiQL)? */
 export function wantsGraphiQL(req: IncomingMessage, endpoint: string): boolean {
@@ -54,7 +55,7 @@ export function createGraphiQLPage(opts: { title: string; defaultQuery: string; 
         'cache-control': 'public, max-age=3600',
         vary: 'Accept-Encoding',
       };
-      if (req.headers['if-none-match'] === page.etag) {
+      if (ifNoneMatchHits(req.headers['if-none-match'], page.etag)) {
         res.writeHead(304, headers).end();
         return;
       }

@@ -21,6 +21,7 @@ import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { CostArgs } from './list-cost.js';
 import type { PersistedQueries } from '../redis/persisted-queries.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
+import { ifNoneMatchHits } from '../http-etag.js';
 
 /**
  * Fields whose answer depends only on board state (and display names): the cacheable reads, and
@@ -309,7 +310,7 @@ export function createReadPath(deps: {
       // 304 and shared caching are GET semantics (RFC 9110: a POST with If-None-Match is no revalidation).
       if (req.method === 'GET') {
         headers['cache-control'] = cacheControl;
-        if (req.headers['if-none-match'] === etag) {
+        if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
           res.writeHead(304, headers).end();
           return;
         }

@@ -287,6 +287,15 @@ describe('the response cache and HTTP caching', () => {
     const notModified = await get({ 'if-none-match': etag });
     expect(notModified.status).toBe(304);
     expect(await notModified.text()).toBe('');
+    // RFC 9110 §13.1.2: weak comparison (nginx weakens the tag when it gzips), lists, `*`; the 304
+    // keeps the validator and the caching rules.
+    for (const header of [`W/${etag}`, `"other", W/${etag}`, '*']) {
+      const weak = await get({ 'if-none-match': header });
+      expect(weak.status, header).toBe(304);
+      expect(weak.headers.get('etag')).toBe(etag);
+      expect(weak.headers.get('cache-control')).toBe(ok.headers.get('cache-control'));
+    }
+    expect((await get({ 'if-none-match': '"other"' })).status).toBe(200);
 
     // The board changes: the validator changes with it.
     await produce(seasonId, [['8', 80]]);
