@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { assertPortFree, messageOf, StartupError } from './app/startup.js';
+import { messageOf, StartupError } from './app/startup.js';
 import { surviveTypeFetchFailures, TYPE_FETCH_WARNING } from './postgres/type-fetch-guard.js';
 
 /** The one line for a failed start; an unexpected error is logged with its stack as well. */
@@ -50,13 +50,12 @@ const config = loadConfig();
 const logger = createLogger(config.logLevel);
 // In every process (cluster workers run this file too): see postgres/type-fetch-guard.ts.
 surviveTypeFetchFailures((err) => logger.warn({ err }, TYPE_FETCH_WARNING));
-// Checked before the service's modules load (most of the start-up time, seconds on a busy
-// machine): a busy port is reported within a second or two, and before any worker is forked.
-if (cluster.isPrimary && config.roles.includes('api')) {
-  await assertPortFree(config.port, config.host).catch((err: unknown) =>
-    exitCannotStart(logger, startFailure(logger, err)),
-  );
-}
+// The port is opened by the process that serves it (one process, or each API worker), first thing
+// in app.start(), and kept until it stops (app/startup.ts createApiServer): a busy port is reported
+// before any dependency is waited for. Not before the service's modules load: evaluating them
+// holds the event loop for a moment (seconds on a busy machine), and connections accepted
+// meanwhile would wait for it. A cluster primary does not check the port: a listener of its own,
+// closed before node:cluster listens for the first worker, would reset the connections it caught.
 const { buildApp } = await import('./app/app.js');
 
 /** Every role in this one process. */

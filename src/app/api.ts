@@ -1,4 +1,5 @@
 // The API role: GraphQL server, top-N cache, live updates. Wired by app.ts.
+import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.js';
@@ -41,11 +42,14 @@ import type { BoardMaintenance } from './board-maintenance.js';
 import type { ClusterLink } from './cluster.js';
 import type { PlayerAdmin } from './player-admin.js';
 import type { SeasonJobs } from './season-jobs.js';
+import type { ApiServer } from './startup.js';
 import { createPageHandler } from '../page.js';
 import { createRankSnapshots } from '../postgres/rank-snapshots.js';
 
 export interface ApiDeps {
   config: Config;
+  /** The HTTP server the API answers on once started (startup.ts: it listens, answering 503, before). */
+  server: ApiServer;
   logger: Logger;
   metrics: Metrics;
   db: Db;
@@ -68,7 +72,7 @@ export interface ApiDeps {
 /** How long an automatic persisted query stays in Redis after its last registration or lookup. */
 const PERSISTED_QUERY_TTL_SECONDS = 7 * 24 * 3600;
 
-/** Builds the API role; nothing listens until start(). */
+/** Builds the API role; it answers on its server from start() on. */
 export function createApi(deps: ApiDeps) {
   const { config, logger, metrics } = deps;
   const log = logger.child({ component: 'api' });
@@ -217,6 +221,7 @@ export function createApi(deps: ApiDeps) {
   }
 
   const server = createGraphQLServer({
+    server: deps.server.server,
     services,
     authenticate: (header) => authenticator.authenticate(header),
     logger,
@@ -284,7 +289,8 @@ export function createApi(deps: ApiDeps) {
       if (config.serving.rankResyncIntervalMs > 0) {
         timers.push(setInterval(() => void rankWatcher.resync(), config.serving.rankResyncIntervalMs));
       }
-      const address = await server.listen(config.port, config.host);
+      deps.server.serve(server.handlers);
+      const address = deps.server.server.address() as AddressInfo;
       log.info({ url: `http://${address.address}:${address.port}/graphql` }, 'GraphQL API listening');
     },
     async stop(): Promise<void> {

@@ -13,8 +13,6 @@ import { createBoardRestore } from '../service/board-restore.js';
 import { checkReadiness, withChecksOf, type Readiness } from '../service/readiness.js';
 import { createSeasonCache } from '../service/season-cache.js';
 import { listSeasons } from '../service/seasons.js';
-import { unavailable } from '../domain/errors.js';
-import { errorsBody, maskError } from '../graphql/errors.js';
 import { createApi } from './api.js';
 import { createBoardMaintenance } from './board-maintenance.js';
 import type { ClusterLink } from './cluster.js';
@@ -23,9 +21,8 @@ import { createPlayerAdmin } from './player-admin.js';
 import { createSeasonJobs } from './season-jobs.js';
 import {
   beforeDeadline,
-  listenFailure,
+  createApiServer,
   messageOf,
-  openStartupListener,
   probeKafka,
   StartupError,
   waitForDependencies,
@@ -34,9 +31,6 @@ import {
 } from './startup.js';
 
 export type Role = 'api' | 'ingest';
-
-/** What GraphQL requests are told while the process starts (503 UNAVAILABLE, startup.ts). */
-const STARTING = 'ladder is starting; retry shortly';
 
 export interface BuildOptions {
   roles: readonly Role[];
@@ -117,9 +111,11 @@ export function buildApp(config: Config, opts: BuildOptions) {
     return withChecksOf(own, primary);
   }
 
-  const api = opts.roles.includes('api')
+  const apiServer = opts.roles.includes('api') ? createApiServer(config.http) : undefined;
+  const api = apiServer
     ? createApi({
         config,
+        server: apiServer,
         logger,
         metrics,
         db: pg.db,
@@ -153,29 +149,11 @@ export function buildApp(config: Config, opts: BuildOptions) {
       probe: () => probeKafka(config.kafka.brokers, config.kafka.clientId),
     },
   ];
-  /** While start() runs: what /ready reports, how stop() cuts it short, the listener holding the port. */
-  type Starting = { status: Record<string, string>; abort: AbortController; listener?: { close(): Promise<void> } };
+  /** While start() runs: what /ready reports, how stop() cuts it short. */
+  type Starting = { status: Record<string, string>; abort: AbortController };
   let starting: Starting | undefined;
 
   const createTopics = () => ensureTopicsExist(kafka, config.kafka);
-
-  async function startApi(a: NonNullable<typeof api>): Promise<void> {
-    // Hands the port over. Connections in between are refused for the moment the API's Kafka
-    // producer takes to connect; /ready has said "not ready" all along.
-    await starting?.listener?.close();
-    // The API's listen() leaves a listen error to an 'error' event: make it this start's failure.
-    const server = a.server.server;
-    let onError!: (err: Error) => void;
-    const failed = new Promise<never>((_, reject) => {
-      onError = (err) => reject(listenFailure(err, config.host, config.port));
-      server.once('error', onError);
-    });
-    try {
-      await Promise.race([a.start(), failed]);
-    } finally {
-      server.off('error', onError);
-    }
-  }
 
   return {
     logger,
@@ -201,14 +179,10 @@ export function buildApp(config: Config, opts: BuildOptions) {
       const deadline = Date.now() + timeoutMs;
       const run: Starting = (starting = { status: {}, abort: new AbortController() });
       // Listen first: a busy port fails at once, and /health answers while dependencies come up.
-      // PORT=0 (tests) binds any free port, a different one for the API: nothing to hold then.
-      if (api && config.port !== 0) {
-        run.listener = await openStartupListener({
-          port: config.port,
-          host: config.host,
-          readiness: () => ({ ok: false, checks: { ...run.status, startup: 'in progress' } }),
-          unavailableBody: errorsBody([maskError(unavailable(STARTING), STARTING)]),
-        });
+      // The same server serves the API once it starts (startup.ts createApiServer).
+      if (apiServer) {
+        apiServer.starting(() => ({ ok: false, checks: { ...run.status, startup: 'in progress' } }));
+        await apiServer.listen(config.port, config.host);
       }
       await waitForDependencies(dependencies, {
         deadline,
@@ -230,7 +204,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
         ['migrating PostgreSQL', () => migrateDatabase(config.databaseUrl)],
         ['creating the Kafka topics', createTopics],
         ...(ingest ? [['joining the ingest consumer group', () => ingest.start()] as Step] : []),
-        ...(api ? [['starting the API', () => startApi(api)] as Step] : []),
+        ...(api ? [['starting the API', () => api.start()] as Step] : []),
       ];
       for (const [doing, step] of steps) {
         if (run.abort.signal.aborted) throw new StartupError('start-up cancelled: the process is stopping');
@@ -246,9 +220,8 @@ export function buildApp(config: Config, opts: BuildOptions) {
     },
     /** Graceful: close sockets, stop consuming (the running chunk finishes or stays unresolved), close clients. */
     async stop(): Promise<void> {
-      // Stopping while starting: the dependency wait ends, the port is let go.
+      // Stopping while starting: the dependency wait ends (the API's stop lets the port go).
       starting?.abort.abort();
-      await starting?.listener?.close();
       await seasonJobs.stop();
       await boards.reconcileJob.stop();
       await boardRestore.stop();

@@ -83,10 +83,10 @@ function createChannel(
 }
 
 /**
- * In the primary: forks `count` API workers and keeps them running. A worker that exits
- * unexpectedly is logged and forked again after a backoff; `fail(line)` when a worker cannot
- * start, or when workers keep exiting right after their fork. `metrics` and `readiness` are the
- * primary's own, folded into what workers answer.
+ * In the primary: forks `count` API workers (the first alone until it listens) and keeps them
+ * running. A worker that exits unexpectedly is logged and forked again after a backoff;
+ * `fail(line)` when a worker cannot start, or when workers keep exiting right after their fork.
+ * `metrics` and `readiness` are the primary's own, folded into what workers answer.
  */
 export function startApiWorkers(opts: {
   count: number;
@@ -160,8 +160,15 @@ export function startApiWorkers(opts: {
     timers.add(t);
   }
 
-  for (let i = 0; i < opts.count; i++) fork();
-  log.info({ workers: opts.count }, 'API workers forked');
+  // The first worker opens the port (app.start()); the others are forked once it listens, and join
+  // the same listener. A busy port thus stops the instance with one line, no other worker
+  // started for nothing; and the port, once open, stays open while any worker listens.
+  fork();
+  cluster.once('listening', () => {
+    if (stopping) return;
+    for (let i = 1; i < opts.count; i++) fork();
+    log.info({ workers: opts.count }, 'API workers forked');
+  });
 
   return {
     /**

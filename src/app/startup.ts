@@ -2,9 +2,15 @@
 // once, and /health answers while dependencies come up), wait for PostgreSQL, Redis and Kafka
 // with one line per dependency per attempt, and give up at a deadline with one line that says
 // what was missing and which setting points at it. Used by app.ts; main.ts prints the line.
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
+import { unavailable } from '../domain/errors.js';
+import { errorsBody, maskError } from '../graphql/errors.js';
+import { answerEarly, lingeringClose } from '../graphql/lingering-close.js';
+import type { Readiness } from '../service/readiness.js';
 
 /** A start-up failure whose message is the whole story for an operator: printed as is, no stack. */
 export class StartupError extends Error {
@@ -52,59 +58,68 @@ export function messageOf(err: unknown): string {
   return (err as Error)?.message || String(err);
 }
 
+/** What the API serves with once it is ready (graphql/server.ts). */
+export interface ServerHandlers {
+  request(req: IncomingMessage, res: ServerResponse): void;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** What GraphQL requests are told while the process starts: 503 UNAVAILABLE, through the one error translation. */
+const STARTING = 'ladder is starting; retry shortly';
+const startingBody = errorsBody([maskError(unavailable(STARTING), STARTING)]);
+
 /**
- * Holds the API's port while the process starts: /health answers 200, /ready 503 with what
- * start-up is waiting for, anything else (GraphQL, WebSocket upgrades) 503 UNAVAILABLE with
- * Retry-After, so clients are told rather than left hanging. Rejects with a StartupError when
- * the port cannot be had. Closed right before the API listens on the same port.
+ * The API's HTTP server: one server, listening from the start of the process (first thing in
+ * app.start()) until it stops. Until `serve` gives it the API's handlers it answers for a process
+ * that is starting: /health 200, /ready 503 with what start-up waits for (`starting`), anything
+ * else 503 UNAVAILABLE with Retry-After, WebSocket upgrades 503; then the API answers, on the same
+ * server and the same connections. Closing one listener and opening another would refuse or reset
+ * the connections made in between, and in a cluster leave some unanswered in the primary, which
+ * hands connections to a worker's listen, not to its process.
  */
-export async function openStartupListener(opts: {
-  port: number;
-  host: string;
-  readiness(): { ok: boolean; checks: Record<string, string> };
-  /**
-   * The body of the 503 UNAVAILABLE, built by app.ts through the one error translation: this
-   * file loads before the port check (main.ts), graphql only after it.
-   */
-  unavailableBody: string;
-}): Promise<{ close(): Promise<void> }> {
-  const server = createServer((req, res) => {
+export function createApiServer(limits: { requestTimeoutMs: number; headersTimeoutMs: number }) {
+  const server = createServer({
+    // Node's defaults hold a slow sender for 300 s (request) and 60 s (headers), checked every 30 s.
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+    connectionsCheckingInterval: 1_000,
+  });
+  let api: ServerHandlers | undefined;
+  let readiness = (): Readiness => ({ ok: false, checks: { startup: 'in progress' } });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (api) return api.request(req, res);
     const path = req.url?.split('?')[0];
-    if (path === '/health') {
-      res.writeHead(200).end();
-      return;
-    }
-    const body = path === '/ready' ? JSON.stringify(opts.readiness()) : opts.unavailableBody;
-    // connection: close, so no keep-alive client stays on this listener past the hand-over.
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' }).end(body);
+    if (path === '/health') return answerEarly(req, res, 200, {}, '');
+    const body = path === '/ready' ? JSON.stringify(readiness()) : startingBody;
+    answerEarly(req, res, 503, { 'content-type': 'application/json', 'retry-after': '1' }, body);
   });
-  server.on('upgrade', (_req, socket) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (api) return api.upgrade(req, socket, head);
+    // A net.Socket, as node documents for a server that makes its own sockets.
     socket.end('HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(listenFailure(err, opts.host, opts.port)));
-    server.listen(opts.port, opts.host, () => resolve());
+    lingeringClose(socket, socket as Socket);
   });
   return {
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    server,
+    /** Rejects with a StartupError when the port cannot be had. */
+    listen(port: number, host: string): Promise<void> {
+      return new Promise<void>((resolve, reject) => {
+        server.once('error', (err) => reject(listenFailure(err, host, port)));
+        server.listen(port, host, () => resolve());
+      });
+    },
+    /** What /ready reports until the API serves. */
+    starting(report: () => Readiness): void {
+      readiness = report;
+    },
+    /** From now on the API answers every request and upgrade (and closes the server when it stops). */
+    serve(handlers: ServerHandlers): void {
+      api = handlers;
     },
   };
 }
 
-/** Rejects with a StartupError when the port cannot be had: a cluster primary checks before forking. */
-export async function assertPortFree(port: number, host: string): Promise<void> {
-  if (port === 0) return;
-  // Closed at once: it answers nothing.
-  const listener = await openStartupListener({
-    port,
-    host,
-    readiness: () => ({ ok: false, checks: {} }),
-    unavailableBody: '',
-  });
-  await listener.close();
-}
+export type ApiServer = ReturnType<typeof createApiServer>;
 
 /**
  * Probes every dependency until it answers, all at once: one `report` line per failed attempt,

@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 
 /**
  * The request body as text ('' when the request has none), or undefined once it exceeds `limit`
- * bytes, whatever Content-Length says: reading stops there and the 413 closes the connection.
+ * bytes, whatever Content-Length says: reading stops there, and the rest is only read to be
+ * discarded, within bounds, while the client reads its 413 (lingering-close.ts).
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   const length = req.headers['content-length'];

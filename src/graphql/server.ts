@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { badInput } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
@@ -8,6 +7,7 @@ import { createCors } from './cors.js';
 import { GraphQLError } from 'graphql';
 import { codeLabel, codeOf, createErrorLog } from './error-report.js';
 import { errorsBody, maskError } from './errors.js';
+import { answerEarly } from './lingering-close.js';
 import { listCostLimit } from './list-cost.js';
 import { readBody } from './read-body.js';
 import { createReadPath } from './read-path.js';
@@ -26,9 +26,6 @@ export interface ServerLimits extends SocketLimits {
   maxMessageBytes: number;
   /** The largest operationCost (list-cost.ts) an operation may have. */
   maxCost: number;
-  /** How long a client may take to send a whole request / its headers (then 408 and closed). */
-  requestTimeoutMs: number;
-  headersTimeoutMs: number;
   /** Open connections (HTTP and WebSocket) per client address; 0: no cap. */
   connectionsPerAddress: number;
   /** Serve GraphiQL at the endpoint to browsers; full loads an address may make per minute (use-graphiql.ts). */
@@ -51,8 +48,11 @@ export type Routes = Record<string, () => Promise<{ status: number; contentType:
 /**
  * The HTTP and WebSocket face of the service: GraphQL over HTTP (and SSE) at /graphql,
  * graphql-ws on the same path, GraphiQL with bundled assets (graphiql.ts), /health, plus `routes` and the board `page`.
+ * It serves on `server` (app/startup.ts createApiServer, which owns the listener and its timeouts)
+ * through `handlers`, once the process is ready.
  */
 export function createGraphQLServer(deps: {
+  server: Server;
   services: Services;
   authenticate(authorization: string | undefined): Promise<Principal | null>;
   logger: Logger;
@@ -134,9 +134,9 @@ export function createGraphQLServer(deps: {
     const body = await readBody(req, limits.maxBodyBytes);
     if (body === undefined) {
       const message = `request body over ${limits.maxBodyBytes} bytes`;
-      res
-        .writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' })
-        .end(errorsBody([maskAndCount(badInput(undefined, message), message)]));
+      const refusal = errorsBody([maskAndCount(badInput(undefined, message), message)]);
+      // The rest of the body may still be arriving: answered so that the client can read it.
+      answerEarly(req, res, 413, { 'content-type': 'application/json; charset=utf-8' }, refusal);
       return;
     }
     // yoga (@whatwg-node/server) takes a request's `body` as already read instead of reading the stream.
@@ -159,30 +159,22 @@ export function createGraphQLServer(deps: {
     await yoga.requestListener(req, res);
   }
 
-  const server: Server = createServer(
-    {
-      // Node's defaults hold a slow sender for 300 s (request) and 60 s (headers), checked every 30 s.
-      requestTimeout: limits.requestTimeoutMs,
-      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
-      connectionsCheckingInterval: 1_000,
-    },
-    (req, res) => {
-      handle(req, res).catch((err: unknown) => {
-        // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
-        if (req.destroyed) {
-          log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');
-          return;
-        }
-        log.error({ err, url: req.url }, 'request failed');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end();
-      });
-    },
-  );
+  function request(req: IncomingMessage, res: ServerResponse): void {
+    handle(req, res).catch((err: unknown) => {
+      // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
+      if (req.destroyed) {
+        log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');
+        return;
+      }
+      log.error({ err, url: req.url }, 'request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end();
+    });
+  }
 
+  const { server } = deps;
   useConnectionLimit(server, limits.connectionsPerAddress);
   const ws = useGraphQLWs({
-    server,
     path: yoga.graphqlEndpoint,
     maxPayload: limits.maxMessageBytes,
     yoga,
@@ -198,12 +190,10 @@ export function createGraphQLServer(deps: {
   return {
     server,
     yoga,
+    /** What `server` answers with once the process is ready. */
+    handlers: { request, upgrade: ws.upgrade },
     /** Distinct shared subscription executions (see shared-subscriptions.ts). */
     sharedSubscriptions: ws.sharedSubscriptions,
-    async listen(port: number, host: string): Promise<AddressInfo> {
-      await new Promise<void>((resolve) => server.listen(port, host, resolve));
-      return server.address() as AddressInfo;
-    },
     /** Closes sockets (subscriptions end, their cleanups run) and the HTTP server. */
     async close(): Promise<void> {
       await ws.dispose();

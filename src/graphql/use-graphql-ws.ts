@@ -1,6 +1,7 @@
 // graphql-ws on the HTTP server's WebSocket path, bridged to the same envelop as HTTP (limits,
 // error codes, masking), with the socket limits, prepared board subscriptions and shared executions.
-import type { Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import type { OperationResult } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -21,9 +22,11 @@ type WsRoot = {
   shared?: { key: string; send(json: string): void };
 };
 
-/** Serves graphql-ws on the upgrades to `path`; `translate` is the one error translation (errors.ts, counted). */
+/**
+ * Serves graphql-ws on the upgrades to `path` given to its `upgrade`; `translate` is the one error
+ * translation (errors.ts, counted).
+ */
 export function useGraphQLWs(deps: {
-  server: Pick<Server, 'on'>;
   path: string;
   /** The largest message a client may send (ws closes the socket past it). */
   maxPayload: number;
@@ -42,9 +45,8 @@ export function useGraphQLWs(deps: {
   // subscriptions read of its request (upgradeRequest), not the IncomingMessage: ws and graphql-ws
   // would hold that for the socket's life (memory per idle socket, docs/benchmarks-history.md).
   const wss = new WebSocketServer({ noServer: true, path: deps.path, maxPayload: deps.maxPayload });
-  deps.server.on('upgrade', (req, socket, head) =>
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, upgradeRequest(req))),
-  );
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, upgradeRequest(req)));
   const limits = useSocketLimits(wss, deps.limits, deps.addressOf);
   const shared = createSharedSubscriptions();
   const boardSubscriptions = createBoardSubscriptions({
@@ -129,6 +131,8 @@ export function useGraphQLWs(deps: {
   );
 
   return {
+    /** Takes an HTTP upgrade of the server (a path other than `path` is refused by ws). */
+    upgrade,
     /** Distinct shared subscription executions (see shared-subscriptions.ts). */
     sharedSubscriptions: () => shared.size(),
     /** Closes every socket: subscriptions end, their cleanups run. */

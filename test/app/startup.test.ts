@@ -3,8 +3,8 @@ import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   beforeDeadline,
+  createApiServer,
   listenFailure,
-  openStartupListener,
   StartupError,
   waitForDependencies,
   type Dependency,
@@ -105,12 +105,7 @@ describe('listening', () => {
     const { port } = other.address() as net.AddressInfo;
     try {
       await expect(
-        openStartupListener({
-          port,
-          host: '127.0.0.1',
-          readiness: () => ({ ok: false, checks: {} }),
-          unavailableBody: '',
-        }),
+        createApiServer({ requestTimeoutMs: 10_000, headersTimeoutMs: 5_000 }).listen(port, '127.0.0.1'),
       ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use: set PORT to another port`);
     } finally {
       other.close();

@@ -1,5 +1,6 @@
 // Entry points (src/main.ts, scripts/demo.ts) as real child processes, and plain HTTP to them.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -143,3 +144,107 @@ export async function until<T>(
 
 /** Lines of a stack trace ("    at f (file:1:2)"), which an operator-facing failure must not print. */
 export const STACK_LINE = /^\s+at /m;
+
+/** What one connection made by `connectAndAsk` got: the status of its answer, or why none came. */
+export interface Asked {
+  kind: RequestKind;
+  /** When the connection was attempted, in ms since `since`. */
+  at: number;
+  /** `200`, `503`, ... or the socket error (`ECONNREFUSED`, `EPIPE`, ...), `closed` or `no answer`. */
+  outcome: string;
+  /** From the connection attempt to the status line (or the failure). */
+  ms: number;
+}
+
+export type RequestKind = 'ready' | 'query' | 'large' | 'ws';
+
+/**
+ * One new connection to 127.0.0.1:`port` with one request of `kind`: GET /ready; a small GraphQL
+ * POST; an 8 MB chunked POST written as fast as the socket takes it, without waiting for an
+ * answer or 100 Continue; a graphql-ws upgrade. Resolves at the status line (then closes the
+ * socket), at a socket error, or after `giveUpMs` with `no answer`.
+ */
+export function connectAndAsk(port: number, kind: RequestKind, since: number, giveUpMs = 10_000): Promise<Asked> {
+  const at = Date.now();
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let got = '';
+    let done = false;
+    const finish = (outcome: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ kind, at: at - since, outcome, ms: Date.now() - at });
+    };
+    const timer = setTimeout(() => finish('no answer'), giveUpMs);
+    socket.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(got);
+      if (status) finish(status[1]!);
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => finish(err.code ?? err.message));
+    socket.on('close', () => finish('closed'));
+    socket.on('connect', () => {
+      const head = (lines: string[]) => socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (kind === 'ready') head(['GET /ready HTTP/1.1', 'host: ladder']);
+      else if (kind === 'query') {
+        const body = JSON.stringify({ query: '{ __typename }' });
+        head([
+          'POST /graphql HTTP/1.1',
+          'host: ladder',
+          'content-type: application/json',
+          `content-length: ${body.length}`,
+        ]);
+        socket.write(body);
+      } else if (kind === 'ws') {
+        head([
+          'GET /graphql HTTP/1.1',
+          'host: ladder',
+          'connection: upgrade',
+          'upgrade: websocket',
+          'sec-websocket-version: 13',
+          'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==',
+          'sec-websocket-protocol: graphql-transport-ws',
+        ]);
+      } else {
+        head([
+          'POST /graphql HTTP/1.1',
+          'host: ladder',
+          'content-type: application/json',
+          'transfer-encoding: chunked',
+        ]);
+        const chunk = ' '.repeat(64 * 1024);
+        const frame = `${chunk.length.toString(16)}\r\n${chunk}\r\n`;
+        let sent = 0;
+        const pump = () => {
+          while (!done && sent < 8 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!socket.write(frame)) return void socket.once('drain', pump);
+          }
+          if (!done) socket.write('0\r\n\r\n');
+        };
+        socket.write(`1\r\n{\r\n`);
+        pump();
+      }
+    });
+  });
+}
+
+/**
+ * TCP sockets on `port` on this machine held open by some process, listeners aside (each line of
+ * /proc/net/tcp: local address, state, and the inode, 0 once no process holds the socket).
+ */
+export async function serverSockets(port: number): Promise<number> {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let held = 0;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [local, state, inode] = [fields[1], fields[3], fields[9]];
+      if (local?.endsWith(hexPort) && state !== '0A' && inode !== undefined && inode !== '0') held++;
+    }
+  }
+  return held;
+}
