@@ -3,20 +3,10 @@
 // transaction, so every rank is of the same instant, and stores them by slot, 4 bytes a player.
 import { RANK_CHUNK_SLOTS, unpackRank, type RankPoint } from '../domain/rank-history.js';
 import type { Season } from '../domain/season.js';
+import type { SnapshotReport } from '../service/rank-history.js';
 import { ADVISORY_LOCKS } from './advisory-lock.js';
 import { epochMs, type Sql } from './client.js';
 import { rankedStandings } from './ranked-standings.js';
-
-/** What one snapshot took. */
-export interface SnapshotReport {
-  seasonId: number;
-  boundary: Date;
-  /** False: a snapshot of this boundary existed already. */
-  taken: boolean;
-  players: number;
-  newSlots: number;
-  chunks: number;
-}
 
 export function createRankSnapshots(sql: Sql) {
   return {

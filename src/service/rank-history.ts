@@ -2,7 +2,17 @@
 // board snapshotted once per UTC midnight, at the first tick after it.
 import { snapshotDue } from '../domain/rank-history.js';
 import type { Season } from '../domain/season.js';
-import type { SnapshotReport } from '../postgres/rank-snapshots.js';
+
+/** What one snapshot took. */
+export interface SnapshotReport {
+  seasonId: number;
+  boundary: Date;
+  /** False: a snapshot of this boundary existed already. */
+  taken: boolean;
+  players: number;
+  newSlots: number;
+  chunks: number;
+}
 
 /** postgres/rank-snapshots.ts. */
 export interface SnapshotStore {
