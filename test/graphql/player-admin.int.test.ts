@@ -150,7 +150,10 @@ describe('removing and blocking cheaters through GraphQL', () => {
       value: JSON.stringify(inFlight),
       headers: { 'x-error-code': 'PLAYER_BLOCKED', 'x-error-field': 'playerId' },
     });
-    expect(await api.s.pg.sql`select 1 from match_results where match_id = ${inFlight.matchId}`).toHaveLength(0);
+    expect(
+      await api.s.pg
+        .sql`select 1 from match_results where season_id = ${inFlight.seasonId} and match_id = ${inFlight.matchId}`,
+    ).toHaveLength(0);
     await waitFor(
       'the cached top without the cheater',
       async () => (await topIds(seasonId)).join() === '810000000003',

@@ -100,7 +100,7 @@ describe('closing a season during live ingest', () => {
       );
       const [{ m }] = await s.pg.sql<
         [{ m: number }]
-      >`select count(*)::int as m from match_results where match_id = ${late.matchId}`;
+      >`select count(*)::int as m from match_results where season_id = ${late.seasonId} and match_id = ${late.matchId}`;
       expect(m).toBe(0);
       expect(await s.redis.keys(`lb:{s${closing.id}}*`)).toEqual([]);
     } finally {

@@ -51,7 +51,8 @@ describe('a submission while Kafka is unreachable', () => {
       },
     );
     await expect(attempt).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-    const [row] = await s.pg.sql`select count(*)::int as n from match_results where match_id = ${matchId}`;
+    const [row] = await s.pg
+      .sql`select count(*)::int as n from match_results where season_id = ${season.id} and match_id = ${matchId}`;
     expect(row!.n).toBe(0);
     await producer.stop().catch(() => {});
   });

@@ -3,10 +3,11 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { ensureDatabase } from '../../scripts/ensure-database.js';
 import { migrateDatabase } from '../../src/postgres/client.js';
-import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_MIGRATION_DATABASE_URL } from './env.js';
+import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_MIGRATION_DATABASE_URL, TEST_REDIS_URL } from './env.js';
 
 function reachable(hostPort: string): Promise<boolean> {
   const [host, port] = hostPort.split(':');
@@ -46,6 +47,30 @@ async function resetScratchDatabases(migrationUrl: string): Promise<void> {
   }
 }
 
+/**
+ * Empties the test Redis database when it holds the boards of another ladder_test than this one
+ * (dropped and created again since: a database's OID is new each time). Season ids start again
+ * at 1 in a new database, and each new season would find the old one's boards of the same id.
+ */
+async function pairTestRedis(databaseUrl: string, redisUrl: string): Promise<void> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    const [{ id }] = await sql<[{ id: string }]>`
+      select (select system_identifier from pg_control_system())::text || '/' || oid::text as id
+      from pg_database where datname = current_database()`;
+    await redis.connect();
+    const key = 'ladder-test:database';
+    if ((await redis.get(key)) !== id) {
+      await redis.flushdb();
+      await redis.set(key, id);
+    }
+  } finally {
+    redis.disconnect();
+    await sql.end();
+  }
+}
+
 export default async function setup(): Promise<void> {
   // Side by side with the checks below; its failure, with tsc's output, is thrown at the end.
   const build = promisify(execFile)('npm', ['run', 'build'], { maxBuffer: 16 * 2 ** 20 }).then(
@@ -55,6 +80,7 @@ export default async function setup(): Promise<void> {
   );
   await ensureDatabase(TEST_DATABASE_URL);
   await migrateDatabase(TEST_DATABASE_URL);
+  await pairTestRedis(TEST_DATABASE_URL, TEST_REDIS_URL);
   await resetScratchDatabases(TEST_MIGRATION_DATABASE_URL);
   const broker = TEST_KAFKA_BROKERS.split(',')[0]!;
   if (!(await reachable(broker))) {
