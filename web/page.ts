@@ -1,7 +1,8 @@
 // The live board page (web/index.html): pick a season and a board; the top 100 follows
 // topChanged with each row's movement since the previous update; a searched player's entry and
 // neighbours follow rankChanged, under their rank line (the SEASON board's daily snapshots, then
-// now); friends compare a pasted list of ids. State lives in the URL
+// now) and percentile; friends compare a pasted list of up to 1,000 ids, a page at a time; the
+// top's heading tells the board's size and what the top 1,000 takes. State lives in the URL
 // (?season=1&window=DAY&player=42&friends=7,9) so a view can be shared or reloaded.
 // Plain DOM on the typed client; compiled by `npm run build:web` (tsconfig.web.json).
 import { createLadderClient, type Entry, type LadderError, type Window } from '../src/client/ladder-client.js';
@@ -86,18 +87,24 @@ function showTop(entries: Entry[]): void {
   $('#top tbody').replaceChildren(...rows);
   topRanks = new Map(entries.map((e) => [e.playerId, e.rank]));
   lastMoves = moves;
-  // The board's size is not part of topChanged: read half a second after an update, at most
-  // twice a second however often the top changes.
+  // The board's size (and the 1,000th place) are not part of topChanged: read half a second
+  // after an update, at most twice a second however often the top changes.
   sizeTimer ??= setTimeout(() => {
     sizeTimer = undefined;
-    void client.top({ seasonId: state.seasonId!, window: state.window, limit: 1 }).then(
+    void client.cutoff({ seasonId: state.seasonId!, window: state.window, rank: CUTOFF_PLACE }).then(
       (b) => {
-        $('#size').textContent = b ? `of ${b.size} players` : '';
+        const needs = b?.cutoff ? ` · top ${count(CUTOFF_PLACE)} needs ${count(b.cutoff.points)} points` : '';
+        $('#size').textContent = b ? `of ${count(b.size)} players${needs}` : '';
       },
       () => {},
     );
   }, 500);
 }
+
+const CUTOFF_PLACE = 1_000;
+const count = (n: number) => n.toLocaleString('en-US');
+/** "0.37", "4.2", "100": two significant digits, enough to tell a top 0.4% from a top 0.5%. */
+const topPercent = (p: number) => String(Number(p.toPrecision(2)));
 
 // ---- a player ----
 let playerRank: number | undefined;
@@ -147,7 +154,7 @@ async function showPlayer(): Promise<void> {
     delete target.dataset.rank;
   } else {
     const move = movement(e.rank, playerRank, false);
-    target.textContent = `#${e.rank} of ${entry.size} · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
+    target.textContent = `#${e.rank} of ${count(entry.size)} (top ${topPercent(e.percentile)}%) · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
     target.dataset.rank = String(e.rank);
     playerRank = e.rank;
   }
@@ -156,13 +163,32 @@ async function showPlayer(): Promise<void> {
 }
 
 // ---- friends ----
+const FRIENDS_PAGE = 20;
+/** The friends page shown (null: the first), and where the next one starts (null: none). */
+let friendsAfter: string | null = null;
+let friendsNext: string | null = null;
+
 async function showFriends(): Promise<void> {
-  if (state.friends.length === 0) {
-    $('#friends-table tbody').replaceChildren();
-    return;
-  }
-  const board = await client.friends({ seasonId: state.seasonId!, window: state.window, playerIds: state.friends });
-  $('#friends-table tbody').replaceChildren(...(board?.friends ?? []).map((e) => row(e)));
+  const page =
+    state.friends.length === 0
+      ? null
+      : await client.friendsPage({
+          seasonId: state.seasonId!,
+          window: state.window,
+          playerIds: state.friends,
+          first: FRIENDS_PAGE,
+          after: friendsAfter,
+        });
+  $('#friends-table tbody').replaceChildren(...(page?.entries ?? []).map((e) => row(e)));
+  $('#friends-count').textContent = page ? `${page.ranked} of ${state.friends.length} ranked` : '';
+  friendsNext = page?.hasNextPage ? page.endCursor : null;
+  $('#friends-next').hidden = friendsNext === null;
+  $('#friends-first').hidden = friendsAfter === null;
+}
+
+function turnFriendsPage(after: string | null): void {
+  friendsAfter = after;
+  void showFriends().catch(failed);
 }
 
 /** (Re)starts every live part of the view for the current season and board. */
@@ -249,10 +275,12 @@ async function start(): Promise<void> {
     state.friends = $<HTMLTextAreaElement>('#friends')
       .value.split(/[\s,;]+/)
       .filter(Boolean)
-      .slice(0, 200);
+      .slice(0, 1_000);
     saveState();
-    void showFriends().catch(failed);
+    turnFriendsPage(null);
   });
+  $('#friends-next').addEventListener('click', () => turnFriendsPage(friendsNext));
+  $('#friends-first').addEventListener('click', () => turnFriendsPage(null));
   follow();
 }
 

@@ -67,7 +67,7 @@ export type EntryQueryVariables = Exact<{
 }>;
 
 
-export type EntryQuery = { leaderboard: { size: number, entry: { rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null } | null } | null };
+export type EntryQuery = { leaderboard: { size: number, entry: { percentile: number, rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null } | null } | null };
 
 export type AroundQueryVariables = Exact<{
   seasonId: number;
@@ -89,6 +89,28 @@ export type FriendsQueryVariables = Exact<{
 
 
 export type FriendsQuery = { leaderboard: { size: number, friends: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } | null };
+
+export type FriendsPageQueryVariables = Exact<{
+  seasonId: number;
+  playerIds: Array<string> | string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+}>;
+
+
+export type FriendsPageQuery = { leaderboard: { friendsPage: { endCursor: string | null, hasNextPage: boolean, ranked: number, entries: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } } | null };
+
+export type CutoffQueryVariables = Exact<{
+  seasonId: number;
+  rank: number;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+}>;
+
+
+export type CutoffQuery = { leaderboard: { size: number, cutoff: { place: number, points: number, achievedAt: string } | null } | null };
 
 export type RankHistoryQueryVariables = Exact<{
   seasonId: number;
@@ -201,6 +223,7 @@ export const EntryDocument = new TypedDocumentString(`
     size
     entry(playerId: $playerId) {
       ...EntryFields
+      percentile
     }
   }
 }
@@ -249,6 +272,40 @@ export const FriendsDocument = new TypedDocumentString(`
     displayName
   }
 }`) as unknown as TypedDocumentString<FriendsQuery, FriendsQueryVariables>;
+export const FriendsPageDocument = new TypedDocumentString(`
+    query FriendsPage($seasonId: Int!, $playerIds: [ID!]!, $first: Int = 100, $after: String, $window: Window = SEASON, $at: DateTime) {
+  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    friendsPage(playerIds: $playerIds, first: $first, after: $after) {
+      entries {
+        ...EntryFields
+      }
+      endCursor
+      hasNextPage
+      ranked
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  player {
+    displayName
+  }
+}`) as unknown as TypedDocumentString<FriendsPageQuery, FriendsPageQueryVariables>;
+export const CutoffDocument = new TypedDocumentString(`
+    query Cutoff($seasonId: Int!, $rank: Int!, $window: Window = SEASON, $at: DateTime) {
+  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    size
+    cutoff(rank: $rank) {
+      place
+      points
+      achievedAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CutoffQuery, CutoffQueryVariables>;
 export const RankHistoryDocument = new TypedDocumentString(`
     query RankHistory($seasonId: Int!, $playerId: ID!, $last: Int = 30) {
   leaderboard(seasonId: $seasonId) {

@@ -177,6 +177,12 @@ export function createLadderClient(options: LadderClientOptions) {
       (await request(ops.AroundDocument, variables, call)).leaderboard,
     friends: async (variables: ops.FriendsQueryVariables, call?: CallOptions) =>
       (await request(ops.FriendsDocument, variables, call)).leaderboard,
+    /** Friends by rank, a page at a time (pass endCursor as `after`); null: unknown season. */
+    friendsPage: async (variables: ops.FriendsPageQueryVariables, call?: CallOptions) =>
+      (await request(ops.FriendsPageDocument, variables, call)).leaderboard?.friendsPage ?? null,
+    /** The board's size and what it takes to hold place `rank` (cutoff null: fewer ranked); null: unknown season. */
+    cutoff: async (variables: ops.CutoffQueryVariables, call?: CallOptions) =>
+      (await request(ops.CutoffDocument, variables, call)).leaderboard,
     /** The player's SEASON rank at the last daily snapshots, and the delta since; null: unknown season or unranked. */
     rankHistory: async (variables: ops.RankHistoryQueryVariables, call?: CallOptions) =>
       (await request(ops.RankHistoryDocument, variables, call)).leaderboard?.entry ?? null,

@@ -15,7 +15,7 @@ export const LIMITS = {
   /** Deepest page `top` may read; pages past it are too rare to be worth a full board scan. */
   topOffset: 10_000_000,
   aroundRadius: 50,
-  friends: 200,
+  friends: 1_000,
   topChangedLimit: 100,
 } as const;
 
@@ -24,6 +24,7 @@ export const READ_DEFAULTS = {
   topLimit: 100,
   aroundRadius: 5,
   topChangedLimit: 10,
+  friendsFirst: 100,
 } as const;
 
 /** A board's identity inside one process: `<seasonId>|<window>|<period>`. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
 import type { RankPoint } from '../domain/rank-history.js';
-import type { RankedStanding } from '../domain/ranking.js';
+import type { PlacedStanding } from '../domain/placing.js';
 import type { Season, SeasonDefinition, SeasonStatus, Window } from '../domain/season.js';
 import type { SubmissionInput } from '../domain/submission.js';
 import type { BoardView, LeaderboardReads } from '../service/leaderboard-reads.js';
@@ -72,12 +72,19 @@ export interface LeaderboardValue extends BoardView {
   periodStart: Date;
 }
 
-/** An entry, and the board it is on when a field of it needs to know (rankHistory, rankDelta). */
-export type EntryValue = RankedStanding & { on?: { seasonId: number; window: Window } };
+/**
+ * An entry, and the board it is on when a field of it needs to know (rankHistory, rankDelta,
+ * percentile): a query's entries know the board itself, a subscription's its season and window.
+ */
+export type EntryValue = PlacedStanding & { on?: { seasonId: number; window: Window; board?: BoardView } };
 
 /** `entries` told which board they are on. */
-export const onBoard = (entries: readonly RankedStanding[], seasonId: number, window: Window): EntryValue[] =>
+export const onBoard = (entries: readonly PlacedStanding[], seasonId: number, window: Window): EntryValue[] =>
   entries.map((e) => ({ ...e, on: { seasonId, window } }));
+
+/** A query's `entries` told the board they were read from. */
+export const onView = (entries: readonly PlacedStanding[], board: BoardView): EntryValue[] =>
+  entries.map((e) => ({ ...e, on: { seasonId: board.season.id, window: board.window, board } }));
 
 /**
  * What a context reads of its HTTP request. An IncomingMessage is one; a WebSocket keeps only

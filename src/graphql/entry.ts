@@ -1,7 +1,10 @@
+import type { Board } from '../domain/board.js';
 import { badInput } from '../domain/errors.js';
+import { percentile, type FriendsPage } from '../domain/placing.js';
 import { RANK_HISTORY_MAX, rankDelta, type RankPoint } from '../domain/rank-history.js';
+import { periodOf } from '../domain/windows.js';
 import { builder } from './builder.js';
-import type { EntryValue } from './context.js';
+import type { Context, EntryValue } from './context.js';
 
 const RankPointRef = builder.objectRef<RankPoint>('RankPoint').implement({
   description: "A player's rank on a season's board at one daily snapshot.",
@@ -21,6 +24,19 @@ export const PlayerRef = builder.objectRef<{ id: string; displayName: string | n
     displayName: t.exposeString('displayName', { nullable: true }),
   }),
 });
+
+/**
+ * The size of an entry's board when its read did not tell it: a subscription's entry (its board
+ * now), or a closed or expired board read from PostgreSQL (which no longer changes).
+ */
+async function boardSizeOf(entry: EntryValue, ctx: Context): Promise<number> {
+  let board: Board | undefined = entry.on?.board;
+  if (!board && entry.on) {
+    const season = await ctx.services.season(entry.on.seasonId);
+    if (season) board = { season, window: entry.on.window, period: periodOf(entry.on.window, ctx.services.now()) };
+  }
+  return board ? ctx.services.boards.size(board, ctx.reads) : entry.rank;
+}
 
 export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
   description: "A player's place on a board.",
@@ -54,6 +70,11 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
         return rankDelta(then?.rank, entry.rank);
       },
     }),
+    percentile: t.float({
+      description:
+        'Top x%: 100 × rank / the players ranked on the board, at the instant of the rank (0.4: top 0.4%; tied COMPETITION ranks share it; a board of one: 100).',
+      resolve: async (entry, _args, ctx) => percentile(entry.rank, entry.boardSize ?? (await boardSizeOf(entry, ctx))),
+    }),
     // Batched: one PostgreSQL query per request, whatever the number of entries.
     player: t.field({
       type: PlayerRef,
@@ -65,3 +86,26 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
     }),
   }),
 });
+
+export const CutoffRef = builder.objectRef<{ place: number; entry: EntryValue }>('Cutoff').implement({
+  description:
+    'What it takes to hold a place: better points than `points`, or as many reached no later than `achievedAt` (COMPETITION: as many points share the rank at or above it).',
+  fields: (t) => ({
+    place: t.exposeInt('place', { description: 'the place asked for' }),
+    points: t.int({ resolve: (c) => c.entry.points }),
+    achievedAt: t.field({ type: 'DateTime', resolve: (c) => c.entry.achievedAt }),
+    entry: t.field({ type: EntryRef, description: 'who holds the place now', resolve: (c) => c.entry }),
+  }),
+});
+
+export const FriendsPageRef = builder
+  .objectRef<Omit<FriendsPage, 'entries'> & { entries: EntryValue[] }>('FriendsPage')
+  .implement({
+    description: 'A page of friends by rank.',
+    fields: (t) => ({
+      entries: t.field({ type: [EntryRef], resolve: (p) => p.entries }),
+      endCursor: t.exposeString('endCursor', { nullable: true, description: 'pass as `after` for the next page' }),
+      hasNextPage: t.exposeBoolean('hasNextPage'),
+      ranked: t.exposeInt('ranked', { description: 'how many of the ids are ranked on the board' }),
+    }),
+  });

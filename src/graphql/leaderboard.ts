@@ -3,8 +3,8 @@ import type { Season, Window } from '../domain/season.js';
 import { badInput } from '../domain/errors.js';
 import { periodInReach, periodOf, periodStart } from '../domain/windows.js';
 import { builder } from './builder.js';
-import { onBoard, type LeaderboardValue } from './context.js';
-import { EntryRef } from './entry.js';
+import { onView, type LeaderboardValue } from './context.js';
+import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
 import { WindowEnum } from './scalars.js';
 import { SeasonRef } from './season.js';
 
@@ -45,11 +45,7 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
         offset: t.arg.int({ required: false, defaultValue: 0 }),
       },
       resolve: async (b, args, ctx) =>
-        onBoard(
-          await ctx.services.boards.top(b, args.limit ?? READ_DEFAULTS.topLimit, args.offset ?? 0, ctx.reads),
-          b.season.id,
-          b.window,
-        ),
+        onView(await ctx.services.boards.top(b, args.limit ?? READ_DEFAULTS.topLimit, args.offset ?? 0, ctx.reads), b),
     }),
     entry: t.field({
       type: EntryRef,
@@ -58,7 +54,7 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
       args: { playerId: t.arg.id({ required: true }) },
       resolve: async (b, args, ctx) => {
         const entry = await ctx.services.boards.entry(b, args.playerId, ctx.reads);
-        return entry && onBoard([entry], b.season.id, b.window)[0];
+        return entry && onView([entry], b)[0];
       },
     }),
     around: t.field({
@@ -69,18 +65,40 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
         radius: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.aroundRadius }),
       },
       resolve: async (b, args, ctx) =>
-        onBoard(
+        onView(
           await ctx.services.boards.around(b, args.playerId, args.radius ?? READ_DEFAULTS.aroundRadius, ctx.reads),
-          b.season.id,
-          b.window,
+          b,
         ),
     }),
     friends: t.field({
       type: [EntryRef],
-      description: `Up to ${LIMITS.friends} ids, by rank; unranked ids left out.`,
+      description: `Up to ${LIMITS.friends} ids (as a variable: a query holds at most 1,000 tokens), by rank; unranked ids left out.`,
       args: { playerIds: t.arg.idList({ required: true }) },
-      resolve: async (b, args, ctx) =>
-        onBoard(await ctx.services.boards.friends(b, args.playerIds, ctx.reads), b.season.id, b.window),
+      resolve: async (b, args, ctx) => onView(await ctx.services.boards.friends(b, args.playerIds, ctx.reads), b),
+    }),
+    friendsPage: t.field({
+      type: FriendsPageRef,
+      description: `friends, \`first\` (1..${LIMITS.friends}) at a time: pass the page's endCursor as \`after\` for the next.`,
+      args: {
+        playerIds: t.arg.idList({ required: true }),
+        first: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.friendsFirst }),
+        after: t.arg.string({ required: false }),
+      },
+      resolve: async (b, args, ctx) => {
+        const first = args.first ?? READ_DEFAULTS.friendsFirst;
+        const page = await ctx.services.boards.friendsPage(b, args.playerIds, first, args.after ?? null, ctx.reads);
+        return { ...page, entries: onView(page.entries, b) };
+      },
+    }),
+    cutoff: t.field({
+      type: CutoffRef,
+      nullable: true,
+      description: `What it takes to hold place \`rank\` (1..${LIMITS.topOffset + 1}): the points and time of the entry there; null when fewer players are ranked.`,
+      args: { rank: t.arg.int({ required: true }) },
+      resolve: async (b, args, ctx) => {
+        const at = await ctx.services.boards.cutoff(b, args.rank, ctx.reads);
+        return at && { place: args.rank, entry: onView([at], b)[0]! };
+      },
     }),
   }),
 });

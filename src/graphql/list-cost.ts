@@ -16,7 +16,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { LIMITS } from '../domain/board.js';
+import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
 import { RANK_HISTORY_MAX } from '../domain/rank-history.js';
 
 /** Items assumed for a list whose size no argument bounds (seasons, report samples). */
@@ -30,7 +30,7 @@ function sizeOf(value: unknown, byDefault: number, max: number): number {
   return typeof value === 'number' && Number.isInteger(value) ? Math.min(Math.max(value, 0), max) : max;
 }
 
-/** How many items a list field returns at most, from its arguments (defaults as in the schema). */
+/** How many items a list field (or a page of one) returns at most, from its arguments (defaults as in the schema). */
 const LIST_SIZES: Record<string, (arg: Arg) => number> = {
   'Leaderboard.top': (arg) => sizeOf(arg('limit'), 100, LIMITS.topLimit),
   'Leaderboard.around': (arg) => 2 * sizeOf(arg('radius'), 5, LIMITS.aroundRadius) + 1,
@@ -38,6 +38,13 @@ const LIST_SIZES: Record<string, (arg: Arg) => number> = {
     const ids = arg('playerIds');
     return Array.isArray(ids) ? Math.min(ids.length, LIMITS.friends) : LIMITS.friends;
   },
+  'Leaderboard.friendsPage': (arg) => {
+    const ids = arg('playerIds');
+    const first = sizeOf(arg('first'), READ_DEFAULTS.friendsFirst, LIMITS.friends);
+    return Array.isArray(ids) ? Math.min(ids.length, first) : first;
+  },
+  // friendsPage above counts the page once per entry it can hold.
+  'FriendsPage.entries': () => 1,
   'Subscription.topChanged': (arg) => sizeOf(arg('limit'), 10, LIMITS.topChangedLimit),
   'Entry.rankHistory': (arg) => sizeOf(arg('last'), 30, RANK_HISTORY_MAX),
 };
@@ -118,9 +125,8 @@ function measure(
           return node ? valueFromASTUntyped(node.value, variables) : undefined;
         };
         const listType = getNullableType(field.type);
-        const items = isListType(listType)
-          ? (LIST_SIZES[`${typeName}.${field.name}`]?.(arg) ?? UNBOUNDED_LIST_SIZE)
-          : 1;
+        const items =
+          LIST_SIZES[`${typeName}.${field.name}`]?.(arg) ?? (isListType(listType) ? UNBOUNDED_LIST_SIZE : 1);
         cost += items * selectionCost(getNamedType(field.type).name, sel.selectionSet, seen);
       }
     }

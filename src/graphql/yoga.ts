@@ -1,7 +1,6 @@
 // The envelop every GraphQL operation runs through, HTTP and WebSocket alike: the limits on a
 // query's shape and cost, error codes and the one translation, the read rate limit, graphql-jit.
 import type { IncomingMessage } from 'node:http';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
@@ -55,8 +54,8 @@ export function createLadderYoga(deps: {
       maxAliasesPlugin({ n: 15 }),
       maxTokensPlugin({ n: 1_000 }),
       maxDirectivesPlugin({ n: 10 }),
-      costLimitPlugin({ maxCost: 5_000 }),
-      // graphql-armor's cost is static: it ignores `limit` and list sizes, which this one weighs.
+      // The one cost model (graphql-armor's static cost multiplied by a literal `first` and ignored
+      // `limit` and variables: it refused `friendsPage(first: 1000)` that this one allows).
       deps.listCost,
       useErrorCodes(),
       useReadRateLimit(),

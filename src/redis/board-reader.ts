@@ -32,6 +32,7 @@ export interface BoardQuery {
 /** The answer to a BoardQuery, every part read at `version`; lists in the query's order. */
 export interface BoardAnswer {
   version: number;
+  /** The board's size: every part of a read tells it (ZCARD), so entries know their percentile. */
   size: number;
   top: RankedStanding[];
   pages: RankedStanding[][];
@@ -85,8 +86,8 @@ export function createBoardReader(redis: Redis) {
     }
     const reply = await redis.readAround(keyOf(b), versionsOf(b), playerId, String(radius), stepOf(b), labelOf(b));
     const version = Number(reply[0]);
-    if (reply.length === 1) return { version, value: [] };
-    return { version, value: decodePage(b, reply, 3, Number(reply[1]), Number(reply[2])) };
+    if (reply.length === 2) return { version, value: [] };
+    return { version, value: decodePage(b, reply, 4, Number(reply[2]), Number(reply[3])) };
   }
 
   async function entries(b: Board, playerIds: readonly string[]): Promise<Versioned<RankedStanding[]>> {
@@ -100,7 +101,7 @@ export function createBoardReader(redis: Redis) {
   function decodeEntries(b: Board, reply: Array<string | number>): Versioned<RankedStanding[]> {
     const codec = codecOf(b.season);
     const out: RankedStanding[] = [];
-    for (let i = 1; i < reply.length; i += 3) {
+    for (let i = 2; i < reply.length; i += 3) {
       const { points, achievedAt } = codec.decode(codec.fromRedis(String(reply[i + 1])));
       out.push({ playerId: String(reply[i]), points, achievedAt, rank: Number(reply[i + 2]) });
     }
@@ -114,8 +115,7 @@ export function createBoardReader(redis: Redis) {
   async function read(b: Board, q: BoardQuery): Promise<BoardAnswer> {
     // A board of score-range shards is read shard by shard (docs/scale-out.md).
     if (isSharded(b.season)) {
-      const answer = await readShardedBoard(redis, { ...b, season: b.season }, q);
-      return q.top > 0 ? answer : { ...answer, size: 0 }; // the size comes with the top, as below
+      return readShardedBoard(redis, { ...b, season: b.season }, q);
     }
     const [key, versions, step, label] = [keyOf(b), versionsOf(b), stepOf(b), labelOf(b)];
     type Part = [
@@ -140,6 +140,7 @@ export function createBoardReader(redis: Redis) {
         'readTop',
         [key, versions, String(offset), String(limit), step, label],
         (r) => {
+          answer.size = Number(r[1]);
           answer.pages[i] = decodePage(b, r, 3, offset, Number(r[2]));
         },
       ]),
@@ -149,6 +150,7 @@ export function createBoardReader(redis: Redis) {
         'readEntries',
         [key, versions, step, label, ...q.playerIds],
         (r) => {
+          answer.size = Number(r[1]);
           answer.entries = decodeEntries(b, r).value;
         },
       ]);
@@ -158,7 +160,8 @@ export function createBoardReader(redis: Redis) {
         'readAround',
         [key, versions, playerId, String(radius), step, label],
         (r) => {
-          answer.arounds[i] = r.length === 1 ? [] : decodePage(b, r, 3, Number(r[1]), Number(r[2]));
+          answer.size = Number(r[1]);
+          answer.arounds[i] = r.length === 2 ? [] : decodePage(b, r, 4, Number(r[2]), Number(r[3]));
         },
       ]),
     );

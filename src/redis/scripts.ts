@@ -28,7 +28,7 @@ declare module 'ioredis' {
       step: string,
       label: string,
     ): Result<Array<string | number>, Context>;
-    /** lua/readAround-2.lua: [version, firstPosition, firstRank, member, score, ...] or [version] */
+    /** lua/readAround-2.lua: [version, size, firstPosition, firstRank, member, score, ...] or [version, size] */
     readAround(
       board: string,
       versions: string,
@@ -37,7 +37,7 @@ declare module 'ioredis' {
       step: string,
       label: string,
     ): Result<Array<string | number>, Context>;
-    /** lua/readEntries-2.lua: [version, member, score, rank, ...] */
+    /** lua/readEntries-2.lua: [version, size, member, score, rank, ...] */
     readEntries(
       board: string,
       versions: string,

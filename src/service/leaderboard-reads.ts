@@ -2,7 +2,8 @@ import { isBoardExpired, LIMITS, type Board } from '../domain/board.js';
 import type { BoardAnswer, BoardQuery } from '../redis/board-reader.js';
 import type { TopSnapshot } from './top-cache.js';
 import { badInput } from '../domain/errors.js';
-import { compareBytes, type RankedStanding } from '../domain/ranking.js';
+import { friendsOrder, friendsPage, type FriendsPage, type PlacedStanding } from '../domain/placing.js';
+import type { RankedStanding } from '../domain/ranking.js';
 import { parsePlayerId } from '../domain/submission.js';
 
 /** Board reads that carry ranks (Redis, one instant per call; or PostgreSQL for closed and expired boards). */
@@ -55,6 +56,10 @@ function checkInt(value: number, min: number, max: number, field: string): void 
     throw badInput(field, `${field} must be an integer in ${min}..${max}`);
   }
 }
+
+/** Entries told the size of the board at the instant they were ranked (Entry.percentile). */
+const sized = (entries: readonly RankedStanding[], boardSize: number): PlacedStanding[] =>
+  entries.map((e) => ({ ...e, boardSize }));
 
 // Route to PostgreSQL this long before a board's Redis key expires: a Redis clock a little ahead
 // of ours must not answer from a board it already dropped. PostgreSQL is right at any time.
@@ -111,7 +116,7 @@ export function createLeaderboardReads(deps: {
     return { depends: 'all', answer: await deps.live.read(b, { ...q, playerIds }) };
   }
 
-  /** Joins the view's batch and picks this read's part of the answer. */
+  /** Joins the view's batch and picks this read's part of the answer (its entries told the board's size). */
   async function read<T>(
     b: BoardView,
     t: ReadTracker | undefined,
@@ -135,7 +140,7 @@ export function createLeaderboardReads(deps: {
     },
 
     /** Inside the first LIMITS.topLimit entries, from the top snapshot when read alone. */
-    async top(b: BoardView, limit: number, offset: number, t?: ReadTracker): Promise<RankedStanding[]> {
+    async top(b: BoardView, limit: number, offset: number, t?: ReadTracker): Promise<PlacedStanding[]> {
       checkInt(limit, 1, LIMITS.topLimit, 'limit');
       checkInt(offset, 0, LIMITS.topOffset, 'offset');
       const pg = fromPostgres(b, t);
@@ -143,36 +148,40 @@ export function createLeaderboardReads(deps: {
       return read(b, t, (q) => {
         if (offset + limit <= LIMITS.topLimit) {
           q.top = Math.max(q.top, offset + limit);
-          return (a) => a.top.slice(offset, offset + limit);
+          return (a) => sized(a.top.slice(offset, offset + limit), a.size);
         }
         const i = q.pages.push({ offset, limit }) - 1;
-        return (a) => a.pages[i]!;
+        return (a) => sized(a.pages[i]!, a.size);
       });
     },
 
-    async entry(b: BoardView, playerId: string, t?: ReadTracker): Promise<RankedStanding | null> {
+    async entry(b: BoardView, playerId: string, t?: ReadTracker): Promise<PlacedStanding | null> {
       const id = parsePlayerId(playerId);
       const pg = fromPostgres(b, t);
       if (pg) return (await pg.entries(b, [id]))[0] ?? null;
       return read(b, t, (q) => {
         q.playerIds.add(id);
-        return (a) => a.entries.find((e) => e.playerId === id) ?? null;
+        return (a) =>
+          sized(
+            a.entries.filter((e) => e.playerId === id),
+            a.size,
+          )[0] ?? null;
       });
     },
 
-    async around(b: BoardView, playerId: string, radius: number, t?: ReadTracker): Promise<RankedStanding[]> {
+    async around(b: BoardView, playerId: string, radius: number, t?: ReadTracker): Promise<PlacedStanding[]> {
       checkInt(radius, 0, LIMITS.aroundRadius, 'radius');
       const id = parsePlayerId(playerId);
       const pg = fromPostgres(b, t);
       if (pg) return pg.around(b, id, radius);
       return read(b, t, (q) => {
         const i = q.arounds.push({ playerId: id, radius }) - 1;
-        return (a) => a.arounds[i]!;
+        return (a) => sized(a.arounds[i]!, a.size);
       });
     },
 
     /** Ranked friends by rank (ties as the board orders them); unranked ids left out. */
-    async friends(b: BoardView, playerIds: readonly string[], t?: ReadTracker): Promise<RankedStanding[]> {
+    async friends(b: BoardView, playerIds: readonly string[], t?: ReadTracker): Promise<PlacedStanding[]> {
       if (playerIds.length > LIMITS.friends) {
         throw badInput('playerIds', `at most ${LIMITS.friends} playerIds`);
       }
@@ -182,12 +191,34 @@ export function createLeaderboardReads(deps: {
         ? await pg.entries(b, [...ids])
         : await read(b, t, (q) => {
             for (const id of ids) q.playerIds.add(id);
-            return (a) => a.entries.filter((e) => ids.has(e.playerId));
+            return (a) =>
+              sized(
+                a.entries.filter((e) => ids.has(e.playerId)),
+                a.size,
+              );
           });
-      return entries.sort(
-        (x, y) =>
-          x.rank - y.rank || x.achievedAt.getTime() - y.achievedAt.getTime() || compareBytes(y.playerId, x.playerId),
-      );
+      return entries.sort(friendsOrder);
+    },
+
+    /** friends, `first` at a time from the cursor `after` (domain/placing.ts friendsPage). */
+    async friendsPage(
+      b: BoardView,
+      playerIds: readonly string[],
+      first: number,
+      after: string | null,
+      t?: ReadTracker,
+    ): Promise<FriendsPage> {
+      checkInt(first, 1, LIMITS.friends, 'first');
+      return friendsPage(await this.friends(b, playerIds, t), first, after);
+    },
+
+    /**
+     * The entry holding place `rank` (1-based, as ORDINAL counts places): what it takes to be
+     * ranked there. null when fewer players are ranked.
+     */
+    async cutoff(b: BoardView, rank: number, t?: ReadTracker): Promise<PlacedStanding | null> {
+      checkInt(rank, 1, LIMITS.topOffset + 1, 'rank');
+      return (await this.top(b, 1, rank - 1, t))[0] ?? null;
     },
   };
 }

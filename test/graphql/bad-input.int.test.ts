@@ -70,10 +70,10 @@ const cases: Case[] = [
   ['around radius 51', lb('around(playerId: "1", radius: 51) { rank }'), null, 'BAD_USER_INPUT', 'radius'],
   ['around radius -1', lb('around(playerId: "1", radius: -1) { rank }'), null, 'BAD_USER_INPUT', 'radius'],
   [
-    '201 friends',
+    '1,001 friends',
     () => [
       'query($ids: [ID!]!) { leaderboard(seasonId: 1) { friends(playerIds: $ids) { rank } } }',
-      { ids: Array.from({ length: 201 }, (_, i) => String(i + 1)) },
+      { ids: Array.from({ length: 1001 }, (_, i) => String(i + 1)) },
     ],
     null,
     'BAD_USER_INPUT',

@@ -51,6 +51,18 @@ describe('operationCost', () => {
       { ids: ['1', '2', '3', '4'] },
     ],
     [
+      'friendsPage: the fewer of ids and first, its entries once each',
+      'query($ids: [ID!]!) { leaderboard(seasonId: 1) { friendsPage(playerIds: $ids, first: 2) { entries { rank playerId } endCursor } } }',
+      // leaderboard 1 + friendsPage 1 + 2 × (entries 1 + 2 fields + endCursor 1)
+      2 + 2 * 4,
+      { ids: ['1', '2', '3'] },
+    ],
+    [
+      'friendsPage: first by default (100), or the ids when fewer',
+      '{ leaderboard(seasonId: 1) { friendsPage(playerIds: ["1"]) { ranked } } }',
+      2 + 1,
+    ],
+    [
       'aliases add up',
       `{ a: leaderboard(seasonId: 1) { top(limit: 10) { rank } } b: leaderboard(seasonId: 2) { top(limit: 10) { rank } } }`,
       2 * 12,

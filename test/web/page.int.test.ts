@@ -130,6 +130,7 @@ it("follows a searched player's rank as they are overtaken", async () => {
     { timeout: 10_000 },
   );
   expect(await page.textContent('#player-entry')).toContain(playerName(7));
+  expect(await page.textContent('#player-entry')).toContain('#8 of 13 (top 62%)'); // 100 × 8 / 13 players, to two digits
   expect(await page.$$eval('#around tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toContain(
     id(7),
   );
@@ -153,6 +154,8 @@ it('compares friends from a pasted list, and fits a phone screen', async () => {
   expect(
     await page.$$eval('#friends-table tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player'))),
   ).toEqual([id(2), id(9)]);
+  expect(await page.textContent('#friends-count')).toBe('2 of 3 ranked');
+  expect(await page.isHidden('#friends-next')).toBe(true);
   // Nothing wider than the phone: no sideways scrolling.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
@@ -212,6 +215,24 @@ it('follows the busy season of the demo: a full top 100 moving, a regular player
   const ranks = await topRows();
   expect(ranks.map(([rank]) => rank)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+  expect(await page.textContent('#size')).toMatch(/^of [\d,]+ players( · top 1,000 needs [\d,]+ points)?$/);
+
+  // The top 100 as friends: five pages of 20, turned by cursor.
+  const friendIds = ranks.map(([, playerId]) => playerId!);
+  await page.fill('#friends', friendIds.join(' '));
+  await page.click('#friends-form button');
+  await page.waitForFunction(() => document.querySelector('#friends-count')?.textContent === '100 of 100 ranked');
+  expect(await page.$$eval('#friends-table tbody tr', (rows) => rows.length)).toBe(20);
+  expect(await page.isHidden('#friends-first')).toBe(true);
+  await page.click('#friends-next');
+  await page.waitForSelector('#friends-first', { state: 'visible' });
+  const second = await page.$$eval('#friends-table tbody tr', (rows) => rows.map((r) => Number(r.dataset.rank)));
+  expect(second).toHaveLength(20);
+  // After the 20th friend's place (rank 20 or below when read): no rank above 20.
+  expect(Math.min(...second)).toBeGreaterThanOrEqual(20);
+  await page.fill('#friends', '');
+  await page.click('#friends-form button');
 
   mkdirSync('tmp/screenshots', { recursive: true });
   await page.screenshot({ path: 'tmp/screenshots/board-page.png', clip: { x: 0, y: 0, width: 390, height: 1200 } });

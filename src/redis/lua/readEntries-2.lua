@@ -1,6 +1,6 @@
 --[[
   readEntries: the score and rank of each of a list of players, read at one instant
-  (a player's own entry, up to 200 friends, or a page of the players a rankChanged watches).
+  (a player's own entry, up to 1,000 friends, or a page of the players a rankChanged watches).
 
   KEYS[1]  the board ZSET
   KEYS[2]  the season's board versions (a hash: board label -> version)
@@ -8,15 +8,15 @@
   ARGV[2]  board label, the field of KEYS[2]
   ARGV[3..] members (player ids)
 
-  Returns {version, member, score, rank, ...} for the members that have a score, in ARGV order;
-  members without a score are left out.
+  Returns {version, size, member, score, rank, ...}: the board's size, then the members that have
+  a score, in ARGV order; members without a score are left out.
 ]]
 local board, step = KEYS[1], tonumber(ARGV[1])
-local out = { redis.call('HGET', KEYS[2], ARGV[2]) or '0' }
+local out = { redis.call('HGET', KEYS[2], ARGV[2]) or '0', redis.call('ZCARD', board) }
 if #ARGV < 3 then
   return out
 end
--- Every score in one call: half the commands of a ZSCORE per member (friends lists are up to 200).
+-- Every score in one call: half the commands of a ZSCORE per member (friends lists are up to 1,000).
 local scores = redis.call('ZMSCORE', board, unpack(ARGV, 3))
 for i = 3, #ARGV do
   local score = scores[i - 2]
