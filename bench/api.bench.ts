@@ -163,7 +163,8 @@ const JSON_POST = { 'content-type': 'application/json' };
 
 /** A POST body; a variable given as '{{players}}' becomes the raw JSON list requests.lua writes there. */
 function gqlBody(query: string, variables?: Record<string, string>, extensions?: unknown): string {
-  return JSON.stringify({ query, variables, extensions }).replace('"{{players}}"', '{{players}}');
+  // Lists and numbers go in raw (wrk/requests.lua fills them), not as JSON strings.
+  return JSON.stringify({ query, variables, extensions }).replace(/"(\{\{(?:players|players1000|place)\}\})"/g, '$1');
 }
 
 const post = (body: string): RequestKind => ({ weight: 1, method: 'POST', path: '/graphql', headers: JSON_POST, body });
@@ -179,7 +180,12 @@ const persistedExtension = (query: string) => ({
  * worker), so that probing a request twice per worker asks each of them.
  */
 async function probe(kind: RequestKind): Promise<{ status: number; etag?: string; body: string; problem?: string }> {
-  const fill = (s: string) => s.replaceAll('{{players}}', '["1","2","3"]').replaceAll('{{player}}', '1');
+  const fill = (s: string) =>
+    s
+      .replaceAll('{{players1000}}', '["1","2","3"]')
+      .replaceAll('{{players}}', '["1","2","3"]')
+      .replaceAll('{{place}}', '1')
+      .replaceAll('{{player}}', '1');
   const res = await new Promise<{ status: number; etag?: string; body: string }>((resolve, reject) => {
     const req = http.request(
       LADDER + fill(kind.path),
@@ -224,6 +230,10 @@ type Key =
   | 'entry'
   | 'around'
   | 'friends'
+  | 'percentile'
+  | 'friends1000'
+  | 'friendsPage'
+  | 'cutoff'
   | 'mix';
 
 interface Scenario {
@@ -309,6 +319,26 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
     gqlBody(`query ($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`, { ps: '{{players}}' }),
   );
 
+  // Issue 31's reads, each beside its same-run baseline above: entry with its percentile (entry),
+  // 1,000 friends and a page of 20 of them (friends of 50), the entry at a deep place (entry).
+  const percentile = post(
+    gqlBody(`query ($p: ID!) { ${board} { entry(playerId: $p) { rank points percentile } } }`, { p: '{{player}}' }),
+  );
+  const friends1000 = post(
+    gqlBody(`query ($ps: [ID!]!) { ${board} { friends(playerIds: $ps) { rank playerId } } }`, {
+      ps: '{{players1000}}',
+    }),
+  );
+  const friendsPage = post(
+    gqlBody(
+      `query ($ps: [ID!]!) { ${board} { friendsPage(playerIds: $ps, first: 20) { entries { rank playerId } endCursor } } }`,
+      { ps: '{{players1000}}' },
+    ),
+  );
+  const cutoff = post(
+    gqlBody(`query ($r: Int!) { ${board} { cutoff(rank: $r) { points achievedAt } } }`, { r: '{{place}}' }),
+  );
+
   const scenarios = [
     await ladderScenario('top', 'top(100) by POST', [topPost]),
     await ladderScenario('persisted', 'top(100) by persisted GET (APQ)', [persisted]),
@@ -317,6 +347,10 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
     await ladderScenario('entry', 'entry(random player), POST', [entry]),
     await ladderScenario('around', 'around(random player, radius 5), POST', [around]),
     await ladderScenario('friends', 'friends(50 random players), POST', [friends]),
+    await ladderScenario('percentile', 'entry(random player) with percentile, POST', [percentile]),
+    await ladderScenario('friends1000', 'friends(1,000 random players), POST', [friends1000]),
+    await ladderScenario('friendsPage', 'friendsPage(1,000 random players, first 20), POST', [friendsPage]),
+    await ladderScenario('cutoff', 'cutoff(random place), POST', [cutoff]),
   ];
   // The mix reads top by persisted GET, as a deployed client would; by POST if this server cannot.
   const persistedWorks = !scenarios.find((s) => s.key === 'persisted')!.checkResponses;
@@ -480,6 +514,25 @@ function printTargets(row: (key: Key) => Measured | undefined, plainRate: number
   target('top with names >= 0.9x top', ['names', 'top'], (names, top) => ({
     value: fmt.ratio(names.okRate / top.okRate),
     met: names.okRate / top.okRate >= 0.9,
+  }));
+  // Issue 31's reads against their same-run baselines (rates and server CPU per response).
+  const beside = (r: Measured, base: Measured) =>
+    `${fmt.ratio(r.okRate / base.okRate)} the rate, ${fmt.int(r.serverUsPerReq)} vs ${fmt.int(base.serverUsPerReq)} µs server CPU, ${fmt.int(r.redisUsPerReq)} vs ${fmt.int(base.redisUsPerReq)} µs Redis CPU`;
+  target('entry with percentile >= 0.9x entry', ['percentile', 'entry'], (p, entry) => ({
+    value: beside(p, entry),
+    met: p.okRate / entry.okRate >= 0.9,
+  }));
+  target('cutoff(random place) >= 0.9x entry', ['cutoff', 'entry'], (c, entry) => ({
+    value: beside(c, entry),
+    met: c.okRate / entry.okRate >= 0.9,
+  }));
+  target('friends of 1,000 >= 1/20 of friends of 50 (linear in ids)', ['friends1000', 'friends'], (f, base) => ({
+    value: beside(f, base),
+    met: f.okRate / base.okRate >= 1 / 20,
+  }));
+  target('friendsPage(first 20) of 1,000 >= friends of 1,000', ['friendsPage', 'friends1000'], (p, f) => ({
+    value: beside(p, f),
+    met: p.okRate >= f.okRate,
   }));
   const floors = [
     ['plainPaced', 'plain Node offered the same'],

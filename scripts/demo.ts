@@ -120,6 +120,9 @@ function banner(o: {
    # the players around one player (this one plays a lot)
    { leaderboard(seasonId: ${o.bestId}) { around(playerId: "${o.player}", radius: 3) { rank playerId points player { displayName } } } }
 
+   # their percentile ("top 0.4%"), and what the top 100 takes
+   { leaderboard(seasonId: ${o.bestId}) { entry(playerId: "${o.player}") { rank percentile } cutoff(rank: 100) { points achievedAt } } }
+
    # their rank at each UTC midnight (the scheduler snapshots the season board then) and the places gained since
    { leaderboard(seasonId: ${o.bestId}) { entry(playerId: "${o.player}") { rank rankDelta rankHistory(last: 30) { at rank } } } }
 

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_REDIS_URL, testConfig, uniqueName } from './support/env.js';
-import { freePort, request, spawnEntry, until, type Entry } from './support/process.js';
+import { freePort, freePortPair, request, spawnEntry, until, type Entry } from './support/process.js';
 import { CLUSTER_NODES, ensureRedisCluster } from './support/redis-cluster.js';
 import { openServices, type Services } from './support/services.js';
 
@@ -113,6 +113,16 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   )?.[0];
   expect(rankQuery, entry.stdout).toBeDefined();
   expect(await gql(rankQuery!)).toHaveProperty('leaderboard.entry');
+  // ...and its percentile and cut-off query: a percentile in (0, 100], the 100th place's points.
+  const placeQuery = /\{ leaderboard\(seasonId: \d+\) \{ entry\(playerId: "\d+"\) \{ rank percentile \} cutoff.*/.exec(
+    entry.stdout,
+  )?.[0];
+  expect(placeQuery, entry.stdout).toBeDefined();
+  const placed = (await gql(placeQuery!)) as {
+    leaderboard: { entry: { rank: number; percentile: number } | null; cutoff: { points: number } | null };
+  };
+  if (placed.leaderboard.entry) expect(placed.leaderboard.entry.percentile).toBeGreaterThan(0);
+  if (placed.leaderboard.cutoff) expect(placed.leaderboard.cutoff.points).toBeGreaterThan(0);
 
   // DEMO_DURATION_S=20: the demo stops the simulator, then the service, and exits 0.
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
@@ -122,7 +132,7 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
 
 it('on the Redis Cluster with DEMO_PROCESSES=2: a sharded demo season, two processes in one consumer group, the same board from both APIs', async () => {
   await ensureRedisCluster();
-  const port = await freePort();
+  const port = await freePortPair();
   const group = uniqueName('test-demo');
   demo = spawnEntry('scripts/demo.ts', {
     DATABASE_URL: TEST_DATABASE_URL,

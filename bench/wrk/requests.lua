@@ -5,7 +5,8 @@
 --
 -- One or more kinds of request, each picked with its weight; <headers> is "name: value" lines,
 -- <body> "" for none. In a path or a body, {{player}} becomes a random player id in
--- 1..<max player> and {{players}} a JSON list of 50 of them (raw text: URL-encode around it).
+-- 1..<max player>, {{place}} such a number (a JSON number: a place on the board), {{players}} a
+-- JSON list of 50 ids and {{players1000}} of 1,000 (raw text: URL-encode around it).
 -- <rate> > 0 is this thread's offered rate in requests/s, open loop: requests are due at the times
 -- of a Poisson process of that rate, whether or not earlier ones were answered, and each goes out
 -- at its time on a free connection (one due while every connection waits is sent late: `late`
@@ -44,19 +45,25 @@ local function random_player()
   return tostring(math.random(1, max_player))
 end
 
-local function random_players()
+local function random_players(n)
   local ids = {}
-  for i = 1, 50 do ids[i] = '"' .. random_player() .. '"' end
+  for i = 1, n do ids[i] = '"' .. random_player() .. '"' end
   return "[" .. table.concat(ids, ",") .. "]"
 end
 
 local function fill(template)
   if template == nil then return nil end
-  return (template:gsub("{{players}}", random_players):gsub("{{player}}", random_player))
+  return (
+    template
+      :gsub("{{players1000}}", function() return random_players(1000) end)
+      :gsub("{{players}}", function() return random_players(50) end)
+      :gsub("{{place}}", random_player)
+      :gsub("{{player}}", random_player)
+  )
 end
 
 local function is_template(s)
-  return s ~= nil and s:find("{{player", 1, true) ~= nil
+  return s ~= nil and (s:find("{{player", 1, true) ~= nil or s:find("{{place}}", 1, true) ~= nil)
 end
 
 local function format(kind)

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
+import { WebSocketServer } from 'ws';
 import { unavailable } from '../domain/errors.js';
 import { errorsBody, maskError } from '../graphql/errors.js';
 import { answerEarly, lingeringClose } from '../graphql/lingering-close.js';
@@ -72,7 +73,8 @@ const startingBody = errorsBody([maskError(unavailable(STARTING), STARTING)]);
  * The API's HTTP server: one server, listening from the start of the process (first thing in
  * app.start()) until it stops. Until `serve` gives it the API's handlers it answers for a process
  * that is starting: /health 200, /ready 503 with what start-up waits for (`starting`), anything
- * else 503 UNAVAILABLE with Retry-After, WebSocket upgrades 503; then the API answers, on the same
+ * else 503 UNAVAILABLE with Retry-After, WebSockets closed at once with 1013 Try Again Later;
+ * then the API answers, on the same
  * server and the same connections. Closing one listener and opening another would refuse or reset
  * the connections made in between, and in a cluster leave some unanswered in the primary, which
  * hands connections to a worker's listen, not to its process.
@@ -93,8 +95,16 @@ export function createApiServer(limits: { requestTimeoutMs: number; headersTimeo
     const body = path === '/ready' ? JSON.stringify(readiness()) : startingBody;
     answerEarly(req, res, 503, { 'content-type': 'application/json', 'retry-after': '1' }, body);
   });
+  // A WebSocket that arrives while starting is accepted and closed at once with 1013 Try Again
+  // Later: a close event, which graphql-ws's client retries by default; a refused upgrade (503)
+  // is an error event to it, and it gives up.
+  const notYet = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (api) return api.upgrade(req, socket, head);
+    if (req.headers.upgrade?.toLowerCase() === 'websocket' && req.headers['sec-websocket-key']) {
+      notYet.handleUpgrade(req, socket, head, (ws) => ws.close(1013, 'starting: try again later'));
+      return;
+    }
     // A net.Socket, as node documents for a server that makes its own sockets.
     socket.end('HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     lingeringClose(socket, socket as Socket);

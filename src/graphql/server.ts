@@ -51,6 +51,9 @@ export type Routes = Record<string, () => Promise<{ status: number; contentType:
  * It serves on `server` (app/startup.ts createApiServer, which owns the listener and its timeouts)
  * through `handlers`, once the process is ready.
  */
+/** How long a stopping server lets requests in flight finish before cutting their connections. */
+const DRAIN_MS = 5_000;
+
 export function createGraphQLServer(deps: {
   server: Server;
   services: Services;
@@ -159,7 +162,19 @@ export function createGraphQLServer(deps: {
     await yoga.requestListener(req, res);
   }
 
+  /** Responses not yet sent: once close() starts, each is the last of its connection. */
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  const lastOnItsConnection = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('connection', 'close');
+    // Sent: its connection is idle, and closeIdleConnections closes it.
+    res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+  };
+
   function request(req: IncomingMessage, res: ServerResponse): void {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (draining) lastOnItsConnection(res);
     handle(req, res).catch((err: unknown) => {
       // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
       if (req.destroyed) {
@@ -194,11 +209,21 @@ export function createGraphQLServer(deps: {
     handlers: { request, upgrade: ws.upgrade },
     /** Distinct shared subscription executions (see shared-subscriptions.ts). */
     sharedSubscriptions: ws.sharedSubscriptions,
-    /** Closes sockets (subscriptions end, their cleanups run) and the HTTP server. */
-    async close(): Promise<void> {
+    /**
+     * Closes sockets (subscriptions end, their cleanups run) and the HTTP server, draining it:
+     * no new connection is accepted, idle ones close now, a request in flight gets its answer
+     * (with `Connection: close`) and its connection closes after it. What is still open after
+     * `drainMs` is cut.
+     */
+    async close(drainMs = DRAIN_MS): Promise<void> {
       await ws.dispose();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      draining = true;
+      for (const res of inFlight) lastOnItsConnection(res);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+      await closed;
+      clearTimeout(cut);
     },
   };
 }

@@ -69,6 +69,23 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A port `p` with `p + 1` free too (the demo's second process listens on the next port), drawn
+ * below the kernel's ephemeral range (32768 and up), where freePort's ports of other tests are.
+ */
+export async function freePortPair(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+    });
+  for (;;) {
+    const port = 20_000 + 2 * Math.floor(Math.random() * 6_000);
+    if ((await free(port)) && (await free(port + 1))) return port;
+  }
+}
+
 /** Holds `port` (default: any free one) on 127.0.0.1, as another program would; close() lets it go. */
 export async function occupyPort(port = 0): Promise<{ port: number; close(): Promise<void> }> {
   const server = net.createServer((socket) => socket.destroy());
@@ -150,7 +167,10 @@ export interface Asked {
   kind: RequestKind;
   /** When the connection was attempted, in ms since `since`. */
   at: number;
-  /** `200`, `503`, ... or the socket error (`ECONNREFUSED`, `EPIPE`, ...), `closed` or `no answer`. */
+  /**
+   * `200`, `503`, ... or the socket error (`ECONNREFUSED`, `EPIPE`, ...), `closed` or `no answer`;
+   * a WebSocket closed by the server right after its `101` (within 300 ms): the close code (`1013`).
+   */
   outcome: string;
   /** From the connection attempt to the status line (or the failure). */
   ms: number;
@@ -170,18 +190,30 @@ export function connectAndAsk(port: number, kind: RequestKind, since: number, gi
     const socket = net.connect({ host: '127.0.0.1', port });
     let got = '';
     let done = false;
+    let answeredAt: number | undefined;
     const finish = (outcome: string) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ kind, at: at - since, outcome, ms: Date.now() - at });
+      resolve({ kind, at: at - since, outcome, ms: (answeredAt ?? Date.now()) - at });
     };
-    const timer = setTimeout(() => finish('no answer'), giveUpMs);
+    let timer = setTimeout(() => finish('no answer'), giveUpMs);
     socket.on('data', (d: Buffer) => {
       got += d.toString('latin1');
       const status = /^HTTP\/1\.1 (\d{3})/.exec(got);
-      if (status) finish(status[1]!);
+      if (!status) return;
+      if (status[1] !== '101') return finish(status[1]!);
+      // Upgraded: a close frame (0x88, length, 2-byte code) that follows at once names the outcome.
+      if (answeredAt === undefined) {
+        answeredAt = Date.now();
+        clearTimeout(timer);
+        timer = setTimeout(() => finish('101'), 300);
+      }
+      const frame = got.slice(got.indexOf('\r\n\r\n') + 4);
+      if (frame.length >= 4 && frame.charCodeAt(0) === 0x88) {
+        finish(String((frame.charCodeAt(2) << 8) | frame.charCodeAt(3)));
+      }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => finish(err.code ?? err.message));
     socket.on('close', () => finish('closed'));
