@@ -51,6 +51,7 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(300_000).default(5_000),
   HTTP_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(256),
+  HTTP_DRAIN_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   GRAPHIQL: z
     .enum(['true', 'false'])
     .default('true')
@@ -162,6 +163,8 @@ export interface Config {
     readonly requestTimeoutMs: number;
     readonly headersTimeoutMs: number;
     readonly connectionsPerAddress: number;
+    /** On stop: how long open connections are still served (each answer closing its connection). */
+    readonly drainGraceMs: number;
   };
   /** Origins browsers may call the API from: '*' (any, without credentials) or a list (echoed, with credentials). */
   readonly corsOrigins: '*' | readonly string[];
@@ -253,6 +256,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       connectionsPerAddress: e.HTTP_CONNECTIONS_PER_ADDRESS,
+      drainGraceMs: e.HTTP_DRAIN_GRACE_MS,
     }),
     corsOrigins: e.CORS_ORIGINS === '*' ? '*' : Object.freeze(e.CORS_ORIGINS),
     graphiql: Object.freeze({ enabled: e.GRAPHIQL, loadsPerMinute: e.GRAPHIQL_LOADS_PER_MINUTE }),

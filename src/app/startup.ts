@@ -7,9 +7,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
-import { WebSocketServer } from 'ws';
 import { unavailable } from '../domain/errors.js';
 import { errorsBody, maskError } from '../graphql/errors.js';
+import { closeAtOnce } from '../graphql/close-at-once.js';
 import { answerEarly, lingeringClose } from '../graphql/lingering-close.js';
 import type { Readiness } from '../service/readiness.js';
 
@@ -95,16 +95,10 @@ export function createApiServer(limits: { requestTimeoutMs: number; headersTimeo
     const body = path === '/ready' ? JSON.stringify(readiness()) : startingBody;
     answerEarly(req, res, 503, { 'content-type': 'application/json', 'retry-after': '1' }, body);
   });
-  // A WebSocket that arrives while starting is accepted and closed at once with 1013 Try Again
-  // Later: a close event, which graphql-ws's client retries by default; a refused upgrade (503)
-  // is an error event to it, and it gives up.
-  const notYet = new WebSocketServer({ noServer: true });
+  const notYet = closeAtOnce(1013, 'starting: try again later');
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (api) return api.upgrade(req, socket, head);
-    if (req.headers.upgrade?.toLowerCase() === 'websocket' && req.headers['sec-websocket-key']) {
-      notYet.handleUpgrade(req, socket, head, (ws) => ws.close(1013, 'starting: try again later'));
-      return;
-    }
+    if (notYet(req, socket, head)) return;
     // A net.Socket, as node documents for a server that makes its own sockets.
     socket.end('HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     lingeringClose(socket, socket as Socket);

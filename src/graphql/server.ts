@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Plugin } from 'graphql-yoga';
 import { badInput } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
@@ -9,6 +10,7 @@ import { codeLabel, codeOf, createErrorLog } from './error-report.js';
 import { errorsBody, maskError } from './errors.js';
 import { answerEarly } from './lingering-close.js';
 import { listCostLimit } from './list-cost.js';
+import { closeAtOnce } from './close-at-once.js';
 import { readBody } from './read-body.js';
 import { createReadPath } from './read-path.js';
 import type { PersistedQueries } from '../redis/persisted-queries.js';
@@ -33,7 +35,12 @@ export interface ServerLimits extends SocketLimits {
   graphiqlLoadsPerMinute: number;
   /** Origins browsers may call from: '*' (any, without credentials) or a list (with credentials). */
   corsOrigins: '*' | readonly string[];
+  /** On close: how long open connections are still served, each answer closing its connection. */
+  drainGraceMs: number;
 }
+
+/** How long a stopping server lets requests in flight finish, after its grace, before cutting their connections. */
+const DRAIN_MS = 5_000;
 
 /** Limits that are no setting. The others are settings: their defaults live in config.ts. */
 export const defaultLimits = {
@@ -51,9 +58,6 @@ export type Routes = Record<string, () => Promise<{ status: number; contentType:
  * It serves on `server` (app/startup.ts createApiServer, which owns the listener and its timeouts)
  * through `handlers`, once the process is ready.
  */
-/** How long a stopping server lets requests in flight finish before cutting their connections. */
-const DRAIN_MS = 5_000;
-
 export function createGraphQLServer(deps: {
   server: Server;
   services: Services;
@@ -162,6 +166,7 @@ export function createGraphQLServer(deps: {
     await yoga.requestListener(req, res);
   }
 
+  const restarting = closeAtOnce(1012, 'restarting: try again');
   /** Responses not yet sent: once close() starts, each is the last of its connection. */
   const inFlight = new Set<ServerResponse>();
   let draining = false;
@@ -206,22 +211,30 @@ export function createGraphQLServer(deps: {
     server,
     yoga,
     /** What `server` answers with once the process is ready. */
-    handlers: { request, upgrade: ws.upgrade },
+    handlers: {
+      request,
+      // While stopping: 1012 Service Restart, which a client retries (through a balancer, elsewhere).
+      upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+        draining ? restarting(req, socket, head) || socket.destroy() : ws.upgrade(req, socket, head),
+    },
     /** Distinct shared subscription executions (see shared-subscriptions.ts). */
     sharedSubscriptions: ws.sharedSubscriptions,
     /**
-     * Closes sockets (subscriptions end, their cleanups run) and the HTTP server, draining it:
-     * no new connection is accepted, idle ones close now, a request in flight gets its answer
-     * (with `Connection: close`) and its connection closes after it. What is still open after
-     * `drainMs` is cut.
+     * Closes sockets (subscriptions end, their cleanups run) and the HTTP server, draining it.
+     * For `drainGraceMs`, connections are still served, each answer with `Connection: close`:
+     * a client's next request on a keep-alive connection gets an answer and a closed connection
+     * instead of meeting a connection closed under it. Then no new connection is accepted, idle
+     * ones close, a request in flight gets its answer and its connection closes after it; what
+     * is still open DRAIN_MS later is cut.
      */
-    async close(drainMs = DRAIN_MS): Promise<void> {
+    async close(): Promise<void> {
       await ws.dispose();
       draining = true;
       for (const res of inFlight) lastOnItsConnection(res);
+      if (limits.drainGraceMs > 0) await new Promise((r) => setTimeout(r, limits.drainGraceMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+      const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       await closed;
       clearTimeout(cut);
     },

@@ -36,6 +36,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // A close waits these out (twice the TTL): short, so a closeSeason in a test takes well under a second.
     SEASON_CACHE_TTL_MS: '250',
     SEASON_CLOSE_GRACE_MS: '250',
+    // A test's API stops at once (test/app/rolling-restart.int.test.ts keeps the default).
+    HTTP_DRAIN_GRACE_MS: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...overrides,
   };
