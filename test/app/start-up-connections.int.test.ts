@@ -3,9 +3,9 @@
 // (GET /ready, a small GraphQL POST, an 8 MB chunked POST sent without waiting, a WebSocket
 // upgrade) are answered within 2 s: 503 while starting (a WebSocket: closed with 1013), the API's
 // answer after; none is refused, reset or left unanswered once the port is open, and no process
-// keeps a socket after its client has gone. Before the fix, in 4 of 11 cluster starts one connection in 40-120 was never answered
-// (held by the primary), others were reset or refused while the workers handed the port over,
-// and large bodies met EPIPE instead of their 503.
+// keeps a socket after its client has gone. Before the fix, in 4 of 11 cluster starts one
+// connection in 40-120 was never answered (held by the primary), others were reset or refused
+// while the workers handed the port over, and large bodies met EPIPE instead of their 503.
 import { afterAll, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import {
