@@ -15,6 +15,8 @@ const state = {
   window: (params.get('window') ?? 'SEASON') as Window,
   player: params.get('player') ?? '',
   friends: (params.get('friends') ?? '').split(',').filter(Boolean),
+  /** A past day or week (its start, ISO), or undefined: the current one, live. */
+  at: params.get('at') ?? undefined,
 };
 /** What this view is following: stopped and restarted when the season or board changes. */
 const stops: Array<() => void> = [];
@@ -27,6 +29,7 @@ function saveState(): void {
   if (state.window !== 'SEASON') p.set('window', state.window);
   if (state.player) p.set('player', state.player);
   if (state.friends.length > 0) p.set('friends', state.friends.join(','));
+  if (state.at) p.set('at', state.at);
   history.replaceState(null, '', `${location.pathname}${p.size > 0 ? `?${p}` : ''}`);
 }
 
@@ -91,7 +94,7 @@ function showTop(entries: Entry[]): void {
   // after an update, at most twice a second however often the top changes.
   sizeTimer ??= setTimeout(() => {
     sizeTimer = undefined;
-    void client.cutoff({ seasonId: state.seasonId!, window: state.window, rank: CUTOFF_PLACE }).then(
+    void client.cutoff({ seasonId: state.seasonId!, window: state.window, at: state.at, rank: CUTOFF_PLACE }).then(
       (b) => {
         const needs = b?.cutoff ? ` · top ${count(CUTOFF_PLACE)} needs ${count(b.cutoff.points)} points` : '';
         $('#size').textContent = b ? `of ${count(b.size)} players${needs}` : '';
@@ -115,7 +118,7 @@ let snapshots: { key: string; points: Array<{ at: string; rank: number | null }>
 async function showRankLine(now: number | undefined): Promise<void> {
   const figure = $('#rank-line');
   const key = `${state.seasonId}/${state.player}`;
-  if (state.window !== 'SEASON' || now === undefined) {
+  if (state.window !== 'SEASON' || state.at || now === undefined) {
     figure.hidden = true;
     return;
   }
@@ -146,7 +149,7 @@ async function showPlayer(): Promise<void> {
     $('#around tbody').replaceChildren();
     return;
   }
-  const vars = { seasonId: state.seasonId!, window: state.window, playerId: state.player };
+  const vars = { seasonId: state.seasonId!, window: state.window, at: state.at, playerId: state.player };
   const [entry, around] = await Promise.all([client.entry(vars), client.around({ ...vars, radius: 3 })]);
   const e = entry?.entry;
   if (!e) {
@@ -175,6 +178,7 @@ async function showFriends(): Promise<void> {
       : await client.friendsPage({
           seasonId: state.seasonId!,
           window: state.window,
+          at: state.at,
           playerIds: state.friends,
           first: FRIENDS_PAGE,
           after: friendsAfter,
@@ -200,20 +204,30 @@ function follow(): void {
   lastMoves = new Map();
   clearTimeout(sizeTimer);
   sizeTimer = undefined;
-  stops.push(
-    client.topChanged(
-      { seasonId: state.seasonId, window: state.window, limit: 100 },
-      (top) => {
-        status('live', true);
-        showTop(top);
-      },
-      failed,
-    ),
-  );
+  // A past period is read, not followed: its board changes only if results for it still arrive.
+  const past = state.at !== undefined;
+  const readTop = () =>
+    client.top({ seasonId: state.seasonId!, window: state.window, at: state.at, limit: 100 }).then((b) => {
+      status(`${state.window.toLowerCase()} of ${state.at!.slice(0, 10)}`);
+      showTop(b?.top ?? []);
+    }, failed);
+  if (past) void readTop();
+  else
+    stops.push(
+      client.topChanged(
+        { seasonId: state.seasonId, window: state.window, limit: 100 },
+        (top) => {
+          status('live', true);
+          showTop(top);
+        },
+        failed,
+      ),
+    );
   followPlayer();
   // Days and weeks have no per-player subscription, friends none at all: they are read again
-  // every 2 s, and once now.
+  // every 2 s, and once now (a past period's top too).
   const poll = setInterval(() => {
+    if (past) void readTop();
     if (state.window !== 'SEASON') void showPlayer().catch(failed);
     void showFriends().catch(failed);
   }, 2_000);
@@ -241,6 +255,20 @@ function followPlayer(): void {
   void showPlayer().catch(failed);
 }
 
+/** The past days or weeks of the board that hold standings (Season.periods), for the period picker. */
+async function listPeriods(): Promise<void> {
+  const picker = $('#period-picker');
+  picker.hidden = state.window === 'SEASON';
+  if (picker.hidden) return;
+  const periods = await client.periods({ seasonId: state.seasonId!, window: state.window, first: 30 });
+  const current = state.window === 'DAY' ? 'today' : 'this week';
+  $<HTMLSelectElement>('#period').replaceChildren(
+    new Option(`${current} (live)`, ''),
+    ...(periods ?? []).map((p) => new Option(`${p.period} · ${count(p.leaderboard.size)} players`, p.periodStart)),
+  );
+  $<HTMLSelectElement>('#period').value = state.at ?? '';
+}
+
 async function start(): Promise<void> {
   const seasons = await client.seasons({ status: 'ACTIVE' });
   const select = $<HTMLSelectElement>('#season');
@@ -259,12 +287,21 @@ async function start(): Promise<void> {
 
   select.addEventListener('change', () => {
     state.seasonId = Number(select.value);
+    state.at = undefined;
+    void listPeriods().catch(failed);
     follow();
   });
   $<HTMLSelectElement>('#window').addEventListener('change', (ev) => {
     state.window = (ev.target as HTMLSelectElement).value as Window;
+    state.at = undefined;
+    void listPeriods().catch(failed);
     follow();
   });
+  $<HTMLSelectElement>('#period').addEventListener('change', (ev) => {
+    state.at = (ev.target as HTMLSelectElement).value || undefined;
+    follow();
+  });
+  void listPeriods().catch(failed);
   $('#player-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     state.player = $<HTMLInputElement>('#player').value.trim();

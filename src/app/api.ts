@@ -13,6 +13,7 @@ import type { Metrics } from '../metrics.js';
 import type { Db, Sql } from '../postgres/client.js';
 import { createFinalStandingsReader } from '../postgres/final-standings-reader.js';
 import { createStandingsRanker } from '../postgres/ranked-standings.js';
+import { boardPeriods } from '../postgres/standings-reader.js';
 import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
 import { createMatchClaims } from '../postgres/match-claims.js';
 import { createPlayersRepo } from '../postgres/players-repo.js';
@@ -143,6 +144,7 @@ export function createApi(deps: ApiDeps) {
   };
   const now = () => new Date();
   const rankSnapshots = createRankSnapshots(deps.sql);
+  const periods = boardPeriods(deps.sql);
 
   const services: Services = {
     now,
@@ -198,6 +200,7 @@ export function createApi(deps: ApiDeps) {
     }),
     live,
     playerNames: (ids) => names.names(ids),
+    periods: (seasonId, window, first, before) => deadline(() => periods(seasonId, window, first, before)),
     rankHistory: (seasonId, ids, last) => deadline(() => rankSnapshots.history(seasonId, ids, last)),
     rateLimit: (kind, key) => {
       if (!limiters[kind].take(key)) throw rateLimited(`too many ${kind} requests; slow down`);

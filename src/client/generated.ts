@@ -112,6 +112,16 @@ export type CutoffQueryVariables = Exact<{
 
 export type CutoffQuery = { leaderboard: { size: number, cutoff: { place: number, points: number, achievedAt: string } | null } | null };
 
+export type PeriodsQueryVariables = Exact<{
+  seasonId: number;
+  window: Window;
+  first?: number | null | undefined;
+  before?: string | null | undefined;
+}>;
+
+
+export type PeriodsQuery = { season: { periods: Array<{ period: string, periodStart: string, leaderboard: { size: number, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } }> } | null };
+
 export type RankHistoryQueryVariables = Exact<{
   seasonId: number;
   playerId: string;
@@ -306,6 +316,30 @@ export const CutoffDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CutoffQuery, CutoffQueryVariables>;
+export const PeriodsDocument = new TypedDocumentString(`
+    query Periods($seasonId: Int!, $window: Window!, $first: Int = 30, $before: String) {
+  season(id: $seasonId) {
+    periods(window: $window, first: $first, before: $before) {
+      period
+      periodStart
+      leaderboard {
+        size
+        top(limit: 3) {
+          ...EntryFields
+        }
+      }
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  player {
+    displayName
+  }
+}`) as unknown as TypedDocumentString<PeriodsQuery, PeriodsQueryVariables>;
 export const RankHistoryDocument = new TypedDocumentString(`
     query RankHistory($seasonId: Int!, $playerId: ID!, $last: Int = 30) {
   leaderboard(seasonId: $seasonId) {

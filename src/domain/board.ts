@@ -16,6 +16,8 @@ export const LIMITS = {
   topOffset: 10_000_000,
   aroundRadius: 50,
   friends: 1_000,
+  /** Periods of a window listed at once (Season.periods). */
+  periods: 100,
   topChangedLimit: 100,
 } as const;
 
@@ -25,6 +27,7 @@ export const READ_DEFAULTS = {
   aroundRadius: 5,
   topChangedLimit: 10,
   friendsFirst: 100,
+  periodsFirst: 30,
 } as const;
 
 /** A board's identity inside one process: `<seasonId>|<window>|<period>`. */

@@ -36,6 +36,8 @@ export interface Services {
   boards: LeaderboardReads;
   live: LiveUpdates;
   playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
+  /** The periods of a window of the season that hold standings, newest first (BoardPeriods in season.ts). */
+  periods(seasonId: number, window: Window, first: number, before: string | null): Promise<string[]>;
   /** Each player's rank at the season's last `last` daily snapshots, oldest first. */
   rankHistory(seasonId: number, playerIds: readonly string[], last: number): Promise<Map<string, RankPoint[]>>;
   /** Throws RATE_LIMITED when `key` spent its budget. */

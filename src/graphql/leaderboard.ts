@@ -1,7 +1,7 @@
 import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
 import type { Season, Window } from '../domain/season.js';
 import { badInput } from '../domain/errors.js';
-import { periodInReach, periodOf, periodStart } from '../domain/windows.js';
+import { isValidPeriod, periodInReach, periodOf, periodStart } from '../domain/windows.js';
 import { builder } from './builder.js';
 import { onView, type LeaderboardValue } from './context.js';
 import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
@@ -102,6 +102,45 @@ export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard')
     }),
   }),
 });
+
+/** One period of a window of a season: its board, live or past (answered from PostgreSQL once its keys are gone). */
+const BoardPeriodRef = builder.objectRef<LeaderboardValue>('BoardPeriod').implement({
+  description: 'A period of a window that holds standings, and its board.',
+  fields: (t) => ({
+    window: t.expose('window', { type: WindowEnum }),
+    period: t.exposeString('period', {
+      description: "'' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK (ISO week)",
+    }),
+    periodStart: t.expose('periodStart', { type: 'DateTime' }),
+    leaderboard: t.field({ type: LeaderboardRef, resolve: (b) => b }),
+  }),
+});
+
+builder.objectField(SeasonRef, 'periods', (t) =>
+  t.field({
+    type: [BoardPeriodRef],
+    description: `The periods of \`window\` that hold standings, newest first: \`first\` (1..${LIMITS.periods}) of them, those before the period \`before\` when given. Each answers every read of a board, after its Redis keys are gone too.`,
+    args: {
+      window: t.arg({ type: WindowEnum, required: true }),
+      first: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.periodsFirst }),
+      before: t.arg.string({ required: false }),
+    },
+    resolve: async (season, args, ctx) => {
+      const first = args.first ?? READ_DEFAULTS.periodsFirst;
+      if (!Number.isInteger(first) || first < 1 || first > LIMITS.periods)
+        throw badInput('first', `first must be an integer in 1..${LIMITS.periods}`);
+      if (args.before != null && !isValidPeriod(args.window, args.before))
+        throw badInput('before', `before must be a period of ${args.window}, as Season.periods lists them`);
+      const periods = await ctx.services.periods(season.id, args.window, first, args.before ?? null);
+      return periods.map((period) => ({
+        season,
+        window: args.window,
+        period,
+        periodStart: periodStart(args.window, period, season.startsAt),
+      }));
+    },
+  }),
+);
 
 builder.objectField(SeasonRef, 'leaderboard', (t) =>
   t.field({

@@ -47,6 +47,7 @@ const LIST_SIZES: Record<string, (arg: Arg) => number> = {
   'FriendsPage.entries': () => 1,
   'Subscription.topChanged': (arg) => sizeOf(arg('limit'), 10, LIMITS.topChangedLimit),
   'Entry.rankHistory': (arg) => sizeOf(arg('last'), 30, RANK_HISTORY_MAX),
+  'Season.periods': (arg) => sizeOf(arg('first'), READ_DEFAULTS.periodsFirst, LIMITS.periods),
 };
 
 /**

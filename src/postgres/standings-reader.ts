@@ -143,4 +143,24 @@ async function boardsOf(sql: Sql, seasonId: number): Promise<Array<{ window: Win
     select "window", period from b`;
 }
 
+/**
+ * The periods of one window of a season that hold standings, newest first, up to `first`, those
+ * before `before` when given: a loose index scan of the primary key (one probe per period), so it
+ * costs the same on a board of ten players and of ten million.
+ */
+export function boardPeriods(sql: Sql) {
+  return (seasonId: number, window: Window, first: number, before: string | null): Promise<string[]> =>
+    sql<Array<{ period: string }>>`
+      with recursive p as (
+        (select period from standings
+          where season_id = ${seasonId} and "window" = ${window} and (${before}::text is null or period < ${before})
+          order by period desc limit 1)
+        union all
+        select n.period from p, lateral (
+          select s.period from standings s
+          where s.season_id = ${seasonId} and s."window" = ${window} and s.period < p.period
+          order by s.period desc limit 1) n)
+      select period from p limit ${first}`.then((rows) => rows.map((r) => r.period));
+}
+
 export type StandingsReader = ReturnType<typeof createStandingsReader>;

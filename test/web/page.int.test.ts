@@ -175,6 +175,22 @@ it("switches to this week's board", async () => {
     undefined,
     { timeout: 10_000 },
   );
+
+  // The period picker lists the weeks that hold standings (Season.periods): this one, read as a
+  // period of its own (not followed), shows the same board.
+  await page.waitForFunction(() => document.querySelectorAll('#period option').length === 2);
+  const [, week] = await page.$$eval('#period option', (os) =>
+    os.map((o) => [o.textContent, (o as HTMLOptionElement).value]),
+  );
+  expect(week![0]).toMatch(/^\d{4}-W\d{2} · 13 players$/);
+  await page.selectOption('#period', week![1]!);
+  await page.waitForFunction(() => new URL(location.href).searchParams.has('at'));
+  await page.waitForFunction(() =>
+    /^week of \d{4}-\d{2}-\d{2}$/.test(document.querySelector('#status')?.textContent ?? ''),
+  );
+  expect((await topRows()).map(([rank, player]) => [rank, player])).toHaveLength(13);
+  await page.selectOption('#period', '');
+  await page.waitForSelector('#status.live');
 });
 
 it("draws the searched player's rank line: last midnight's snapshot, then now, with the places gained", async () => {
@@ -216,6 +232,8 @@ it('follows the busy season of the demo: a full top 100 moving, a regular player
   expect(ranks.map(([rank]) => rank)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
+  // The size (and the 1,000th place) are read half a second after a top update.
+  await page.waitForFunction(() => Boolean(document.querySelector('#size')?.textContent));
   expect(await page.textContent('#size')).toMatch(/^of [\d,]+ players( · top 1,000 needs [\d,]+ points)?$/);
 
   // The top 100 as friends: five pages of 20, turned by cursor.
