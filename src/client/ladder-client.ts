@@ -180,7 +180,7 @@ export function createLadderClient(options: LadderClientOptions) {
     /** Friends by rank, a page at a time (pass endCursor as `after`); null: unknown season. */
     friendsPage: async (variables: ops.FriendsPageQueryVariables, call?: CallOptions) =>
       (await request(ops.FriendsPageDocument, variables, call)).leaderboard?.friendsPage ?? null,
-    /** The periods of a window that hold standings, newest first, each with its size and top 3; null: unknown season. */
+    /** The periods of a window that hold standings, newest first, with size and top 3; null: unknown season. */
     periods: async (variables: ops.PeriodsQueryVariables, call?: CallOptions) =>
       (await request(ops.PeriodsDocument, variables, call)).season?.periods ?? null,
     /** The board's size and what it takes to hold place `rank` (cutoff null: fewer ranked); null: unknown season. */
