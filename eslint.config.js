@@ -5,6 +5,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Imports matching `patterns` are refused in `files`, with `why`. */
+function layer(files, patterns, why) {
+  return [
+    {
+      files: [files],
+      rules: { 'no-restricted-imports': ['error', { patterns: [{ group: patterns, message: why }] }] },
+    },
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -37,6 +47,17 @@ export default tseslint.config(
       ],
     },
   },
+  // The layers (docs/architecture.md): the domain imports nothing outside itself; the use cases
+  // (service/) and the GraphQL layer reach PostgreSQL, Redis and Kafka only through ports that the
+  // adapters (postgres/, redis/, kafka/) implement and src/app wires; adapters know no caller.
+  ...layer('src/domain/**', ['../*'], 'the domain is pure: it imports only src/domain'),
+  ...layer(
+    'src/{service,graphql}/**',
+    ['../redis/*', '../postgres/*', '../kafka/*', '../app/*', '../cli/*'],
+    'use a port of service/ (an adapter implements it; src/app wires it)',
+  ),
+  ...layer('src/config.ts', ['./redis/*', './postgres/*', './kafka/*', './app/*'], 'settings import no adapter'),
+  ...layer('src/{redis,postgres,kafka}/**', ['../graphql/*', '../app/*', '../cli/*'], 'an adapter knows no caller'),
   {
     // Tests and benchmarks read JSON answers off the wire.
     files: ['test/**', 'bench/**'],

@@ -11,9 +11,10 @@
 // `flock /work/bench.lock` on a shared machine. Needs `npm run stack:cluster`.
 import type { Board } from '../src/domain/board.js';
 import type { Season } from '../src/domain/season.js';
-import type { BoardQuery } from '../src/redis/board-reader.js';
+import type { BoardQuery } from '../src/service/leaderboard-reads.js';
 import { createBoardReader } from '../src/redis/board-reader.js';
-import { clusterUrl, createRedis, mastersOf } from '../src/redis/client.js';
+import { clusterUrl } from '../src/config.js';
+import { createRedis, mastersOf } from '../src/redis/client.js';
 import { defineScripts } from '../src/redis/scripts.js';
 import { boardKey, boardVersionsKey } from '../src/redis/keys.js';
 import { chooseShardTags, masterSlotRanges } from '../src/redis/shard-placement.js';

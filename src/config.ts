@@ -1,6 +1,13 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { clusterUrl } from './redis/client.js';
+
+/** The location of a Redis Cluster in the redisUrl setting: `redis-cluster://host:port,host:port,...`. */
+export const CLUSTER_SCHEME = 'redis-cluster://';
+
+/** The `redisUrl` setting for a Redis Cluster reached through these seed nodes (`host:port`, comma-separated). */
+export function clusterUrl(nodes: string): string {
+  return CLUSTER_SCHEME + nodes;
+}
 
 /** Every setting of the service, parsed once from the environment. */
 const schema = z.object({

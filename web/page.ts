@@ -157,7 +157,8 @@ async function showPlayer(): Promise<void> {
     delete target.dataset.rank;
   } else {
     const move = movement(e.rank, playerRank, false);
-    target.textContent = `#${e.rank} of ${count(entry.size)} (top ${topPercent(e.percentile)}%) · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
+    // The board's size is the heading's (one count on the page): the percentile says the share.
+    target.textContent = `#${e.rank} (top ${topPercent(e.percentile)}%) · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
     target.dataset.rank = String(e.rank);
     playerRank = e.rank;
   }

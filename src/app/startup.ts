@@ -233,7 +233,7 @@ export async function probeKafka(brokers: readonly string[], clientId: string): 
 
 /** `host:port/path` of a URL: where a dependency is, without its credentials. */
 export function whereOf(url: string, setting: string): string {
-  // A Redis Cluster's seed nodes (redis/client.ts clusterUrl) come from their own setting.
+  // A Redis Cluster's seed nodes (config.ts clusterUrl) come from their own setting.
   const cluster = /^redis-cluster:\/\/(.*)$/.exec(url);
   if (cluster) return `${cluster[1]} (REDIS_CLUSTER_NODES)`;
   try {

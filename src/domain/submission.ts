@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { compareIds } from './board-deltas.js';
 import {
   badInput,
+  playerBlocked,
   pointsOutOfRange,
   seasonClosed,
   seasonNotFound,
@@ -157,6 +158,22 @@ export function checkResultAgainstSeason(
   if (now !== undefined && ended > now.getTime() + skewMs) {
     throw timeOutOfRange('endedAt', 'endedAt is in the future');
   }
+}
+
+/**
+ * What ingest takes from Kafka: a parsed message for its season that is not final, within the
+ * season's rules, from a player not blocked in it (an unknown season is SEASON_NOT_FOUND at
+ * the lookup). Throws the
+ * DomainError that sends the message to the DLQ; returns its endedAt. A closed season still takes
+ * results already in Kafka at its close (their endedAt is inside it); once its final standings
+ * are written it takes nothing more. No "not in the future" check: a replay hours later is valid.
+ */
+export function checkIngestable(msg: MatchResultMessage, season: Season, blocked: ReadonlySet<string>): Date {
+  if (season.finalizedAt) throw seasonClosed(season.id, 'is closed and final');
+  const endedAt = new Date(msg.endedAt);
+  checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
+  if (blocked.has(msg.playerId)) throw playerBlocked(season.id, [msg.playerId]);
+  return endedAt;
 }
 
 // Controls; format characters (bidi overrides and isolates, zero-width spaces, soft hyphen, BOM,

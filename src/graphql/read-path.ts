@@ -19,9 +19,15 @@ import { errorsBody, persistedQueryNotFound } from './errors.js';
 import { operationTypeOf } from './operation-type.js';
 import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { CostArgs } from './list-cost.js';
-import type { PersistedQueries } from '../redis/persisted-queries.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 import { ifNoneMatchHits } from '../http-etag.js';
+
+/** The query texts of automatic persisted queries, shared by every API process (redis/persisted-queries.ts). */
+export interface PersistedQueries {
+  get(sha256Hash: string): Promise<string | undefined>;
+  /** Stores a query whose hash was checked, without waiting. */
+  set(sha256Hash: string, query: string): void;
+}
 
 /**
  * Fields whose answer depends only on board state (and display names): the cacheable reads, and

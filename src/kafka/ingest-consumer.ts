@@ -1,8 +1,8 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
-import { badInput, DomainError, isDomainError, playerBlocked, seasonClosed, seasonNotFound } from '../domain/errors.js';
+import { badInput, DomainError, isDomainError, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
-import { checkResultAgainstSeason, parseMatchResultMessage } from '../domain/submission.js';
+import { checkIngestable, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
 import type { ApplyReport } from '../service/apply-results.js';
 import { coalesce } from '../service/coalesce.js';
@@ -116,16 +116,7 @@ export function createIngestConsumer(opts: IngestOptions) {
           known = { season, blocked: (await opts.blockedIn?.(season.id)) ?? NOBODY };
           seasons.set(season.id, known);
         }
-        const { season } = known;
-        // A closed season still takes results already in Kafka at its close (their endedAt is
-        // inside it); once its final standings are written it takes nothing more.
-        if (season.finalizedAt) throw seasonClosed(season.id, 'is closed and final');
-        const endedAt = new Date(msg.endedAt);
-        // No "not in the future" check here: a replay hours later is still a valid result.
-        checkResultAgainstSeason({ points: msg.points, endedAt }, season, undefined, 0);
-        if (known.blocked.has(msg.playerId)) {
-          throw playerBlocked(season.id, [msg.playerId]);
-        }
+        const endedAt = checkIngestable(msg, known.season, known.blocked);
         // A literal, not a spread: this runs once per message.
         good.push({
           matchId: msg.matchId,

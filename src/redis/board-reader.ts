@@ -3,6 +3,7 @@ import type { Board } from '../domain/board.js';
 import { pageRanks } from '../domain/page-ranks.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { codecOf } from '../domain/score-codec.js';
+import type { BoardAnswer, BoardQuery } from '../service/leaderboard-reads.js';
 import { boardKey, boardLabel, boardVersionsKey } from './keys.js';
 import { isSharded, readShardedBoard } from './sharded-boards.js';
 
@@ -16,30 +17,6 @@ const keyOf = (b: Board) => boardKey(b.season.id, b.window, b.period);
 const versionsOf = (b: Board) => boardVersionsKey(b.season.id);
 const labelOf = (b: Board) => boardLabel(b.window, b.period);
 const stepOf = (b: Board) => (b.season.rankStyle === 'COMPETITION' ? String(codecOf(b.season).maxTime + 1) : '0');
-
-/**
- * Several reads of one board to answer at one instant (the fields of one response): the first
- * `top` entries with the board's size (top 0: neither), deeper pages, the entries of
- * `playerIds`, and the players around some players.
- */
-export interface BoardQuery {
-  top: number;
-  pages: ReadonlyArray<{ offset: number; limit: number }>;
-  playerIds: readonly string[];
-  arounds: ReadonlyArray<{ playerId: string; radius: number }>;
-}
-
-/** The answer to a BoardQuery, every part read at `version`; lists in the query's order. */
-export interface BoardAnswer {
-  version: number;
-  /** The board's size: every part of a read tells it (ZCARD), so entries know their percentile. */
-  size: number;
-  top: RankedStanding[];
-  pages: RankedStanding[][];
-  /** The ranked ones among `playerIds`. */
-  entries: RankedStanding[];
-  arounds: RankedStanding[][];
-}
 
 /** Decodes [member, score, member, score, ...] starting at `from` and ranks it as a page. */
 function decodePage(

@@ -1,14 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
+import { CLUSTER_SCHEME } from '../config.js';
 import type { Logger } from '../logger.js';
 import { defineScripts } from './scripts.js';
-
-/** The location of a Redis Cluster in a redis URL setting: `redis-cluster://host:port,host:port,...`. */
-const CLUSTER_SCHEME = 'redis-cluster://';
-
-/** The `redisUrl` setting for a Redis Cluster reached through these seed nodes (`host:port`, comma-separated). */
-export function clusterUrl(nodes: string): string {
-  return CLUSTER_SCHEME + nodes;
-}
 
 function clusterNodes(url: string): Array<{ host: string; port: number }> {
   return url

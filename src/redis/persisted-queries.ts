@@ -28,5 +28,3 @@ export function createPersistedQueries(redis: Redis, opts: { ttlSeconds: number;
     },
   };
 }
-
-export type PersistedQueries = ReturnType<typeof createPersistedQueries>;

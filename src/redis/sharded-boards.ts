@@ -8,7 +8,7 @@ import type { RankedStanding } from '../domain/ranking.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { shardLowers, shardOf, type ShardLayout } from '../domain/shards.js';
-import type { BoardAnswer, BoardQuery } from './board-reader.js';
+import type { BoardAnswer, BoardQuery } from '../service/leaderboard-reads.js';
 import { unavailable } from '../domain/errors.js';
 import {
   boardLabel,

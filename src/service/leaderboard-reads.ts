@@ -1,10 +1,33 @@
 import { isBoardExpired, LIMITS, type Board } from '../domain/board.js';
-import type { BoardAnswer, BoardQuery } from '../redis/board-reader.js';
 import type { TopSnapshot } from './top-cache.js';
 import { badInput } from '../domain/errors.js';
 import { friendsOrder, friendsPage, type FriendsPage, type PlacedStanding } from '../domain/placing.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { parsePlayerId } from '../domain/submission.js';
+
+/**
+ * Several reads of one board to answer at one instant (the fields of one response): the first
+ * `top` entries (0: none), deeper pages, the entries of
+ * `playerIds`, and the players around some players.
+ */
+export interface BoardQuery {
+  top: number;
+  pages: ReadonlyArray<{ offset: number; limit: number }>;
+  playerIds: readonly string[];
+  arounds: ReadonlyArray<{ playerId: string; radius: number }>;
+}
+
+/** The answer to a BoardQuery, every part read at `version`; lists in the query's order. */
+export interface BoardAnswer {
+  version: number;
+  /** The board's size: every part of a read tells it (ZCARD), so entries know their percentile. */
+  size: number;
+  top: RankedStanding[];
+  pages: RankedStanding[][];
+  /** The ranked ones among `playerIds`. */
+  entries: RankedStanding[];
+  arounds: RankedStanding[][];
+}
 
 /** Board reads that carry ranks (Redis, one instant per call; or PostgreSQL for closed and expired boards). */
 export interface BoardReads {

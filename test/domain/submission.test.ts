@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Season } from '../../src/domain/season.js';
 import {
+  checkIngestable,
   checkResultAgainstSeason,
   parseMatchId,
   parseMatchResultMessage,
@@ -252,5 +253,48 @@ describe('checkResultAgainstSeason', () => {
     ['too many points', 1001, now, undefined, { code: 'POINTS_OUT_OF_RANGE', field: 'points' }],
   ])('judges %s', (_name, points, endedAt, clock, expected) => {
     expect(thrown(() => checkResultAgainstSeason({ points, endedAt }, season, clock, SKEW))).toEqual(expected);
+  });
+});
+
+describe('checkIngestable', () => {
+  const message = (change: object = {}) => ({
+    v: 1 as const,
+    matchId: MATCH,
+    seasonId: 7,
+    playerId: '42',
+    points: 5,
+    endedAt: '2026-02-01T11:59:00.000Z',
+    ...change,
+  });
+  const blocked = new Set(['666']);
+  it.each<[string, object, Season, unknown]>([
+    ['a result of an active season', {}, season, 'no error'],
+    ['a result of a closed season not yet final', {}, { ...season, status: 'CLOSED' }, 'no error'],
+    [
+      'a result hours in the future (a replay of an old one is valid too)',
+      { endedAt: '2026-03-01T00:00:00.000Z' },
+      season,
+      'no error',
+    ],
+    [
+      'a result of a final season',
+      {},
+      { ...season, status: 'CLOSED', finalizedAt: now },
+      { code: 'SEASON_CLOSED', field: 'seasonId' },
+    ],
+    [
+      'a result outside the season',
+      { endedAt: '2026-04-01T00:00:00.000Z' },
+      season,
+      { code: 'TIME_OUT_OF_RANGE', field: 'endedAt' },
+    ],
+    ['too many points', { points: 1001 }, season, { code: 'POINTS_OUT_OF_RANGE', field: 'points' }],
+    ['a blocked player', { playerId: '666' }, season, { code: 'PLAYER_BLOCKED', field: 'playerId' }],
+  ])('judges %s', (_name, change, s, expected) => {
+    expect(thrown(() => checkIngestable(message(change), s, blocked))).toEqual(expected);
+  });
+
+  it('returns the endedAt as a Date', () => {
+    expect(checkIngestable(message(), season, blocked)).toEqual(utc('2026-02-01T11:59:00.000Z'));
   });
 });

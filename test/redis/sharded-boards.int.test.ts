@@ -12,7 +12,8 @@ import { createSeasonLifecycleStore } from '../../src/postgres/season-lifecycle-
 import { createStandingsPages } from '../../src/postgres/standings-pages.js';
 import { createStandingsReader } from '../../src/postgres/standings-reader.js';
 import { createBoardInspector } from '../../src/redis/board-inspector.js';
-import { createBoardReader, type BoardAnswer, type BoardQuery } from '../../src/redis/board-reader.js';
+import { createBoardReader } from '../../src/redis/board-reader.js';
+import type { BoardAnswer, BoardQuery } from '../../src/service/leaderboard-reads.js';
 import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { mastersOf, scanKeys } from '../../src/redis/client.js';

@@ -3,7 +3,7 @@
 // running side by side share it (the script takes a lock).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { clusterUrl } from '../../src/redis/client.js';
+import { clusterUrl } from '../../src/config.js';
 
 const run = promisify(execFile);
 const script = new URL('../../scripts/redis-cluster.sh', import.meta.url).pathname;

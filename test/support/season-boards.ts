@@ -6,10 +6,10 @@ import { LIMITS, type Board } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
-import type { BoardAnswer, BoardQuery, BoardReader } from '../../src/redis/board-reader.js';
+import type { BoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { applyResults } from '../../src/service/apply-results.js';
-import type { BoardReads, LeaderboardReads } from '../../src/service/leaderboard-reads.js';
+import type { BoardAnswer, BoardQuery, BoardReads, LeaderboardReads } from '../../src/service/leaderboard-reads.js';
 import { prng, shuffle } from './generate.js';
 import type { Services } from './services.js';
 

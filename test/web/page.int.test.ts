@@ -130,7 +130,7 @@ it("follows a searched player's rank as they are overtaken", async () => {
     { timeout: 10_000 },
   );
   expect(await page.textContent('#player-entry')).toContain(playerName(7));
-  expect(await page.textContent('#player-entry')).toContain('#8 of 13 (top 62%)'); // 100 × 8 / 13 players, to two digits
+  expect(await page.textContent('#player-entry')).toContain('#8 (top 62%)'); // 100 × 8 / 13 players, to two digits
   expect(await page.$$eval('#around tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toContain(
     id(7),
   );
@@ -265,9 +265,13 @@ it('serves the page offline: every asset from the API, none from elsewhere', asy
   });
   const failed: string[] = [];
   fresh.on('requestfailed', (r) => failed.push(r.url()));
+  // Nothing asked for that is not there (the /favicon.ico a browser asks for by itself included).
+  const missing: string[] = [];
+  fresh.on('response', (r) => (r.status() >= 400 ? missing.push(r.url()) : undefined));
   await fresh.goto(`${api.base}/boards?season=${seasonId}`);
   await fresh.waitForSelector('#status.live', { timeout: 10_000 });
   expect(foreign.filter((u) => !u.startsWith('ws://'))).toEqual([]);
   expect(failed).toEqual([]);
+  expect(missing).toEqual([]);
   await fresh.close();
 });
