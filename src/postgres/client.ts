@@ -20,7 +20,12 @@ export function createPostgres(url: string, max = 10): { sql: Sql; db: Db; close
     max,
     connect_timeout: 5,
     onnotice: () => {},
-    connection: { application_name: 'ladder' },
+    // Custom plans only: postgres.js prepares its statements, and PostgreSQL 15 locks every
+    // partition of a partitioned table a generic plan covers before pruning it at run time. With
+    // a partition per season and day that is thousands of locks per statement, and past
+    // max_locks_per_transaction x max_connections "out of shared memory" (met at 16,000 partitions).
+    // A custom plan prunes while planning and locks only the partitions it reads.
+    connection: { application_name: 'ladder', plan_cache_mode: 'force_custom_plan' },
   });
   const db = drizzle(sql, { schema });
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
