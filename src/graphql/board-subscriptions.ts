@@ -8,7 +8,9 @@ import {
 } from 'graphql';
 import type { Context } from './context.js';
 import type { CostArgs } from './list-cost.js';
-import { boundedMap, compileOperation, readsOnlyBoards, type CompiledOperation } from './read-path.js';
+import { readsOnlyBoards } from './board-state.js';
+import { boundedMap } from './bounded-map.js';
+import { compileOperation, type CompiledOperation } from './compiled-operation.js';
 import { listen, type Listenable } from '../service/push-stream.js';
 
 type Result = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
@@ -60,7 +62,7 @@ function mapStream<T, U>(
 }
 
 /**
- * Subscriptions that read only board state (topChanged, rankChanged; read-path.ts decides) run
+ * Subscriptions that read only board state (topChanged, rankChanged; board-state.ts decides) run
  * without an envelop per subscription: graphql-js makes the source stream from the field's
  * subscribe resolver, and each event runs the compiled selection (graphql-jit). That keeps an idle
  * subscription small (the envelop's context, graphql-js's execution context and its iterator

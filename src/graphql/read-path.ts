@@ -1,175 +1,19 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  BREAK,
-  execute,
-  GraphQLError,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
-import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import type { YogaServerInstance } from 'graphql-yoga';
-import { badInput, isDomainError } from '../domain/errors.js';
-import type { Context } from './context.js';
-import { errorsBody, persistedQueryNotFound } from './errors.js';
-import { operationTypeOf } from './operation-type.js';
-import { MAX_QUERY_LENGTH } from './query-size.js';
-import type { CostArgs } from './list-cost.js';
-import type { RequestReads, ResponseCache } from './response-cache.js';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { isDomainError } from '../domain/errors.js';
 import { ifNoneMatchHits } from '../http-etag.js';
-
-/** The query texts of automatic persisted queries, shared by every API process (redis/persisted-queries.ts). */
-export interface PersistedQueries {
-  get(sha256Hash: string): Promise<string | undefined>;
-  /** Stores a query whose hash was checked, without waiting. */
-  set(sha256Hash: string, query: string): void;
-}
-
-/**
- * Fields whose answer depends only on board state (and display names): the cacheable reads, and
- * the snapshot subscriptions one execution can serve to every client (shared-subscriptions.ts).
- */
-const BOARD_STATE_FIELDS = new Set([
-  'Query.leaderboard',
-  'Subscription.topChanged',
-  'Subscription.rankChanged',
-  'Leaderboard.size',
-  'Leaderboard.top',
-  'Leaderboard.entry',
-  'Leaderboard.around',
-  'Leaderboard.friends',
-  'Leaderboard.friendsPage',
-  'Leaderboard.cutoff',
-  'Leaderboard.window',
-  'Leaderboard.periodStart',
-  'Entry.rank',
-  'Entry.playerId',
-  'Entry.points',
-  'Entry.achievedAt',
-  'Entry.player',
-  'Entry.percentile',
-  'FriendsPage.entries',
-  'FriendsPage.endCursor',
-  'FriendsPage.hasNextPage',
-  'FriendsPage.ranked',
-  'Cutoff.place',
-  'Cutoff.points',
-  'Cutoff.achievedAt',
-  'Cutoff.entry',
-  'Player.id',
-  'Player.displayName',
-]);
-
-/** Is every operation of the document of this type, and every field it selects a board-state field? */
-export function readsOnlyBoards(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: 'query' | 'subscription' = 'query',
-): boolean {
-  let ok = true;
-  const typeInfo = new TypeInfo(schema);
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      OperationDefinition(node) {
-        if (node.operation !== operation) {
-          ok = false;
-          return BREAK;
-        }
-        return undefined;
-      },
-      Field(node) {
-        if (node.name.value === '__typename') return undefined;
-        const parent = typeInfo.getParentType();
-        if (!parent || !BOARD_STATE_FIELDS.has(`${parent.name}.${node.name.value}`)) {
-          ok = false;
-          return BREAK;
-        }
-        return undefined;
-      },
-    }),
-  );
-  return ok;
-}
-
-interface Params {
-  query?: string;
-  operationName?: string;
-  variables?: Record<string, unknown>;
-  extensions?: { persistedQuery?: { version?: number; sha256Hash?: string } };
-}
-
-/** A small LRU map with a size cap (persisted queries, prepared operations). */
-export function boundedMap<V>(max: number) {
-  const map = new Map<string, V>();
-  return {
-    get(key: string): V | undefined {
-      const v = map.get(key);
-      if (v !== undefined) {
-        map.delete(key);
-        map.set(key, v);
-      }
-      return v;
-    },
-    set(key: string, value: V): void {
-      map.delete(key);
-      map.set(key, value);
-      if (map.size > max) map.delete(map.keys().next().value!);
-    },
-  };
-}
-
-/**
- * An operation validated and compiled once (a cacheable read here, a board subscription in
- * board-subscriptions.ts): `run` executes it on a root value (a subscription's event) with a
- * fresh context, without an envelop per request.
- */
-export interface CompiledOperation {
-  document: DocumentNode;
-  run(
-    root: unknown,
-    context: Context,
-    variables: Record<string, unknown> | undefined,
-  ): ExecutionResult | Promise<ExecutionResult>;
-  stringify(result: ExecutionResult): string;
-}
-
-/**
- * Compiled by graphql-jit, or run by graphql-js when `jit` is off; undefined when graphql-jit cannot
- * compile it. `boardState`: the operation selects only BOARD_STATE_FIELDS (readsOnlyBoards), whose
- * Int, ID, String and enum values are already what GraphQL would serialise them to (ranks, sizes
- * and points are integers in the Int range, season.ts; ids and names are strings; enum values are
- * their names), so graphql-jit passes them through: its checked leaf serialisation allocates an
- * error path and locations per leaf of every entry, most of a miss's garbage (docs/benchmarks-history.md).
- * DateTime is still serialised. The serving test compares such answers with graphql-js's.
- */
-export function compileOperation(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | undefined,
-  jit: boolean,
-  boardState = false,
-): CompiledOperation | undefined {
-  if (!jit) {
-    return {
-      document,
-      run: (rootValue, contextValue, variableValues) =>
-        execute({ schema, document, operationName, rootValue, contextValue, variableValues }),
-      stringify: (result) => JSON.stringify(result),
-    };
-  }
-  const compiled = compileQuery(schema, document, operationName, { disableLeafSerialization: boardState });
-  if (!isCompiledQuery(compiled)) return undefined;
-  return {
-    document,
-    run: (root, context, variables) => compiled.query(root, context, variables),
-    stringify: (result) => compiled.stringify(result),
-  };
-}
+import { readsOnlyBoards } from './board-state.js';
+import { boundedMap } from './bounded-map.js';
+import { compileOperation, type CompiledOperation } from './compiled-operation.js';
+import type { Context } from './context.js';
+import { errorsBody } from './errors.js';
+import { paramsOf, plainJson, type Params } from './http-params.js';
+import type { CostArgs } from './list-cost.js';
+import { operationTypeOf } from './operation-type.js';
+import { createPersistedQueryResolver, type PersistedQueries } from './persisted-query.js';
+import { MAX_QUERY_LENGTH } from './query-size.js';
+import type { RequestReads, ResponseCache } from './response-cache.js';
+import { forwardToYoga, type Yoga } from './yoga-forward.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -178,11 +22,6 @@ interface Prepared {
   kind: 'read' | 'mutation';
   op: CompiledOperation;
 }
-
-/** Does yoga answer this Accept header with plain application/json (what send() writes)? */
-const plainJson = (accept: string | undefined) =>
-  accept === undefined || accept === '*/*' || accept === 'application/json';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
  * GraphQL reads over HTTP before yoga's own request handling, which costs more than executing a
@@ -196,7 +35,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  * yoga would (a read's errors included), goes to yoga unchanged.
  */
 export function createReadPath(deps: {
-  yoga: YogaServerInstance<{ req: IncomingMessage; reads?: RequestReads }, Context>;
+  yoga: Yoga;
   schema: GraphQLSchema;
   cache: ResponseCache;
   /** Throws RATE_LIMITED when the address spent its read budget. */
@@ -224,8 +63,7 @@ export function createReadPath(deps: {
    */
   mutations: { onExecuted?(seconds: number): void };
 }) {
-  // The persisted queries this process used, in front of the shared ones.
-  const persisted = boundedMap<string>(10_000);
+  const persisted = createPersistedQueryResolver(deps.persistedQueries);
   const prepared = boundedMap<Prepared | false>(1_000);
   const cacheControl = `public, max-age=${deps.maxAgeSeconds}`;
 
@@ -286,39 +124,6 @@ export function createReadPath(deps: {
     return true;
   }
 
-  /** Hands the request to yoga with the body already read. */
-  async function forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: string | undefined,
-    params?: Params,
-  ): Promise<void> {
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    // A persisted query's text was resolved here; yoga gets the plain request.
-    let url = req.url!;
-    if (params?.query && params.extensions?.persistedQuery) {
-      if (req.method === 'GET') {
-        const search = new URLSearchParams({ query: params.query });
-        if (params.operationName) search.set('operationName', params.operationName);
-        if (params.variables) search.set('variables', JSON.stringify(params.variables));
-        url = `/graphql?${search}`;
-      } else {
-        body = JSON.stringify({
-          query: params.query,
-          operationName: params.operationName,
-          variables: params.variables,
-        });
-      }
-    }
-    const response = await deps.yoga.fetch(`http://localhost${url}`, { method: req.method, headers, body }, { req });
-    const out: Record<string, string> = {};
-    response.headers.forEach((v, k) => {
-      out[k] = v;
-    });
-    res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()));
-  }
-
   function send(req: IncomingMessage, res: ServerResponse, body: Buffer, etag?: string): void {
     const headers: Record<string, string | number> = { 'content-type': JSON_TYPE };
     // CORS headers are already set on `res` (server.ts).
@@ -367,34 +172,6 @@ export function createReadPath(deps: {
     return Buffer.from(op.stringify(result));
   }
 
-  /** The request's parameters; none when this path does not take the request. */
-  function paramsOf(req: IncomingMessage, body: string): { params?: Params; body?: string } {
-    if (req.method === 'GET') {
-      const search = new URLSearchParams(req.url!.slice(req.url!.indexOf('?') + 1));
-      const [query, variables, extensions] = [search.get('query'), search.get('variables'), search.get('extensions')];
-      if (query === null && extensions === null) return {};
-      try {
-        return {
-          params: {
-            query: query ?? undefined,
-            operationName: search.get('operationName') ?? undefined,
-            variables: variables ? JSON.parse(variables) : undefined,
-            extensions: extensions ? JSON.parse(extensions) : undefined,
-          },
-        };
-      } catch {
-        return {};
-      }
-    }
-    if (!(req.headers['content-type'] ?? '').includes('application/json')) return { body };
-    try {
-      const params = JSON.parse(body) as Params;
-      return { params: params && typeof params === 'object' && !Array.isArray(params) ? params : undefined, body };
-    } catch {
-      return { body };
-    }
-  }
-
   return {
     /** Answers a request to the GraphQL endpoint whose body (bounded, see server.ts) was read. */
     async handle(req: IncomingMessage, res: ServerResponse, requestBody: string): Promise<void> {
@@ -414,36 +191,17 @@ export function createReadPath(deps: {
       if (!params) {
         // eslint-disable-next-line @typescript-eslint/await-thenable -- a promise at run time (above)
         if (req.method === 'GET') await deps.yoga.requestListener(req, res);
-        else await forward(req, res, body);
+        else await forwardToYoga(deps.yoga, req, res, body);
         return;
       }
-      const pq = params.extensions?.persistedQuery;
-      if (pq) {
-        if (typeof pq.sha256Hash !== 'string') {
-          await forward(req, res, body);
-          return;
-        }
-        if (typeof params.query === 'string') {
-          if (sha256(params.query) !== pq.sha256Hash) {
-            refuse(req, res, badInput(undefined, 'provided sha256Hash does not match the query'));
-            return;
-          }
-          // A query too long to run is not kept: the map would hold 10,000 of them.
-          if (params.query.length <= MAX_QUERY_LENGTH && persisted.get(pq.sha256Hash) === undefined) {
-            persisted.set(pq.sha256Hash, params.query);
-            deps.persistedQueries.set(pq.sha256Hash, params.query);
-          }
-        } else {
-          params.query = persisted.get(pq.sha256Hash);
-          if (params.query === undefined) {
-            params.query = await deps.persistedQueries.get(pq.sha256Hash);
-            if (params.query === undefined) {
-              refuse(req, res, persistedQueryNotFound());
-              return;
-            }
-            persisted.set(pq.sha256Hash, params.query);
-          }
-        }
+      const resolved = await persisted.resolve(params);
+      if (resolved === 'yoga') {
+        await forwardToYoga(deps.yoga, req, res, body);
+        return;
+      }
+      if (resolved) {
+        refuse(req, res, resolved);
+        return;
       }
       const query = params.query;
       const prepared = typeof query === 'string' && prepare(req, params, query);
@@ -451,7 +209,7 @@ export function createReadPath(deps: {
         if (await mutate(req, res, prepared.op, params)) return;
       }
       if (!prepared || prepared.kind !== 'read' || req.headers.authorization !== undefined) {
-        await forward(req, res, body, params);
+        await forwardToYoga(deps.yoga, req, res, body, params);
         return;
       }
       const op = prepared.op;
@@ -460,7 +218,7 @@ export function createReadPath(deps: {
         deps.rateLimit(req.socket.remoteAddress ?? 'unknown');
       } catch (err) {
         if (!isDomainError(err)) throw err;
-        await forward(req, res, body, params);
+        await forwardToYoga(deps.yoga, req, res, body, params);
         return;
       }
       const key = `${query}\n${params.operationName ?? ''}\n${JSON.stringify(params.variables ?? null)}`;
@@ -478,7 +236,7 @@ export function createReadPath(deps: {
         if (!(err instanceof GraphQLError) && !isDomainError(err)) throw err;
       }
       if (!answer) {
-        await forward(req, res, body, params);
+        await forwardToYoga(deps.yoga, req, res, body, params);
         return;
       }
       send(req, res, answer, deps.cache.set(key, answer, reads, startedAt)?.etag);

@@ -64,7 +64,7 @@ interface Shared {
  * variables), its results serialised once and written to every socket that asked: a board change
  * is executed and stringified once, not once per subscriber. A subscriber that joins gets the
  * latest result at once, which is the current snapshot these subscriptions promise as their first
- * message. Only for subscriptions whose answer depends on nothing per client (graphql/read-path.ts
+ * message. Only for subscriptions whose answer depends on nothing per client (graphql/board-state.ts
  * decides which).
  *
  * The results bypass graphql-ws's per-socket path (an async iterator per subscription, a

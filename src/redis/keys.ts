@@ -56,7 +56,7 @@ export function shardSizesKey(seasonId: number, label: string): string {
   return `${tag(seasonId)}:sizes:${label}`;
 }
 
-/** An automatic persisted query's text by its SHA-256 (hex), shared by every API process (graphql/read-path.ts). */
+/** An automatic persisted query's text by its SHA-256 (hex), shared by every API process (graphql/persisted-query.ts). */
 export function persistedQueryKey(sha256Hash: string): string {
   return `ladder:apq:${sha256Hash}`;
 }

@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { readsOnlyBoards } from '../../src/graphql/read-path.js';
+import { readsOnlyBoards } from '../../src/graphql/board-state.js';
 import { schema } from '../../src/graphql/schema.js';
 
 // Reads of board state only are cached (ETag, response cache) and served by the fast path;
