@@ -1,9 +1,11 @@
-// The one loader of ladder's Lua scripts. Each file lua/<name>-<numKeys>.lua becomes an ioredis
-// command via defineCommand, which falls back from EVALSHA to EVAL when Redis restarted with an
-// empty script cache; nothing else in the project calls EVAL.
+// The one loader of ladder's Lua scripts. Each file lua/<name>-<numKeys>.lua, its includes pasted
+// in (lua-includes.ts), becomes an ioredis command (defineCommand, or the clients' `scripts`
+// option), which falls back from EVALSHA to EVAL when Redis restarted with an empty script cache;
+// nothing else in the project calls EVAL.
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Redis, Result } from 'ioredis';
+import { resolveLuaIncludes } from './lua-includes.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -120,13 +122,23 @@ export function swapStatus(returned: number): 'swapped' | 'noCopy' {
 
 const luaDir = fileURLToPath(new URL('./lua/', import.meta.url));
 
+// The scripts are lua/*.lua; lua/includes/ holds the blocks they include (lua-includes.ts).
 const scripts = readdirSync(luaDir)
   .filter((f) => f.endsWith('.lua'))
   .map((file) => {
     const match = /^([a-zA-Z]+)-(\d+)\.lua$/.exec(file);
     if (!match) throw new Error(`Lua file ${file} is not named <command>-<numKeys>.lua`);
-    return { name: match[1]!, numberOfKeys: Number(match[2]), lua: readFileSync(luaDir + file, 'utf8') };
+    const lua = resolveLuaIncludes(luaDir + file, (path) => readFileSync(path, 'utf8'));
+    return { name: match[1]!, numberOfKeys: Number(match[2]), lua };
   });
+
+/**
+ * Every script as ioredis's `scripts` option wants it: a client built with it, and each of its
+ * duplicates (they copy the options), answers the scripts' commands.
+ */
+export function scriptDefinitions(): Record<string, { lua: string; numberOfKeys: number }> {
+  return Object.fromEntries(scripts.map((s) => [s.name, { lua: s.lua, numberOfKeys: s.numberOfKeys }]));
+}
 
 /**
  * Puts a script into Redis's script cache now. Needed before calling it inside MULTI/EXEC: there a

@@ -22,12 +22,9 @@
   {"b": label, "q": new version, "p": previous version, "u": [member, old score or "" when new, new score, rank, ...]}
   The version orders every change of a board; reads return the version they saw (readTop-2.lua).
 
-  Versions never repeat: the next is one more than the last and at least the clock in µs (TIME,
-  below 2^53 until 2255), so a version issued after a failover that brought an older value back is
-  above every one issued before it. Events carry it and the one before it ("p") as strings (cjson
-  prints numbers with 14 digits).
+  The version step is includes/raiseVersion.lua (why versions never repeat, why they travel as strings).
 ]]
-local function fmt(n) return string.format('%.0f', n) end
+--- @include "includes/raiseVersion"
 local board, marker, copy, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local expireAt = tonumber(ARGV[1])
 local channel, label, step = ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -62,10 +59,7 @@ if expireAt > 0 then
   redis.call('EXPIREAT', board, expireAt)
 end
 if #changes > 0 then
-  local previous = tonumber(redis.call('HGET', versions, label) or '0')
-  local now = redis.call('TIME')
-  local version = math.max(previous + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
-  redis.call('HSET', versions, label, fmt(version))
+  local version, previous = raiseVersion(versions, label)
   if channel ~= '' then
     redis.call('PUBLISH', channel, cjson.encode({ b = label, q = fmt(version), p = fmt(previous), u = changes }))
   end

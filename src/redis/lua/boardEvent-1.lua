@@ -13,16 +13,10 @@
   Returns the new version; publishes {"b": label, "q": version, "p": previous, "u": changes} (without "u" when
   ARGV[4] is "", with "k" unless ARGV[3] is "").
 
-  Versions never repeat: the next is one more than the last and at least the clock in µs (TIME,
-  below 2^53 until 2255), so a version issued after a failover that brought an older value back is
-  above every one issued before it. Events carry it and the one before it ("p") as strings (cjson
-  prints numbers with 14 digits).
+  The version step is includes/raiseVersion.lua (why versions never repeat, why they travel as strings).
 ]]
-local function fmt(n) return string.format('%.0f', n) end
-local previous = tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '0')
-local now = redis.call('TIME')
-local version = math.max(previous + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
-redis.call('HSET', KEYS[1], ARGV[2], fmt(version))
+--- @include "includes/raiseVersion"
+local version, previous = raiseVersion(KEYS[1], ARGV[2])
 if ARGV[1] ~= '' then
   local message = { b = ARGV[2], q = fmt(version), p = fmt(previous) }
   if ARGV[4] ~= '' then message.u = cjson.decode(ARGV[4]) end

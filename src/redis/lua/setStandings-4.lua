@@ -16,12 +16,9 @@
   {"b": label, "q": new version, "p": previous version, "k": "reset", "u": [member, old score or "", new score or "", rank or 0, ...]}
   Caches refresh; recordUpdated ignores it (it is no improvement).
 
-  Versions never repeat: the next is one more than the last and at least the clock in µs (TIME,
-  below 2^53 until 2255), so a version issued after a failover that brought an older value back is
-  above every one issued before it. Events carry it and the one before it ("p") as strings (cjson
-  prints numbers with 14 digits).
+  The version step is includes/raiseVersion.lua (why versions never repeat, why they travel as strings).
 ]]
-local function fmt(n) return string.format('%.0f', n) end
+--- @include "includes/raiseVersion"
 local board, marker, copy, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local channel, label = ARGV[1], ARGV[2]
 local rebuilding = redis.call('EXISTS', marker) == 1
@@ -45,10 +42,7 @@ for i = 3, #ARGV, 2 do
   end
 end
 if #changes > 0 then
-  local previous = tonumber(redis.call('HGET', versions, label) or '0')
-  local now = redis.call('TIME')
-  local version = math.max(previous + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
-  redis.call('HSET', versions, label, fmt(version))
+  local version, previous = raiseVersion(versions, label)
   if channel ~= '' then
     redis.call('PUBLISH', channel, cjson.encode({ b = label, q = fmt(version), p = fmt(previous), k = 'reset', u = changes }))
   end

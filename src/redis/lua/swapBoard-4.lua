@@ -15,12 +15,9 @@
   version and publishes {"b": label, "q": version, "p": previous, "k": "swap"}: anything cached of the board
   may have changed.
 
-  Versions never repeat: the next is one more than the last and at least the clock in µs (TIME,
-  below 2^53 until 2255), so a version issued after a failover that brought an older value back is
-  above every one issued before it. Events carry it and the one before it ("p") as strings (cjson
-  prints numbers with 14 digits).
+  The version step is includes/raiseVersion.lua (why versions never repeat, why they travel as strings).
 ]]
-local function fmt(n) return string.format('%.0f', n) end
+--- @include "includes/raiseVersion"
 local copy, board, retired, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('EXISTS', copy) == 0 then
   return 0
@@ -36,10 +33,7 @@ if expireAt > 0 then
 else
   redis.call('PERSIST', board)
 end
-local previous = tonumber(redis.call('HGET', versions, ARGV[3]) or '0')
-local now = redis.call('TIME')
-local version = math.max(previous + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
-redis.call('HSET', versions, ARGV[3], fmt(version))
+local version, previous = raiseVersion(versions, ARGV[3])
 if ARGV[2] ~= '' then
   redis.call('PUBLISH', ARGV[2], cjson.encode({ b = ARGV[3], q = fmt(version), p = fmt(previous), k = 'swap' }))
 end
