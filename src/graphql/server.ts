@@ -205,6 +205,7 @@ export function createGraphQLServer(deps: {
     listCost,
     jit: deps.jit !== false,
     translate: maskAndCount,
+    log,
   });
 
   return {

@@ -8,6 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { rateLimited } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
 import { createBoardSubscriptions } from './board-subscriptions.js';
 import { upgradeRequest, type Context, type RequestInfo } from './context.js';
 import type { CostArgs } from './list-cost.js';
@@ -39,6 +40,7 @@ export function useGraphQLWs(deps: {
   listCost: { over(args: CostArgs): boolean };
   jit: boolean;
   translate(error: unknown, message: string): GraphQLError;
+  log: Pick<Logger, 'debug' | 'error'>;
 }) {
   const { yoga, schema } = deps;
   // The upgrade is handled here rather than by ws (`noServer`) so that a socket keeps only what its
@@ -46,7 +48,13 @@ export function useGraphQLWs(deps: {
   // would hold that for the socket's life (memory per idle socket, docs/benchmarks-history.md).
   const wss = new WebSocketServer({ noServer: true, path: deps.path, maxPayload: deps.maxPayload });
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, upgradeRequest(req)));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      wss.emit('connection', ws, upgradeRequest(req));
+      // Replaces graphql-ws's listener (added on 'connection' above), which prints every error with
+      // console.error and a stack: most are a client breaking the protocol, which ws answers itself.
+      ws.removeAllListeners('error');
+      ws.on('error', (err) => onSocketError(ws, err, deps.log));
+    });
   const limits = useSocketLimits(wss, deps.limits, deps.addressOf);
   const shared = createSharedSubscriptions();
   const boardSubscriptions = createBoardSubscriptions({
@@ -141,4 +149,19 @@ export function useGraphQLWs(deps: {
       await wsServer.dispose();
     },
   };
+}
+
+/**
+ * An error ws emitted on a socket. Its receiver's errors (coded WS_ERR_*: a message over maxPayload,
+ * a bad frame or UTF-8) come after ws itself closed the socket with their status (1009, 1002,
+ * 1007): the client's doing, logged at debug. Anything else is ours: logged, and the socket closed
+ * with graphql-ws's 4500 as its own listener did.
+ */
+function onSocketError(ws: WebSocket, err: Error & { code?: string }, log: Pick<Logger, 'debug' | 'error'>): void {
+  if (err.code?.startsWith('WS_ERR_')) {
+    log.debug({ code: err.code, reason: err.message }, 'WebSocket closed: the client broke the protocol');
+    return;
+  }
+  log.error({ err }, 'WebSocket error');
+  ws.close(4500, 'Internal server error');
 }
