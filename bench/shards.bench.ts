@@ -20,7 +20,8 @@ import { boardKey, boardVersionsKey } from '../src/redis/keys.js';
 import { chooseShardTags, masterSlotRanges } from '../src/redis/shard-placement.js';
 import { codecOf } from '../src/domain/score-codec.js';
 import { shardLowers, shardOf } from '../src/domain/shards.js';
-import { keptSizes, recountShardSizes, shardKeys, type Sharded } from '../src/redis/sharded-boards.js';
+import { recountShardSizes } from '../src/redis/shard-mover.js';
+import { keptSizes, shardKeys, type Sharded } from '../src/redis/sharded-boards.js';
 import { intArg, stringArg } from './args.js';
 
 const PLAYERS = intArg('players', 200_000);

@@ -15,15 +15,10 @@ import {
 } from './keys.js';
 import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
-import {
-  heldScores,
-  isSharded,
-  keptSizes,
-  recountShardSizes,
-  settleShardedBoard,
-  shardKeys,
-  shownScore,
-} from './sharded-boards.js';
+import { shownScore } from '../domain/shard-changes.js';
+import { recountShardSizes } from './shard-mover.js';
+import { heldScores, isSharded, keptSizes, shardKeys } from './sharded-boards.js';
+import { settleShardedBoard } from './sharded-exact.js';
 
 // A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
 // about a millisecond, so a few attempts settle it. One that never does is left to the next run.
@@ -66,7 +61,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
       return sizes.reduce((a, n) => a + n, 0);
     },
 
-    /** A sharded board's kept shard sizes, counted again (sharded-boards.ts); nothing for one key. */
+    /** A sharded board's kept shard sizes, counted again (shard-mover.ts); nothing for one key. */
     async recountSizes(season: Season, window: Window, period: string): Promise<void> {
       if (!isSharded(season)) return;
       const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);

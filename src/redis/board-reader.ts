@@ -5,7 +5,8 @@ import type { RankedStanding } from '../domain/ranking.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { BoardAnswer, BoardQuery } from '../service/leaderboard-reads.js';
 import { boardKey, boardLabel, boardVersionsKey } from './keys.js';
-import { isSharded, readShardedBoard } from './sharded-boards.js';
+import { isSharded } from './sharded-boards.js';
+import { readShardedBoard } from './sharded-read.js';
 
 /** A read's value and the board version it was read at (see service/board-events.ts). */
 export interface Versioned<T> {

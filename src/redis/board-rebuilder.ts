@@ -18,17 +18,9 @@ import {
 } from './keys.js';
 import { dbOf, scanKeys } from './client.js';
 import { swapStatus } from './scripts.js';
-import {
-  copyExpireAt,
-  copyKeys,
-  inMoveWindow,
-  isSharded,
-  keptSizes,
-  place,
-  shardKeys,
-  withMoverLock,
-  type Sharded,
-} from './sharded-boards.js';
+import { inMoveWindow, withMoverLock } from './shard-mover.js';
+import { copyExpireAt, copyKeys, isSharded, keptSizes, shardKeys, type Sharded } from './sharded-boards.js';
+import { place } from './sharded-raise.js';
 
 const MARKER_TTL_MS = 60_000;
 

@@ -7,7 +7,8 @@ import { boardExpireAt, isBoardExpired } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
-import { isSharded, setShardedBoard } from './sharded-boards.js';
+import { isSharded } from './sharded-boards.js';
+import { setShardedBoard } from './sharded-exact.js';
 
 /** A standing to set exactly on one board; null removes the member. */
 export interface ExactStanding extends BoardRef {

@@ -6,7 +6,8 @@ import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
-import { isSharded, writeShardedBoard } from './sharded-boards.js';
+import { isSharded } from './sharded-boards.js';
+import { writeShardedBoard } from './sharded-raise.js';
 
 /** Mirrors committed standings into the Redis boards. */
 export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {

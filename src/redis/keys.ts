@@ -50,13 +50,13 @@ export function moveEpochKey(seasonId: number): string {
 /**
  * The sizes of a sharded board's shards, worst range first, comma-separated (`"120,97,3"`): in the
  * season's slot, so a reader gets them with the move epoch in one call. Written by the mover when
- * it closes a move window (sharded-boards.ts), deleted when it opens one: absent, readers count.
+ * it closes a move window (shard-mover.ts), deleted when it opens one: absent, readers count.
  */
 export function shardSizesKey(seasonId: number, label: string): string {
   return `${tag(seasonId)}:sizes:${label}`;
 }
 
-/** An automatic persisted query's text by its SHA-256 (hex), shared by every API process (graphql/persisted-query.ts). */
+/** An automatic persisted query's text by its SHA-256 (hex), shared by the API processes (persisted-query.ts). */
 export function persistedQueryKey(sha256Hash: string): string {
   return `ladder:apq:${sha256Hash}`;
 }

@@ -28,7 +28,9 @@ import {
   shardSizesKey,
 } from '../../src/redis/keys.js';
 import { masterSlotRanges, slotOfTag } from '../../src/redis/shard-placement.js';
-import { heldScores, keptSizes, setOnShards, shardKeys, writeShardedBoard } from '../../src/redis/sharded-boards.js';
+import { heldScores, keptSizes, shardKeys } from '../../src/redis/sharded-boards.js';
+import { setOnShards } from '../../src/redis/sharded-exact.js';
+import { writeShardedBoard } from '../../src/redis/sharded-raise.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import { closeSeason } from '../../src/service/close-season.js';
 import { rebuildSeason } from '../../src/service/rebuild-season.js';
