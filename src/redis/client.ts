@@ -1,7 +1,7 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type Command } from 'ioredis';
 import { CLUSTER_SCHEME } from '../config.js';
 import type { Logger } from '../logger.js';
-import { defineScripts } from './scripts.js';
+import { scriptDefinitions } from './scripts.js';
 
 function clusterNodes(url: string): Array<{ host: string; port: number }> {
   return url
@@ -24,30 +24,44 @@ function clusterNodes(url: string): Array<{ host: string; port: number }> {
  * another cluster client, and the database is always 0.
  */
 export function createRedis(url: string, logger?: Logger): Redis {
+  // ioredis's `scripts` option: the client and every duplicate of it (they copy the options) answer
+  // the scripts' commands.
+  const scripts = scriptDefinitions();
   const redis = url.startsWith(CLUSTER_SCHEME)
-    ? createCluster(clusterNodes(url), { enableAutoPipelining: false })
-    : new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: false });
+    ? (new LadderCluster(clusterNodes(url), {
+        enableAutoPipelining: false,
+        scripts,
+        // Reads and writes go to masters: a replica may lag, and board reads must see every write.
+        scaleReads: 'master',
+        redisOptions: { maxRetriesPerRequest: 2 },
+        // While a failed master's replica is promoted, commands wait and are retried (MOVED/CLUSTERDOWN).
+        retryDelayOnFailover: 200,
+        retryDelayOnClusterDown: 200,
+      }) as unknown as Redis)
+    : new Redis(url, { maxRetriesPerRequest: 2, enableAutoPipelining: false, scripts });
   // Without a listener ioredis prints every connection error; reconnecting is automatic.
   redis.on('error', (err: Error) => logger?.warn({ err: err.message }, 'redis connection error'));
-  return defineScripts(redis);
+  return redis;
 }
 
-type ClusterClientOptions = { enableAutoPipelining?: boolean; lazyConnect?: boolean };
+/**
+ * A cluster client that also duplicates with one server's signature, `duplicate(options)`: callers
+ * hold every client as a Redis and pass options only, which ioredis's own Cluster.duplicate(nodes,
+ * options) (redis/ioredis#921, #926) would read as seed nodes and drop. Same seed nodes, this
+ * client's options and the new ones; called with an array, it is ioredis's own signature.
+ */
+class LadderCluster extends Cluster {
+  constructor(
+    private readonly seeds: ClusterNode[],
+    options: ClusterOptions,
+  ) {
+    super(seeds, options);
+  }
 
-function createCluster(nodes: Array<{ host: string; port: number }>, options: ClusterClientOptions): Redis {
-  const cluster = new Cluster(nodes, {
-    ...options,
-    // Reads and writes go to masters: a replica may lag, and board reads must see every write.
-    scaleReads: 'master',
-    redisOptions: { maxRetriesPerRequest: 2 },
-    // While a failed master's replica is promoted, commands wait and are retried (MOVED/CLUSTERDOWN).
-    retryDelayOnFailover: 200,
-    retryDelayOnClusterDown: 200,
-  });
-  // Callers duplicate with one server's signature (options only): same seed nodes, new options.
-  (cluster as unknown as { duplicate(o?: ClusterClientOptions): Redis }).duplicate = (o = {}) =>
-    defineScripts(createCluster(nodes, { ...options, ...o }));
-  return cluster as unknown as Redis;
+  override duplicate(nodesOrOptions: ClusterNode[] | ClusterOptions = [], options: ClusterOptions = {}): Cluster {
+    const [nodes, override] = Array.isArray(nodesOrOptions) ? [nodesOrOptions, options] : [[], nodesOrOptions];
+    return new LadderCluster(nodes.length > 0 ? nodes : this.seeds, { ...this.options, ...override });
+  }
 }
 
 /**
@@ -59,25 +73,36 @@ function createCluster(nodes: Array<{ host: string; port: number }>, options: Cl
  */
 export function turnBatchedConnection(redis: Redis): Redis {
   if (isCluster(redis)) return redis.duplicate({ enableAutoPipelining: true, lazyConnect: true });
-  const conn = redis.duplicate({ lazyConnect: true });
-  const send = conn.sendCommand.bind(conn);
-  let corked = false;
-  conn.sendCommand = (command, stream) => {
-    // Only a ready connection writes at once; otherwise the command waits in ioredis's offline queue.
-    if (!corked && !stream && conn.status === 'ready') {
-      const socket = conn.stream;
+  return new TurnBatchedRedis({ ...redis.options, lazyConnect: true });
+}
+
+/**
+ * One server's client whose socket is corked from the first command of a turn to the turn's check
+ * phase. Every command of an ioredis client, its scripts' EVALSHA and the offline queue flushed
+ * once it is ready included, leaves through the public sendCommand(command, stream): overridden
+ * here, it corks, then hands the command on unchanged (test/redis/turn-batched.int.test.ts pins
+ * both: the route, and one write per turn).
+ */
+class TurnBatchedRedis extends Redis {
+  private corked = false;
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    // Only a ready connection writes at once; otherwise the command waits in ioredis's offline
+    // queue, and comes back here when the connection is ready. A command for another stream (a
+    // transaction's or a pipeline's) is none of this connection's writes.
+    if (!this.corked && !stream && this.status === 'ready') {
+      const socket = this.stream;
       socket.cork();
-      corked = true;
+      this.corked = true;
       // After the I/O callbacks of this turn (as auto-pipelining): the reads of every request that
       // arrived together leave together.
       setImmediate(() => {
-        corked = false;
+        this.corked = false;
         socket.uncork();
       });
     }
-    return send(command, stream);
-  };
-  return conn;
+    return super.sendCommand(command, stream);
+  }
 }
 
 /** Whether a client talks to a Redis Cluster. */

@@ -1,8 +1,9 @@
+import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Board } from '../../src/domain/board.js';
 import { createBoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
-import { createRedis, dbOf, mastersOf, scanKeys } from '../../src/redis/client.js';
+import { createRedis, dbOf, isCluster, mastersOf, scanKeys } from '../../src/redis/client.js';
 import { boardKey, boardVersionsKey, updatesChannel } from '../../src/redis/keys.js';
 import { createLivePubSub } from '../../src/redis/live-pubsub.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
@@ -137,9 +138,17 @@ it("versions never repeat when the season's slot goes back to an older value (a 
 });
 
 it('a cluster client duplicates into another cluster client with the scripts', async () => {
+  // One server's signature, duplicate(options): the options are applied (lazyConnect: no connection yet).
   const copy = s.redis.duplicate({ lazyConnect: true });
+  expect(isCluster(copy)).toBe(true);
+  expect(copy.status).toBe('wait');
   expect(typeof copy.readTop).toBe('function');
   expect(await copy.ping()).toBe('PONG');
-  copy.disconnect();
+  // A duplicate's duplicate keeps the seed nodes and the options; ioredis's own signature still works.
+  const again = copy.duplicate();
+  const own = (copy as unknown as Cluster).duplicate([], { lazyConnect: true });
+  expect(own.status).toBe('wait');
+  expect(await again.readTop('{x}b', '{x}v', '0', '1', '0', 'SEASON')).toEqual(['0', 0, 1]);
+  for (const c of [copy, again, own]) c.disconnect();
   expect(createRedis(url)).toBeDefined();
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { turnBatchedConnection } from '../../src/redis/client.js';
+import { preloadScript } from '../../src/redis/scripts.js';
 import { testConfig } from '../support/env.js';
 import { openServices, type Services } from '../support/services.js';
 
@@ -25,8 +26,20 @@ it('answers commands sent before it connected (lazily) and after', async () => {
   expect(await conn.get(key)).toBe('v');
 });
 
+it('is a client of its own with the scripts, built from the options of the one it was made from', async () => {
+  expect(conn).not.toBe(s.redis);
+  expect(conn.options.db).toBe(s.redis.options.db);
+  // ioredis's scripts option, copied with the options: no defineCommand needed on this connection.
+  expect(conn.options.scripts).toBe(s.redis.options.scripts);
+  expect(typeof conn.readTop).toBe('function');
+  // ioredis's public sendCommand(command, stream), which the connection overrides to cork its socket.
+  expect(Object.getPrototypeOf(Object.getPrototypeOf(conn)).sendCommand.length).toBe(2);
+});
+
 it('sends the commands of one turn in one write, each answered in order', async () => {
   await conn.ping();
+  // In Redis's script cache: a NOSCRIPT's EVAL would be one more write, in a later turn.
+  await preloadScript(s.redis, 'readTop');
   const socket = conn.stream as unknown as { _writev: (...a: unknown[]) => void; _write: (...a: unknown[]) => void };
   const calls = { writev: 0, write: 0 };
   const [writev, write] = [socket._writev.bind(socket), socket._write.bind(socket)];
@@ -39,6 +52,14 @@ it('sends the commands of one turn in one write, each answered in order', async 
     // The next turn's commands are a write of their own.
     expect(await Promise.all([conn.echo('a'), conn.echo('b')])).toEqual(['a', 'b']);
     expect(calls).toEqual({ writev: 2, write: 0 });
+    // A script's EVALSHA takes the same road: with plain commands, one write.
+    const board = `test:turn-batched:board:${process.pid}`;
+    const [top, size] = await Promise.all([
+      conn.readTop(board, `${board}:versions`, '0', '10', '0', 'SEASON'),
+      conn.zcard(board),
+    ]);
+    expect([top, size]).toEqual([['0', 0, 1], 0]);
+    expect(calls.writev).toBe(3);
   } finally {
     Object.assign(socket, { _writev: writev, _write: write });
   }
