@@ -1,5 +1,6 @@
 // Runs once before the suite: the test database exists and is migrated, Kafka answers, and the
 // service is built (`npm run build`): tests run src/ entry points as built (support/process.ts).
+// Its teardown, once after the suite, stops the Redis Cluster when the tests started it.
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
@@ -8,6 +9,7 @@ import postgres from 'postgres';
 import { ensureDatabase } from '../../scripts/ensure-database.js';
 import { migrateDatabase } from '../../src/postgres/client.js';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_MIGRATION_DATABASE_URL, TEST_REDIS_URL } from './env.js';
+import { redisClusterRunning, stopRedisCluster } from './redis-cluster.js';
 
 function reachable(hostPort: string): Promise<boolean> {
   const [host, port] = hostPort.split(':');
@@ -71,7 +73,10 @@ async function pairTestRedis(databaseUrl: string, redisUrl: string): Promise<voi
   }
 }
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => Promise<void>> {
+  // Tests start the cluster on first use (redis-cluster.ts); one that ran before them is someone's
+  // (`npm run stack:cluster`, the cluster demo) and stays.
+  const clusterWasRunning = await redisClusterRunning();
   // Side by side with the checks below; its failure, with tsc's output, is thrown at the end.
   const build = promisify(execFile)('npm', ['run', 'build'], { maxBuffer: 16 * 2 ** 20 }).then(
     () => undefined,
@@ -88,4 +93,7 @@ export default async function setup(): Promise<void> {
   }
   const failed = await build;
   if (failed) throw failed;
+  return async function teardown() {
+    if (!clusterWasRunning && (await redisClusterRunning())) await stopRedisCluster();
+  };
 }

@@ -1,7 +1,9 @@
 // The local Redis Cluster (scripts/redis-cluster.sh: 3 masters + 3 replicas on 7000-7005), started
 // on first use so CI, where only PostgreSQL and Redis run, needs nothing more. Idempotent: test files
-// running side by side share it (the script takes a lock).
+// running side by side share it (the script takes a lock). The global teardown stops it when the run
+// started it (global-setup.ts).
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { promisify } from 'node:util';
 import { clusterUrl } from '../../src/config.js';
 
@@ -16,6 +18,26 @@ export const CLUSTER_NODES = Array.from({ length: 6 }, (_, i) => `127.0.0.1:${BA
 export async function ensureRedisCluster(): Promise<string> {
   await run('bash', [script, 'up'], { timeout: 60_000 });
   return clusterUrl(CLUSTER_NODES);
+}
+
+/** Whether the shared cluster's first node accepts connections (the script starts all six together). */
+export function redisClusterRunning(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port: BASE });
+    socket.setTimeout(2_000);
+    const done = (up: boolean) => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
+
+/** Stops the shared cluster's nodes; their data stays under .stack/, so the next `up` is quick. */
+export async function stopRedisCluster(): Promise<void> {
+  await run('bash', [script, 'down'], { timeout: 60_000 });
 }
 
 /**
