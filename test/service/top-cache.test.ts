@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '../../src/domain/board.js';
-import type { Season } from '../../src/domain/season.js';
-import { createBoardVersions, type BoardEvent } from '../../src/service/board-events.js';
-import { createTopCache, topAfter, type TopSnapshot } from '../../src/service/top-cache.js';
-import { smallSeason } from '../domain/helpers.js';
+import { createBoardVersions } from '../../src/service/board-events.js';
+import { createTopCache } from '../../src/service/top-cache.js';
+import { manualClock } from '../support/manual-clock.js';
 
 const season = { id: 1 } as Board['season'];
 const day = (d: number): Board => ({ season, window: 'DAY', period: `2026-11-${String(d).padStart(2, '0')}` });
@@ -21,7 +20,7 @@ describe('top cache slots', () => {
       },
       versions: createBoardVersions(),
       maxBoards: 3,
-      now: () => ++t,
+      clock: { ...manualClock(), now: () => ++t },
     });
     const unwatch = cache.watch(day(1), () => {});
     await cache.snapshot(day(2));
@@ -53,7 +52,7 @@ describe('top cache slots', () => {
         },
       },
       versions,
-      now: () => t,
+      clock: { ...manualClock(), now: () => t },
     });
     const pushes: number[] = [];
     cache.watch(board, (snap) => pushes.push(snap.version));
@@ -87,6 +86,8 @@ describe('top cache slots', () => {
   });
 
   it('read a watched board again as soon as news is heard, at most once per minGapMs, without a tick', async () => {
+    const clock = manualClock(1_000);
+    const settle = () => new Promise((r) => setImmediate(r)); // the reads' promises, not time
     let version = 1;
     const readsAt: number[] = [];
     const versions = createBoardVersions();
@@ -94,7 +95,7 @@ describe('top cache slots', () => {
     const cache = createTopCache({
       source: {
         snapshot: async () => {
-          readsAt.push(Date.now());
+          readsAt.push(clock.now());
           return {
             version,
             size: 1,
@@ -104,10 +105,12 @@ describe('top cache slots', () => {
       },
       versions,
       minGapMs: 200,
+      clock,
     });
     const pushes: number[] = [];
     cache.watch(board, (snap) => pushes.push(snap.version));
-    await expect.poll(() => pushes.at(-1)).toBe(1);
+    await settle();
+    expect(pushes.at(-1)).toBe(1);
     // Resets: news that cannot be applied in memory (topAfter), so each is read.
     const topEvent = (v: number, seasonId = 1) => ({
       seasonId,
@@ -121,79 +124,29 @@ describe('top cache slots', () => {
     version = 2;
     versions.note(topEvent(2));
     cache.heard(topEvent(2));
-    expect(readsAt).toHaveLength(1);
-    await expect.poll(() => pushes.at(-1), { timeout: 2_000 }).toBe(2);
-    expect(readsAt[1]! - readsAt[0]!).toBeGreaterThanOrEqual(195);
+    clock.advance(199);
+    await settle();
+    expect(readsAt).toEqual([1_000]);
+    clock.advance(1);
+    await settle();
+    expect(readsAt).toEqual([1_000, 1_200]);
+    expect(pushes.at(-1)).toBe(2);
     // News after the gap: read at once. Two events heard together: one read.
-    await new Promise((r) => setTimeout(r, 250));
+    clock.advance(250);
     version = 4;
     versions.note(topEvent(3));
     versions.note(topEvent(4));
     cache.heard(topEvent(3));
     cache.heard(topEvent(4));
-    expect(readsAt).toHaveLength(3);
-    await expect.poll(() => pushes.at(-1)).toBe(4);
+    expect(readsAt).toEqual([1_000, 1_200, 1_450]);
+    await settle();
+    expect(pushes.at(-1)).toBe(4);
     expect(new Set(pushes)).toEqual(new Set([1, 2, 4]));
     // News of another season, or of nothing new: no read.
     cache.heard(topEvent(5, 2));
     cache.heard(topEvent(4));
-    await new Promise((r) => setTimeout(r, 250));
+    clock.advance(250);
+    await settle();
     expect(readsAt).toHaveLength(3);
-  });
-});
-
-describe('topAfter', () => {
-  const real = smallSeason('ORDINAL'); // score = points * 16 + (15 - t)
-  const entry = (playerId: string, points: number, rank: number) => ({
-    playerId,
-    points,
-    achievedAt: real.startsAt,
-    rank,
-  });
-  const snap: TopSnapshot = { version: 5, size: 3, entries: [entry('a', 30, 1), entry('b', 20, 2), entry('c', 10, 3)] };
-  const change = (playerId: string, old: number | null, score: number | null) => ({
-    playerId,
-    old: old === null ? null : String(old),
-    score: score === null ? null : String(score),
-    rank: 1,
-  });
-  const event = (over: Partial<BoardEvent>): BoardEvent => ({
-    seasonId: 1,
-    window: 'SEASON',
-    period: '',
-    version: 6,
-    previous: 5,
-    kind: 'raise',
-    changes: [change('c', 10 * 16 + 15, 40 * 16 + 15)],
-    ...over,
-  });
-
-  it.each<[string, Partial<BoardEvent>, Season]>([
-    ['a reset', { kind: 'reset' }, real],
-    ['a swap', { kind: 'swap' }, real],
-    ['a version after a gap', { version: 7, previous: 6 }, real],
-    ['an event the snapshot already holds', { version: 5, previous: 4 }, real],
-    ['a member removed', { changes: [change('b', 20 * 16 + 15, null)] }, real],
-    ['a member lowered', { changes: [change('a', 30 * 16 + 15, 5 * 16 + 15)] }, real],
-    ['a sharded season', {}, { ...real, shards: { tags: ['x', 'y'], bounds: [20] } }],
-  ])('is not known from the snapshot after %s: the board is read', (_, over, season) => {
-    expect(topAfter(snap, event(over), season, 3)).toBeUndefined();
-  });
-
-  it('moves a raised member up, drops the last of a full list, and counts new members in the size', () => {
-    const after = topAfter(
-      snap,
-      event({ changes: [change('c', 10 * 16 + 15, 40 * 16 + 15), change('d', null, 25 * 16 + 15)] }),
-      real,
-      3,
-    );
-    expect(after).toEqual({
-      version: 6,
-      size: 4,
-      entries: [entry('c', 40, 1), entry('a', 30, 2), entry('d', 25, 3)],
-    });
-    // Below the last of a full list: the same entries, the next version.
-    const below = topAfter(snap, event({ changes: [change('e', null, 5 * 16 + 15)] }), real, 3);
-    expect(below).toEqual({ version: 6, size: 4, entries: snap.entries });
   });
 });
