@@ -1,6 +1,6 @@
 // Where the CPU goes: CPU seconds used by this Node process, PostgreSQL, Redis and the Kafka broker
-// during a scenario, read from /proc (Linux only; elsewhere every figure is 0). On a 2-core
-// machine running all four, this says which one a scenario waits on better than wall time does.
+// during a scenario, read from /proc (Linux only; elsewhere every figure is 0). On a machine
+// running all four on a few cores, this says which one a scenario waits on better than wall time does.
 // sampleTree/treeSeconds do the same for one process and its descendants (a server and its
 // cluster workers).
 import { readFileSync, readdirSync } from 'node:fs';

@@ -1,8 +1,8 @@
 // One device of bench/live.bench.ts: a graphql-ws subscription (subprotocol graphql-transport-ws) on a
 // WebSocket over a plain TCP socket, framed by hand. The bench runs its 10,000 devices on the same
-// two cores as ladder, so what a device costs is taken from the server being measured: with the ws
-// library and graphql-ws's client the two clients processes took 0.47-0.49 of a core in the load
-// phase, with this 0.36 (docs/benchmarks.md, Live pushes); most of what is left is the kernel's.
+// cores as ladder, so what a device costs is taken from the server being measured: the ws library
+// and graphql-ws's client cost about a third more CPU than this (docs/benchmarks.md#live-pushes-npm-run-benchlive);
+// most of what is left is the kernel's.
 // This speaks the part of both protocols the server uses and checks it: the upgrade (status, accept
 // key, subprotocol), unfragmented and uncompressed frames (ws sends each message in one frame, and
 // no extension is offered), close, ping and pong at both levels. Anything else ends the socket with

@@ -13,7 +13,7 @@
 -- counts those sent more than 1 ms after their time). <rate> 0: each connection sends its next
 -- request as soon as it has an answer. <check> "1" looks at every response: any status but 200
 -- and 304, or a body holding "errors", is a bad response. That makes wrk copy every response into
--- Lua (it costs wrk ~40% more CPU per request on a 9 KB body), so the bench asks for it only where
+-- Lua (which costs wrk much more CPU per request on a large body), so the bench asks for it only where
 -- a first response was bad.
 -- done() prints one JSON line, starting with {"wrk":, that the bench parses.
 

@@ -3,7 +3,7 @@ import type { Window } from './season.js';
 /**
  * Standings of one board as columns, best first: row i is player `playerIds[i]` with `points[i]`
  * reached at `achievedMs[i]` (epoch ms). A rebuild reads millions of rows: columns spare it an
- * object and a Date per row (docs/benchmarks-history.md, the 10M-player season).
+ * object and a Date per row (docs/benchmarks.md, the 10M-player season).
  */
 export interface StandingsRows {
   playerIds: string[];

@@ -23,7 +23,7 @@ export interface CompiledOperation {
  * Int, ID, String and enum values are already what GraphQL would serialise them to (ranks, sizes
  * and points are integers in the Int range, season.ts; ids and names are strings; enum values are
  * their names), so graphql-jit passes them through: its checked leaf serialisation allocates an
- * error path and locations per leaf of every entry, most of a miss's garbage (docs/benchmarks-history.md).
+ * error path and locations per leaf of every entry, most of a miss's garbage.
  * DateTime is still serialised. The serving test compares such answers with graphql-js's.
  */
 export function compileOperation(

@@ -117,7 +117,7 @@ export function createContextFactory(
     let history: DataLoader<string, RankPoint[]> | undefined;
     // Plain data properties only: a getter in this literal (`get players()`) made every context a
     // dictionary-mode object, which V8 kept alive, with the request it reaches, through
-    // young-generation GCs: ~0.9 MB kept per scavenge on the entry path (docs/benchmarks-history.md).
+    // young-generation GCs, lengthening every pause on the entry path (docs/benchmarks.md).
     return {
       reads,
       services,

@@ -43,7 +43,7 @@ const DOORKEEPER_SLOTS = 1 << 20;
  * An answer that depends on a whole board (a player's entry, around, friends: any result
  * changes it) is stored from the second time its key is answered: most are asked for once
  * before the board moves, and storing each one kept it alive through the young generation's
- * collections, doubling their pauses (docs/benchmarks-history.md). A player who polls is cached from the
+ * collections, lengthening their pauses (docs/benchmarks.md). A player who polls is cached from the
  * second poll. The filter remembers hashes of keys seen in a byte array (no allocation per key).
  */
 export function createResponseCache(opts: {

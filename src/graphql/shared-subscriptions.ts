@@ -10,7 +10,7 @@ const ended: IteratorResult<ExecutionResult> = { value: undefined, done: true };
  * stream yields nothing (`send` writes the results) and ends when graphql-ws returns it (the
  * client completed, the socket closed) or when `stop` is called (the source ended). A class, not
  * a pushStream: thousands are idle at once, and its methods are shared (memory per idle socket,
- * docs/benchmarks-history.md).
+ * docs/benchmarks.md).
  */
 class Subscriber implements AsyncIterableIterator<ExecutionResult> {
   private waiting?: (r: IteratorResult<ExecutionResult>) => void;

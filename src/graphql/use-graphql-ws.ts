@@ -45,7 +45,7 @@ export function useGraphQLWs(deps: {
   const { yoga, schema } = deps;
   // The upgrade is handled here rather than by ws (`noServer`) so that a socket keeps only what its
   // subscriptions read of its request (upgradeRequest), not the IncomingMessage: ws and graphql-ws
-  // would hold that for the socket's life (memory per idle socket, docs/benchmarks-history.md).
+  // would hold that for the socket's life (memory per idle socket, docs/benchmarks.md).
   const wss = new WebSocketServer({ noServer: true, path: deps.path, maxPayload: deps.maxPayload });
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     wss.handleUpgrade(req, socket, head, (ws) => {

@@ -25,10 +25,10 @@ function ponged(this: WebSocket): void {
  * TOO_MANY_SOCKETS, slow readers are terminated (checked every `sweepMs`), and a peer that did not
  * answer its last ping by the next one (`keepAliveMs` later) is terminated: a dead client's
  * subscriptions end. Keep-alive is one timer for every socket, instead of graphql-ws's interval
- * and pong timeout per socket (memory per idle socket: docs/benchmarks-history.md): every
- * `pingEveryMs` it pings one of keepAliveMs / pingEveryMs buckets of sockets, so 10,000 sockets are
- * pinged ~80 at a time, not ~800 (a ping is a write: 800 held the event loop 13-100 ms each second
- * under bench:live). Subscriptions are counted by the caller: `take` before one starts (false:
+ * and pong timeout per socket (memory per idle socket: docs/benchmarks.md): every `pingEveryMs` it
+ * pings one of keepAliveMs / pingEveryMs buckets of sockets, so a few at a time rather than a large
+ * share at once (a ping is a write: pinging many in one turn held the event loop under bench:live).
+ * Subscriptions are counted by the caller: `take` before one starts (false:
  * over the limit), `release` after.
  */
 export function useSocketLimits(

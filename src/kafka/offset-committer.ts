@@ -5,7 +5,7 @@ import type { TopicPartitionOffsetAndMetadata } from 'kafkajs';
  * applied, one commit in flight, each carrying the newest offset of every partition applied since.
  *
  * Why not kafkajs's commit after each batch: a commit is a round trip to the group coordinator
- * (~14 ms on Kafka 4, whose coordinator lingers 10 ms to batch its writes), and kafkajs awaits it
+ * (on Kafka 4 it lingers to batch its writes: docs/benchmarks.md#what-the-measurements-decided), and kafkajs awaits it
  * before the batch counts as done and before its next fetch, so every result waited for it. What a
  * crash loses is at most `delayMs` of commits: those results are applied again, which is
  * idempotent (PostgreSQL keeps each (matchId, playerId) once, Redis takes ZADD GT).

@@ -33,8 +33,8 @@ export function rankedStandings(sql: Sql | Tx, season: Season, board?: { window:
   const rank = season.rankStyle === 'COMPETITION' ? sql`rank() over by_points` : sql`row_number() over board`;
   // Only what the score codec can encode is on a Redis board: a SUM total past the season's point
   // bits is kept in PostgreSQL but was never ranked (ingest logs it), so it is not ranked here.
-  // period collate "C": grouping needs no linguistic order, and memcmp sorts a 1M-player season's
-  // 3M rows about a third faster than the database's default collation (C.UTF-8 is not "C" to PG 15).
+  // period collate "C": grouping needs no linguistic order, and memcmp sorts faster than the
+  // database's default collation (C.UTF-8 is not "C" to PG 15).
   // date_bin floors achieved_at to the start of its time unit since the season start: ordering by
   // it is ordering by the codec's t, in exact integer microseconds (no numeric epoch arithmetic).
   return sql`
@@ -73,7 +73,7 @@ const toEntry = (season: Season, r: RankedRow): RankedStanding => ({
 export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment, materialize: boolean): BoardReads {
   const cte = sql.unsafe(materialize ? 'materialized' : 'not materialized');
   // ORDER BY ... LIMIT 1, not max(): PostgreSQL does not turn a max() over the inlined CTE into
-  // a backward index probe, and would read the whole board (0.5 s at 1M players).
+  // a backward index probe, and would read the whole board.
   const lastPosition = sql`(select b.position from b order by b.position desc limit 1)`;
   const cols = sql`b.player_id::text as player_id, b.points::text as points, ${epochMs(sql, 'b.achieved_at')}::text as achieved_ms, b.position, b.rank`;
   return {
@@ -120,9 +120,8 @@ export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment,
 
 /**
  * Ranks one board's standings on the fly: for DAY and WEEK boards whose Redis key has expired.
- * Cost: every read sorts the whole board in PostgreSQL (O(n log n); about 0.25 s for a
- * 100,000-player board on the development machine, see docs/season-lifecycle.md). Fine for
- * history that is rarely read; a hot board belongs in Redis.
+ * Cost: every read sorts the whole board in PostgreSQL (O(n log n), see
+ * docs/season-lifecycle.md). Fine for history that is rarely read; a hot board belongs in Redis.
  */
 export function createStandingsRanker(sql: Sql): BoardReads {
   return createRankedBoardReads(sql, (b) => rankedStandings(sql, b.season, b), true);

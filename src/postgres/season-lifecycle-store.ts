@@ -57,7 +57,7 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
         const written = await writeFinalStandings(tx, season);
         // Readers switch to this table the moment the close ends: with statistics from before these
         // rows, the planner takes a board for a handful of rows and scans it (position index plus a
-        // filter) to find 200 friends: 0.3 s at 15,000 players, minutes at 10M. ANALYZE sees this
+        // filter) to find 200 friends, a time that grows with the board. ANALYZE sees this
         // transaction's own rows and samples a fixed number of them, whatever the table's size.
         await tx`analyze season_final_standings`;
         await tx`update seasons set finalized_at = now(), status = 'CLOSED' where id = ${season.id}`;

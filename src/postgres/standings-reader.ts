@@ -9,12 +9,12 @@ export function createStandingsReader(sql: Sql) {
   return {
     /**
      * Streams every standing of a season, board by board, best first within a board, in pages of
-     * one board: Redis inserts members ~2x faster in score order than in random order
+     * one board: Redis inserts members faster in score order than in random order
      * (docs/design.md#measured-facts). One statement per board, sorted by points and time alone: a
      * single statement sorting the season by board first compared two equal board columns for every
      * pair of rows, and parsed them back for every row. Each board is read by `COPY (...) TO STDOUT`
      * and its text parsed straight into columns: half the Node CPU of a cursor's rows
-     * (docs/benchmarks-history.md, the 10M-player season).
+     * (docs/benchmarks.md, the 10M-player season).
      */
     async *seasonPages(seasonId: number, order: SortOrder, pageSize: number): AsyncGenerator<StandingsPage> {
       const boards = await boardsOf(sql, seasonId);

@@ -20,8 +20,9 @@ import { recountShardSizes } from './shard-mover.js';
 import { heldScores, isSharded, keptSizes, shardKeys } from './sharded-boards.js';
 import { settleShardedBoard } from './sharded-exact.js';
 
-// A hot board is written by ingest a few dozen times a second; a verify-and-write round takes
-// about a millisecond, so a few attempts settle it. One that never does is left to the next run.
+// A hot board is written by ingest many times a second, but a verify-and-write round is short
+// beside the gap between two writes, so a few attempts settle it. One that never does is left to
+// the next run.
 const MAX_SETTLE_ATTEMPTS = 10;
 
 /**

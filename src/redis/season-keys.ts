@@ -4,9 +4,8 @@ import { dbOf, scanKeys } from './client.js';
 import { boardKey, boardVersionsKey, seasonKeysPattern, shardKeysPattern, updatesChannel } from './keys.js';
 
 /**
- * Removes a closed season's keys. UNLINK, never DEL: a 10M-member board blocks Redis for ~2 s
- * on DEL and ~10 ms on UNLINK, which frees the memory in a background thread
- * (docs/design.md#measured-facts).
+ * Removes a closed season's keys. UNLINK, never DEL: DEL frees a large board's members before
+ * Redis answers anyone else, UNLINK frees them in a background thread (docs/design.md#measured-facts).
  */
 export function createSeasonKeys(redis: Redis): SeasonKeys {
   return {

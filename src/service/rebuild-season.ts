@@ -57,7 +57,7 @@ export async function rebuildSeason(
   const isLive = (w: Window, p: string) => !isBoardExpired(deps.expireAt(season, w, p), deps.now());
   // Pages are written while the next ones are read from PostgreSQL, two writes in flight: the next
   // page is encoded and sent while Redis still inserts the previous one, so Redis does not wait for
-  // Node between pages (docs/benchmarks-history.md, the 10M-player season). Their order is the target's.
+  // Node between pages (docs/benchmarks.md, the 10M-player season). Their order is the target's.
   const writes: Array<Promise<void>> = [];
   const write = async (board: { window: Window; period: string }, rows: StandingsRows) => {
     if (writes.length === 2) await writes.shift();
@@ -103,7 +103,7 @@ export async function rebuildSeason(
 /**
  * The pages of `source`, each next one asked for as soon as the current one arrives: page k+1 is
  * read and parsed (the reader reads only when asked) while page k is written, instead of after it
- * (docs/benchmarks-history.md, the 10M-player season). One request ahead, never more.
+ * (docs/benchmarks.md, the 10M-player season). One request ahead, never more.
  */
 export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();

@@ -81,9 +81,9 @@ export interface ReconcileReport {
   durationMs: number;
 }
 
-// Each ZMSCORE/ZSCAN page blocks Redis about as long as a friends() read (ZMSCORE of 200 ids,
-// ~0.3-0.5 ms); larger pages barely raise throughput (bench/lifecycle.bench.ts) but stall every
-// other client for longer.
+// Each ZMSCORE/ZSCAN page blocks Redis about as long as a friends() read (ZMSCORE of 200 ids);
+// larger pages barely raise throughput (bench/lifecycle.bench.ts) but stall every other client
+// for longer.
 const DEFAULT_PAGE_SIZE = 200;
 // PostgreSQL blocks nobody: it reads this many Redis pages' worth per query.
 const PG_PAGES = 5;
