@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { updatesChannel } from '../../src/redis/keys.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { produceRaw, waitFor } from '../support/services.js';
+import { produceRaw, waitFor, waitUntilCaughtUp } from '../support/services.js';
 
 // A private Redis: this file counts Redis commands and channel subscriptions.
 let redisServer: Awaited<ReturnType<typeof startRedisServer>>;
@@ -97,6 +97,7 @@ describe('the top-N cache', () => {
         };
         await produceRaw(api.s.kafka, api.config.kafka.topic, [{ key: m.playerId, value: JSON.stringify(m) }]);
         writes++;
+        // Paced, not a wait: ~10 updates a second, the rate the refresh bound below is stated for.
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -161,7 +162,8 @@ describe('live pushes cost O(updates)', () => {
     );
     await waitFor('every first push', async () => subs.every((sub) => sub.events.length > 0));
 
-    // Idle: sockets open, nothing landing. No Redis command on their behalf.
+    // Idle: sockets open, nothing landing. No Redis command on their behalf. Nothing to wait for: a
+    // fixed window, twice the 1 s period of the rank pushes and of the top cache, in which none may come.
     const idleBefore = await commandCalls('evalsha');
     await new Promise((r) => setTimeout(r, 2_000));
     expect((await commandCalls('evalsha')) - idleBefore).toBe(0);
@@ -175,7 +177,7 @@ describe('live pushes cost O(updates)', () => {
         ),
       );
     }
-    await new Promise((r) => setTimeout(r, 1_500));
+    await waitUntilCaughtUp(api.s, 'the 150 results to be applied');
     const truth = async () => {
       const res = await api.gql(
         `query($ids: [ID!]!) { leaderboard(seasonId: ${id}) { friends(playerIds: $ids) { playerId rank points } } }`,
@@ -204,10 +206,22 @@ describe('live pushes cost O(updates)', () => {
     const pushes = subs.map((sub) => sub.events.length);
     const drifted = await metricValue('ladder_rank_drift_total');
     await api.app.api!.rankWatcher.resync();
-    await new Promise((r) => setTimeout(r, 500));
+    // A marker on each socket: its first push goes out after anything the resync pushed on that
+    // socket, so once every marker has arrived, no resync push is still on its way.
+    const markers = clients.map((client, k) =>
+      api.subscribe(
+        `subscription { rankChanged(seasonId: ${id}, playerId: "${watched[k]}") { rank } }`,
+        undefined,
+        client,
+      ),
+    );
+    await waitFor('a marker push on every socket', async () => markers.every((m) => m.events.length > 0));
     expect(subs.map((sub) => sub.events.length)).toEqual(pushes);
     expect(await metricValue('ladder_rank_drift_total')).toBe(drifted);
-    for (const sub of subs) sub.close();
+    for (const sub of [...subs, ...markers]) sub.close();
+    // The markers end with their sockets, which the server sees a moment later.
+    const open = () => api.app.api!.services.live.openSubscriptions().rankChanged;
+    await waitFor('every rankChanged subscription to be closed', async () => open() === 0);
   });
 });
 

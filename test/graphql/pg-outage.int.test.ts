@@ -104,7 +104,9 @@ describe.each([
     // Warm: the submit key and the season are cached now, and expire before the outage matters.
     await requests[3]![1]();
     outage();
-    await new Promise((r) => setTimeout(r, 400)); // the season and key caches (250 / 100 ms) expire
+    // The season and key caches (250 / 100 ms) expire: waited out, since a request that tried them
+    // would meet PostgreSQL and start the fail-at-once window below.
+    await new Promise((r) => setTimeout(r, 400));
     const codes = [];
     for (const [name, request] of requests) {
       codes.push([name, (await request()).errors?.[0]?.extensions?.code]);

@@ -100,6 +100,7 @@ describe('closeSeason', () => {
     expect(await api.s.redis.keys(`lb:{s${seasonId}}*`)).toEqual([]);
     expect(await readAll(seasonId)).toEqual(before);
     // A topChanged subscription open across the close keeps the final top (read from PostgreSQL now).
+    // Nothing to wait for: a window of one top cache refresh (1 s) and a margin, in which it must not change.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(tops.events.at(-1)?.data?.topChanged).toEqual(top5);
     tops.close();

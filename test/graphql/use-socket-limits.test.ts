@@ -134,7 +134,10 @@ describe('useSocketLimits', () => {
     // The dead peer stops reading its socket: it never sees a ping, so never answers one.
     (dead as unknown as { _socket: Socket })._socket.pause();
     await vi.waitFor(() => expect(closedOnServer).toEqual(['/dead']), { timeout: 2_000 });
-    await new Promise((r) => setTimeout(r, 350)); // three more rounds
+    // Three more rounds, counted by the pings the live peer gets (one a round): each one kept it.
+    let pings = 0;
+    live.on('ping', () => pings++);
+    await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(3), { timeout: 2_000 });
     expect(closedOnServer).toEqual(['/dead']);
     expect(live.readyState).toBe(WebSocket.OPEN);
     live.terminate();
