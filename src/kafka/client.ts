@@ -1,35 +1,8 @@
-import { createRequire } from 'node:module';
 import { Kafka, logLevel, type Admin, type LogEntry } from 'kafkajs';
 import type { Logger } from '../logger.js';
-
-/** kafkajs's per-connection request queue, the part `idleRequestQueues` mends. */
-interface RequestQueue {
-  pending: unknown[];
-  throttledUntil: number;
-  scheduleCheckPendingRequests(): void;
-}
-
-/**
- * kafkajs 2.2.4 keeps every broker connection that has answered a request waking its process each
- * millisecond, forever: `scheduleCheckPendingRequests` re-arms its timer after each check even with
- * nothing pending and no throttle (the delay is then negative: 1 ms). Upstream: tulios/kafkajs#1556
- * and #1704; the fixes (#1667, #1768) are not merged, and kafkajs has had no release since 2.2.4.
- * An idle API process woke ~1,600 times a second (docs/benchmarks-history.md). With nothing pending and no
- * throttle there is nothing to check later: a new request is sent at once or queued (which
- * schedules a check), and each answer checks the queue itself. Applied once, when this module loads;
- * it reaches into kafkajs's internals, which is why kafkajs is pinned (package.json), and
- * test/kafka/request-queue.int.test.ts fails if an upgrade brings the loop back.
- */
-function idleRequestQueues(): void {
-  const path = 'kafkajs/src/network/requestQueue/index.js';
-  const queue = (createRequire(import.meta.url)(path) as { prototype: RequestQueue }).prototype;
-  const schedule = queue.scheduleCheckPendingRequests;
-  queue.scheduleCheckPendingRequests = function (this: RequestQueue) {
-    if (this.pending.length === 0 && this.throttledUntil <= Date.now()) return;
-    schedule.call(this);
-  };
-}
-idleRequestQueues();
+// Stops kafkajs 2.2.4's 1 ms timer loop on idle broker connections (tulios/kafkajs#1556), for every
+// client this module creates: the reason and the tests are in that file.
+import './kafkajs-idle-queues.js';
 
 // kafkajs logs at error much of what it retries by itself. Matched on its message and the
 // error it carries, most specific first.

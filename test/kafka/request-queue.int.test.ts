@@ -1,15 +1,13 @@
 // kafkajs 2.2.4 re-armed a 1 ms timer forever on every connection that had answered a request
-// (src/kafka/client.ts, idleRequestQueues). Against the real broker: an idle producer's connections
+// (src/kafka/kafkajs-idle-queues.ts). Against the real broker: an idle producer's connections
 // stop checking their queues.
-import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKafka } from '../../src/kafka/client.js';
+import { RequestQueueClass } from '../../src/kafka/kafkajs-idle-queues.js';
 import { createLogger } from '../../src/logger.js';
 import { TEST_KAFKA_BROKERS } from '../support/env.js';
 
-const queue = createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js') as {
-  prototype: { checkPendingRequests(): void };
-};
+const queue = RequestQueueClass as unknown as { prototype: { checkPendingRequests(): void } };
 
 describe('kafkajs request queues', () => {
   const kafka = createKafka({
