@@ -6,6 +6,7 @@
 //   consumer group), the others on the ports after PORT. With REDIS_CLUSTER_NODES (`npm run
 //   demo:cluster`) the demo season is split into 3 score-range shards over the cluster's masters.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app/app.js';
 import { parseConfig, type Config } from '../src/config.js';
@@ -166,6 +167,36 @@ function startProcess(port: number): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
+/**
+ * What the demo leaves running, and how to stop it: the stack outlives it on purpose (the next demo
+ * or `npm test` reuses it instead of waiting for Kafka again), but not silently.
+ */
+function leftRunning(): string[] {
+  const brokers = config.kafka.brokers.join(',');
+  let kafkaPid: number | undefined;
+  try {
+    const pid = Number(readFileSync(new URL('../.stack/kafka/kafka.pid', import.meta.url), 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0 && process.kill(pid, 0)) kafkaPid = pid; // kill 0: throws when gone
+  } catch {
+    // No broker of stack-up.sh: Kafka is someone else's (docker compose, another install).
+  }
+  const cluster = process.env.REDIS_CLUSTER_NODES;
+  const ours = [
+    ...(kafkaPid ? [`Kafka on ${brokers} (PID ${kafkaPid})`] : []),
+    ...(cluster ? [`the Redis Cluster (${cluster} and their replicas)`] : []),
+  ];
+  return [
+    ...(ours.length > 0
+      ? [
+          `[demo] left running for the next demo or \`npm test\`: ${ours.join(' and ')}.`,
+          '[demo] to stop it: `npm run stack:down` (`npm run stack:down -- --purge` also deletes its data)',
+        ]
+      : []),
+    ...(kafkaPid ? [] : [`[demo] Kafka on ${brokers} was not started by \`npm run stack:up\`: left as it is`]),
+    "[demo] PostgreSQL and Redis keep running: the machine's services (`npm run stack:down` leaves them too)",
+  ];
+}
+
 let stopping = false;
 /** Simulator first (no submission hits a closing API), then the app; exits 0 when clean. */
 async function shutdown(why: string, code = 0): Promise<never> {
@@ -192,6 +223,7 @@ async function shutdown(why: string, code = 0): Promise<never> {
       code = 1;
     });
     say('[demo] stopped');
+    for (const line of leftRunning()) say(line);
     process.exit(code);
   }
   return new Promise<never>(() => {});

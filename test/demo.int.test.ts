@@ -128,6 +128,11 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
   expect(entry.stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
   expect(entry.stdout).toContain('[demo] stopped');
+  // It says what it leaves running and how to stop it: Kafka of `npm run stack:up`, or someone else's.
+  expect(entry.stdout).toMatch(
+    /\[demo\] stopped\n(\[demo\] left running for the next demo or `npm test`: Kafka on \S+ \(PID \d+\)\.\n\[demo\] to stop it: `npm run stack:down`|\[demo\] Kafka on \S+ was not started by `npm run stack:up`: left as it is)/,
+  );
+  expect(entry.stdout).toContain('[demo] PostgreSQL and Redis keep running');
 }, 90_000);
 
 it('on the Redis Cluster with DEMO_PROCESSES=2: a sharded demo season, two processes in one consumer group, the same board from both APIs', async () => {
@@ -196,4 +201,6 @@ it('on the Redis Cluster with DEMO_PROCESSES=2: a sharded demo season, two proce
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
   expect(entry.stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
   expect(entry.stdout).toContain('[demo] stopped');
+  expect(entry.stdout).toContain(`the Redis Cluster (${CLUSTER_NODES} and their replicas)`);
+  expect(entry.stdout).toContain('[demo] to stop it: `npm run stack:down`');
 }, 120_000);
