@@ -56,6 +56,7 @@ describe('matchId claims (the authoritative conflict check)', () => {
         ]),
       ),
     );
+    // The scenario's input, not a wait: the second request arrives ~10 ms later, in a claim round of its own.
     await new Promise((r) => setTimeout(r, 10));
     const second = outcome(
       batcher.send(
