@@ -17,6 +17,14 @@ export default defineConfig({
     // The rejection of postgres.js's failed type fetch (src/postgres/type-fetch-guard.ts), which
     // every entry point ignores: a service run inside a test file (test/support/api.ts) may meet it.
     onUnhandledError: (err) => !isTypeFetchFailure(err),
+    // `npm run coverage` (or `--coverage` on any run): V8's own counters, no instrumentation; the
+    // summary prints, the per-file report lands in coverage/ (git-ignored).
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'html'],
+      reportsDirectory: 'coverage',
+    },
     projects: [
       {
         // Pure tests: no service, no global setup (`npm run test:unit`).
