@@ -93,4 +93,13 @@ describe("ladder's scripts", () => {
       expect(lua.match(/redis\.call\('TIME'\)/g), file).toHaveLength(1);
     }
   });
+
+  it('compute a COMPETITION rank only through includes/competitionRank.lua', () => {
+    for (const { file, text } of sources) expect(text, file).not.toMatch(/s % step/);
+    const ranking = sources.filter((s) => s.text.includes('includes/competitionRank')).map((s) => s.file);
+    expect(ranking.length).toBeGreaterThanOrEqual(8);
+    for (const file of ranking) {
+      expect(loaded[file.split('-')[0]!]!.lua.match(/local function competitionRank\(/g), file).toHaveLength(1);
+    }
+  });
 });

@@ -25,6 +25,7 @@
   The version step is includes/raiseVersion.lua (why versions never repeat, why they travel as strings).
 ]]
 --- @include "includes/raiseVersion"
+--- @include "includes/competitionRank"
 local board, marker, copy, versions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local expireAt = tonumber(ARGV[1])
 local channel, label, step = ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -40,10 +41,7 @@ for i = 5, #ARGV, 2 do
   if redis.call('ZADD', board, 'GT', 'CH', score, member) == 1 then
     local rank
     if step > 0 then
-      -- COMPETITION: 1 + players with strictly more points (scores below 2^53 are exact doubles)
-      local s = tonumber(score)
-      local above = s - (s % step) + step
-      rank = redis.call('ZCOUNT', board, string.format('%.0f', above), '+inf') + 1
+      rank = competitionRank(board, score, step)
     else
       rank = redis.call('ZREVRANK', board, member) + 1
     end

@@ -13,6 +13,7 @@
   {version, size, firstPosition, firstRank, member1, score1, ...} where size is the board's and
   firstPosition the 0-based position of the first entry.
 ]]
+--- @include "includes/competitionRank"
 local board, radius, step = KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local version = redis.call('HGET', KEYS[2], ARGV[4]) or '0'
 local size = redis.call('ZCARD', board)
@@ -25,8 +26,7 @@ local first = math.max(0, math.min(position - radius, last - 2 * radius))
 local page = redis.call('ZREVRANGE', board, first, math.min(last, first + 2 * radius), 'WITHSCORES')
 local firstRank = first + 1
 if step > 0 and first > 0 then
-  local s = tonumber(page[2])
-  firstRank = redis.call('ZCOUNT', board, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+  firstRank = competitionRank(board, page[2], step)
 end
 table.insert(page, 1, firstRank)
 table.insert(page, 1, first)

@@ -11,6 +11,7 @@
   Returns {version, size, member, score, rank, ...}: the board's size, then the members that have
   a score, in ARGV order; members without a score are left out.
 ]]
+--- @include "includes/competitionRank"
 local board, step = KEYS[1], tonumber(ARGV[1])
 local out = { redis.call('HGET', KEYS[2], ARGV[2]) or '0', redis.call('ZCARD', board) }
 if #ARGV < 3 then
@@ -23,8 +24,7 @@ for i = 3, #ARGV do
   if score then
     local rank
     if step > 0 then
-      local s = tonumber(score)
-      rank = redis.call('ZCOUNT', board, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+      rank = competitionRank(board, score, step)
     else
       rank = redis.call('ZREVRANK', board, ARGV[i]) + 1
     end

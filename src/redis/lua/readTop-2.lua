@@ -13,13 +13,13 @@
   Returns {version, size, firstRank, member1, score1, member2, score2, ...}; no members when the
   page is empty. The ranks of later entries follow from the page itself (domain/page-ranks.ts).
 ]]
+--- @include "includes/competitionRank"
 local offset, count, step = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local version = redis.call('HGET', KEYS[2], ARGV[4]) or '0'
 local page = redis.call('ZREVRANGE', KEYS[1], offset, offset + count - 1, 'WITHSCORES')
 local firstRank = offset + 1
 if step > 0 and offset > 0 and #page > 0 then
-  local s = tonumber(page[2])
-  firstRank = redis.call('ZCOUNT', KEYS[1], string.format('%.0f', s - (s % step) + step), '+inf') + 1
+  firstRank = competitionRank(KEYS[1], page[2], step)
 end
 table.insert(page, 1, firstRank)
 table.insert(page, 1, redis.call('ZCARD', KEYS[1]))

@@ -9,6 +9,7 @@
   shard, and the local rank (COMPETITION: 1 + members of the shard with strictly more points;
   ORDINAL: position + 1).
 ]]
+--- @include "includes/competitionRank"
 local shard, step = KEYS[1], tonumber(ARGV[1])
 local out = { redis.call('ZCARD', shard) }
 for i = 2, #ARGV do
@@ -17,8 +18,7 @@ for i = 2, #ARGV do
     local position = redis.call('ZREVRANK', shard, ARGV[i])
     local rank = position + 1
     if step > 0 then
-      local s = tonumber(score)
-      rank = redis.call('ZCOUNT', shard, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+      rank = competitionRank(shard, score, step)
     end
     out[#out + 1], out[#out + 2], out[#out + 3] = score, position, rank
   else

@@ -10,12 +10,12 @@
   Returns {size, firstRank, member1, score1, ...}; firstRank is local (COMPETITION: 1 + members
   of the shard with strictly more points than the first entry; ORDINAL: first position + 1).
 ]]
+--- @include "includes/competitionRank"
 local shard, first, step = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3])
 local page = redis.call('ZREVRANGE', shard, first, tonumber(ARGV[2]), 'WITHSCORES')
 local firstRank = first + 1
 if step > 0 and first > 0 and #page > 0 then
-  local s = tonumber(page[2])
-  firstRank = redis.call('ZCOUNT', shard, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+  firstRank = competitionRank(shard, page[2], step)
 end
 table.insert(page, 1, firstRank)
 table.insert(page, 1, redis.call('ZCARD', shard))

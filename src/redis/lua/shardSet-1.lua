@@ -15,6 +15,7 @@
   (0 when removed), ...} for every member changed; conflicts = {member, ...} whose score was not
   the expected one (nothing written for them).
 ]]
+--- @include "includes/competitionRank"
 local shard, expireAt, step = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
 local changes, conflicts = {}, {}
 for i = 3, #ARGV, 3 do
@@ -26,8 +27,7 @@ for i = 3, #ARGV, 3 do
           score ~= '' and redis.call('ZADD', shard, 'CH', score, member)) == 1 then
     local rank = 0
     if score ~= '' and step > 0 then
-      local s = tonumber(score)
-      rank = redis.call('ZCOUNT', shard, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+      rank = competitionRank(shard, score, step)
     elseif score ~= '' then
       rank = redis.call('ZREVRANK', shard, member) + 1
     end

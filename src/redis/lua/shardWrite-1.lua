@@ -15,6 +15,7 @@
   every member whose score rose, or changed in "set" mode (local rank: inside this shard; the caller adds the better shards'
   sizes); absent = {member, score, ...} for members not on this shard ("present" mode only).
 ]]
+--- @include "includes/competitionRank"
 local shard, expireAt, step, mode = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local changes, absent = {}, {}
 for i = 4, #ARGV, 2 do
@@ -27,8 +28,7 @@ for i = 4, #ARGV, 2 do
           mode ~= 'set' and redis.call('ZADD', shard, 'GT', 'CH', score, member)) == 1 then
     local rank
     if step > 0 then
-      local s = tonumber(score)
-      rank = redis.call('ZCOUNT', shard, string.format('%.0f', s - (s % step) + step), '+inf') + 1
+      rank = competitionRank(shard, score, step)
     else
       rank = redis.call('ZREVRANK', shard, member) + 1
     end
