@@ -1,5 +1,5 @@
-// Board maintenance, wired: rebuild (PostgreSQL → Redis) and reconcile (compare, optionally
-// repair; on demand and on a schedule, with its metrics). Used by the API's mutations and the CLI.
+// Board maintenance, wired: rebuild (PostgreSQL → Redis), reconcile (compare, optionally repair; on
+// demand and on a schedule, with its metrics) and the restore of boards Redis lost.
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { boardExpireAt, membersOnLiveBoards } from '../domain/board.js';
@@ -14,7 +14,9 @@ import { createStandingsPages } from '../postgres/standings-pages.js';
 import { createStandingsReader } from '../postgres/standings-reader.js';
 import { createBoardInspector } from '../redis/board-inspector.js';
 import { createBoardRebuilder } from '../redis/board-rebuilder.js';
+import { createBoardsMarker } from '../redis/boards-marker.js';
 import { createRedis } from '../redis/client.js';
+import { createBoardRestore } from '../service/board-restore.js';
 import { rebuildSeason, type RebuildReport } from '../service/rebuild-season.js';
 import { createReconcileJob } from '../service/reconcile-job.js';
 import { reconcileSeason, type ReconcileOptions, type ReconcileReport } from '../service/reconcile-season.js';
@@ -97,11 +99,23 @@ export function createBoardMaintenance(deps: {
     now: Date.now,
   });
 
+  const restoreLog = logger.child({ component: 'board-restore' });
   return {
     rebuild,
     reconcile,
     /** The scheduled reconcile (RECONCILE_INTERVAL_SECONDS); started by the app with its jobs. */
     reconcileJob,
+    /** Rebuilds the active seasons when Redis comes back empty (BOARD_RESTORE_INTERVAL_MS); started with the jobs. */
+    restoreJob: createBoardRestore({
+      marker: createBoardsMarker(deps.redis),
+      intervalMs: config.boardRestoreIntervalMs,
+      leaseMs: 60_000,
+      activeSeasons: () => listSeasons(deps.seasonStore, 'ACTIVE', new Date()),
+      rebuild: (seasonId) => rebuild(seasonId),
+      onRestored: (r) => restoreLog.warn(r, 'Redis held no boards: rebuilt them from PostgreSQL'),
+      onError: (err) => restoreLog.warn({ err }, 'restoring the boards failed; retried at the next check'),
+      now: Date.now,
+    }),
     /** Runs one reconcile for an API caller and records it in /metrics. */
     async reconcileAndRecord(seasonId: number, repair: boolean): Promise<ReconcileReport> {
       const report = await reconcile(seasonId, { repair });

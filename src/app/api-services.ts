@@ -1,0 +1,100 @@
+// The use cases GraphQL calls (graphql/context.ts Services), wired to the API's parts. Built by api.ts.
+import { isDomainError, rateLimited } from '../domain/errors.js';
+import { boardExpireAt } from '../domain/board.js';
+import type { Services } from '../graphql/context.js';
+import type { ResultProducer } from '../kafka/producer.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { bounded } from '../postgres/deadline.js';
+import { createMatchClaims } from '../postgres/match-claims.js';
+import { createRankSnapshots } from '../postgres/rank-snapshots.js';
+import { createStandingsRanker } from '../postgres/ranked-standings.js';
+import { boardPeriods } from '../postgres/standings-reader.js';
+import { createLeaderboardReads } from '../service/leaderboard-reads.js';
+import { createRateLimiter } from '../service/rate-limiter.js';
+import { createSeason, listSeasons, requireSeason, withCurrentStatus } from '../service/seasons.js';
+import { submitMatchResult } from '../service/submit-match-result.js';
+import { createSubmissionBatcher } from '../service/submission-batcher.js';
+import type { ApiDeps } from './api.js';
+import type { ReadSide } from './api-reads.js';
+
+export function createServices(
+  deps: ApiDeps,
+  reads: ReadSide,
+  producer: ResultProducer,
+  log: Logger,
+  metrics: Metrics,
+): Services {
+  const { config } = deps;
+  const { deadline, seasonById } = reads;
+  const seasonStore = bounded(deps.seasonStore, deadline);
+  // Concurrent submissions share one matchId claim statement and one produce request.
+  const submissions = createSubmissionBatcher({
+    queue: producer,
+    claims: bounded(createMatchClaims(deps.sql), deadline),
+  });
+  const limiters = {
+    read: createRateLimiter(config.rateLimits.reads),
+    submit: createRateLimiter(config.rateLimits.submits),
+  };
+  const now = () => new Date();
+  const rankSnapshots = createRankSnapshots(deps.sql);
+  const periods = boardPeriods(deps.sql);
+  const submitDeps: Parameters<typeof submitMatchResult>[0] = {
+    seasonById,
+    queue: submissions,
+    names: { upsert: async (n) => reads.livePubSub.publishNames(await reads.players.upsert(n)) },
+    now,
+    skewMs: config.submitSkewMs,
+    sendTimeoutMs: config.submitTimeoutMs,
+    onNamesFailed: (err) => log.warn({ err }, 'display names not stored'),
+    blocked: { blockedAmong: (s, ids) => deadline(() => deps.playerAdmin.blocked.blockedAmong(s, ids)) },
+    onBlockedCheckFailed: (err) => log.warn({ err }, 'blocked players not checked; the consumer checks again'),
+  };
+
+  return {
+    now,
+    season: async (id) => {
+      const s = await seasonById(id);
+      return s && withCurrentStatus(s, now());
+    },
+    seasons: (status) => listSeasons(seasonStore, status, now()),
+    createSeason: (def) => createSeason(seasonStore, def, now()),
+    closeSeason: async (id, by) => {
+      await deps.seasonJobs.close(id, by);
+      return withCurrentStatus(await requireSeason(seasonStore, id), now());
+    },
+    rebuild: async (seasonId) => {
+      // Looked up within DATABASE_TIMEOUT_MS first: an unknown season or an outage answers at once.
+      await requireSeason(seasonStore, seasonId);
+      return deps.boards.rebuild(seasonId);
+    },
+    reconcile: deps.boards.reconcileAndRecord,
+    playerAdmin: deps.playerAdmin,
+    submit: async (input) => {
+      try {
+        const result = await submitMatchResult(submitDeps, input);
+        metrics.submissions.inc({ outcome: 'accepted' });
+        return result;
+      } catch (err) {
+        const unavailable = isDomainError(err) && err.code === 'UNAVAILABLE';
+        metrics.submissions.inc({ outcome: unavailable ? 'unavailable' : 'rejected' });
+        throw err;
+      }
+    },
+    boards: createLeaderboardReads({
+      live: reads.reader,
+      top: reads.topCache,
+      archive: reads.archive,
+      history: bounded(createStandingsRanker(deps.sql), deadline),
+      expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, config.windowTtlSeconds),
+    }),
+    live: reads.live,
+    playerNames: (ids) => reads.names.names(ids),
+    periods: (seasonId, window, first, before) => deadline(() => periods(seasonId, window, first, before)),
+    rankHistory: (seasonId, ids, last) => deadline(() => rankSnapshots.history(seasonId, ids, last)),
+    rateLimit: (kind, key) => {
+      if (!limiters[kind].take(key)) throw rateLimited(`too many ${kind} requests; slow down`);
+    },
+  };
+}
