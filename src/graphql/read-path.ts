@@ -24,15 +24,16 @@ interface Prepared {
 }
 
 /**
- * GraphQL reads over HTTP before yoga's own request handling, which costs more than executing a
- * cached read (docs/benchmarks-history.md). Unauthenticated queries by GET or POST (JSON) are answered
- * here: from the response cache when an identical request's answer is still valid, otherwise
- * executed as prepared once (parsed, validated with the envelop's rules and limits, compiled) and
- * cached when they read only board state. Automatic persisted
- * queries (Apollo's protocol) let GETs carry a hash instead of the query; answers carry an ETag
- * (`If-None-Match` gives 304) and, by GET, `Cache-Control`. Mutations by POST are prepared and run
- * here too (see `mutate`). Everything else, and every request this path cannot answer exactly as
- * yoga would (a read's errors included), goes to yoga unchanged.
+ * The fast path in front of yoga, with one seam: server.ts hands it every request to the GraphQL
+ * endpoint (`handle`), and whatever it cannot answer exactly as yoga would goes to yoga unchanged
+ * (yoga-forward.ts). Yoga's own request handling costs more than executing a cached read
+ * (docs/benchmarks.md#what-the-measurements-decided). Answered here: unauthenticated queries by
+ * GET or POST (JSON) that read only board state (board-state.ts), from the response cache when an
+ * identical request's answer is still valid, otherwise executed as prepared once (parsed,
+ * validated with the envelop's rules and limits, compiled) and cached; automatic persisted
+ * queries (persisted-query.ts); answers carry an ETag (`If-None-Match` gives 304) and, by GET,
+ * `Cache-Control`. Mutations by POST are prepared and run here too (see `mutate`). A read's errors
+ * and everything else go to yoga.
  */
 export function createReadPath(deps: {
   yoga: Yoga;
@@ -59,7 +60,8 @@ export function createReadPath(deps: {
   maskError(error: unknown): GraphQLError;
   /**
    * Mutations by POST run here too, prepared once per query text like reads: yoga's own HTTP
-   * handling and graphql-js's variable coercion were most of a submission's CPU (docs/benchmarks-history.md).
+   * handling and graphql-js's variable coercion were most of a submission's CPU
+   * (docs/benchmarks.md#what-the-measurements-decided).
    */
   mutations: { onExecuted?(seconds: number): void };
 }) {
