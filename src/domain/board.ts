@@ -1,5 +1,6 @@
+import { badInput } from './errors.js';
 import type { Season, Window } from './season.js';
-import { periodEnd } from './windows.js';
+import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from './windows.js';
 
 /** One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. */
 export interface Board {
@@ -7,6 +8,43 @@ export interface Board {
   window: Window;
   /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK (see windows.ts). */
   period: string;
+}
+
+/** A board with the instant its period starts (the season's start for SEASON). */
+export interface PlacedBoard extends Board {
+  periodStart: Date;
+}
+
+/** The board of a season for a window at an instant. */
+export function boardAt(season: Season, window: Window, at: Date): PlacedBoard {
+  const period = periodOf(window, at);
+  return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
+}
+
+/** A board of a period that Season.periods listed. */
+export function boardOfPeriod(season: Season, window: Window, period: string): PlacedBoard {
+  return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
+}
+
+/**
+ * The board a client may ask for: `at` (default now) must pick a day or week that can hold
+ * results (windows.ts periodInReach). Every other board is empty for good, and each would cost
+ * a cache slot: a client sending distinct dates could make them without end.
+ */
+export function requestedBoard(season: Season, window: Window, at: Date | null | undefined, now: Date): PlacedBoard {
+  const board = boardAt(season, window, at ?? now);
+  if (at && board.window !== 'SEASON' && !periodInReach(board.window, board.period, season, now)) {
+    throw badInput('at', 'at must pick a day or week of the season, at most one period after now');
+  }
+  return board;
+}
+
+/** Checks the arguments of a listing of periods (Season.periods): how many, and before which period. */
+export function checkPeriodsPage(window: Window, first: number, before: string | null | undefined): void {
+  if (!Number.isInteger(first) || first < 1 || first > LIMITS.periods)
+    throw badInput('first', `first must be an integer in 1..${LIMITS.periods}`);
+  if (before != null && !isValidPeriod(window, before))
+    throw badInput('before', `before must be a period of ${window}, as Season.periods lists them`);
 }
 
 /** Read limits of the GraphQL contract (docs/design.md#limits). */

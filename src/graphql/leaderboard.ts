@@ -1,31 +1,9 @@
-import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
-import type { Season, Window } from '../domain/season.js';
-import { badInput } from '../domain/errors.js';
-import { isValidPeriod, periodInReach, periodOf, periodStart } from '../domain/windows.js';
+import { boardOfPeriod, checkPeriodsPage, LIMITS, READ_DEFAULTS, requestedBoard } from '../domain/board.js';
 import { builder } from './builder.js';
 import { onView, type LeaderboardValue } from './context.js';
 import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
 import { WindowEnum } from './scalars.js';
 import { SeasonRef } from './season.js';
-
-/** The board of a season for a window at an instant. */
-export function leaderboardOf(season: Season, window: Window, at: Date): LeaderboardValue {
-  const period = periodOf(window, at);
-  return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
-}
-
-/**
- * The board a client asked for: `at` (default now) must pick a day or week that can hold
- * results (windows.ts periodInReach). Every other board is empty for good, and each would cost
- * a cache slot: a client sending distinct dates could make them without end.
- */
-function requestedBoard(season: Season, window: Window, at: Date | null | undefined, now: Date): LeaderboardValue {
-  const board = leaderboardOf(season, window, at ?? now);
-  if (at && board.window !== 'SEASON' && !periodInReach(board.window, board.period, season, now)) {
-    throw badInput('at', 'at must pick a day or week of the season, at most one period after now');
-  }
-  return board;
-}
 
 export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
   description: 'One board: a season, or one UTC day or ISO week of it.',
@@ -127,17 +105,9 @@ builder.objectField(SeasonRef, 'periods', (t) =>
     },
     resolve: async (season, args, ctx) => {
       const first = args.first ?? READ_DEFAULTS.periodsFirst;
-      if (!Number.isInteger(first) || first < 1 || first > LIMITS.periods)
-        throw badInput('first', `first must be an integer in 1..${LIMITS.periods}`);
-      if (args.before != null && !isValidPeriod(args.window, args.before))
-        throw badInput('before', `before must be a period of ${args.window}, as Season.periods lists them`);
+      checkPeriodsPage(args.window, first, args.before);
       const periods = await ctx.services.periods(season.id, args.window, first, args.before ?? null);
-      return periods.map((period) => ({
-        season,
-        window: args.window,
-        period,
-        periodStart: periodStart(args.window, period, season.startsAt),
-      }));
+      return periods.map((period) => boardOfPeriod(season, args.window, period));
     },
   }),
 );

@@ -4,7 +4,7 @@ import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
 import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
-import { leaderboardOf } from './leaderboard.js';
+import { boardAt } from '../domain/board.js';
 import { WindowEnum } from './scalars.js';
 
 const RecordUpdateRef = builder
@@ -47,11 +47,7 @@ builder.subscriptionType({
         if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
           throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }
-        const board = leaderboardOf(
-          await seasonOrFail(ctx, args.seasonId),
-          args.window ?? 'SEASON',
-          ctx.services.now(),
-        );
+        const board = boardAt(await seasonOrFail(ctx, args.seasonId), args.window ?? 'SEASON', ctx.services.now());
         return ctx.services.live.topChanges(board, limit);
       },
       resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON'),
@@ -73,7 +69,7 @@ builder.subscriptionType({
       args: { seasonId: t.arg.int({ required: true }), playerId: t.arg.id({ required: true }) },
       subscribe: async (_root, args, ctx) => {
         const playerId = parsePlayerId(args.playerId);
-        const board = leaderboardOf(await seasonOrFail(ctx, args.seasonId), 'SEASON', ctx.services.now());
+        const board = boardAt(await seasonOrFail(ctx, args.seasonId), 'SEASON', ctx.services.now());
         return ctx.services.live.rankChanges(board, playerId);
       },
       resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON')[0]!,

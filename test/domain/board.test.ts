@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { boardExpireAt, isBoardExpired, membersOnLiveBoards } from '../../src/domain/board.js';
+import {
+  boardExpireAt,
+  checkPeriodsPage,
+  isBoardExpired,
+  membersOnLiveBoards,
+  requestedBoard,
+} from '../../src/domain/board.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { utc } from './helpers.js';
 
@@ -50,5 +56,51 @@ describe('membersOnLiveBoards', () => {
   });
   it('counts nothing on no boards', () => {
     expect(membersOnLiveBoards(season, [], 0, 0)).toBe(0);
+  });
+});
+
+describe('requestedBoard: which board a client may read', () => {
+  const season = {
+    id: 1,
+    startsAt: utc('2026-01-05T00:00:00Z'),
+    endsAt: utc('2026-02-02T00:00:00Z'),
+  } as Season;
+  const now = utc('2026-01-14T12:00:00Z');
+  it.each([
+    ['SEASON, no at', 'SEASON', null, { period: '', periodStart: '2026-01-05T00:00:00.000Z' }],
+    ['DAY, no at: today', 'DAY', null, { period: '2026-01-14', periodStart: '2026-01-14T00:00:00.000Z' }],
+    ['DAY of yesterday', 'DAY', '2026-01-13T08:00:00Z', { period: '2026-01-13' }],
+    ['DAY of tomorrow (one period ahead)', 'DAY', '2026-01-15T08:00:00Z', { period: '2026-01-15' }],
+    ['DAY two periods ahead', 'DAY', '2026-01-16T08:00:00Z', 'BAD_USER_INPUT'],
+    ['DAY before the season', 'DAY', '2026-01-04T08:00:00Z', 'BAD_USER_INPUT'],
+    ['WEEK of the season start', 'WEEK', '2026-01-06T00:00:00Z', { period: '2026-W02' }],
+    ['WEEK after the season', 'WEEK', '2026-02-03T00:00:00Z', 'BAD_USER_INPUT'],
+    ['SEASON at any instant', 'SEASON', '2030-01-01T00:00:00Z', { period: '' }],
+  ] as const)('%s', (_name, window, at, expected) => {
+    const read = () => requestedBoard(season, window as Window, at === null ? null : utc(at), now);
+    if (typeof expected === 'string') {
+      expect(read).toThrow(expect.objectContaining({ code: expected }) as Error);
+      return;
+    }
+    const board = read();
+    expect(board.period).toBe(expected.period);
+    if ('periodStart' in expected) expect(board.periodStart.toISOString()).toBe(expected.periodStart);
+  });
+});
+
+describe('checkPeriodsPage', () => {
+  it.each([
+    ['DAY', 1, null, undefined],
+    ['DAY', 100, '2026-01-13', undefined],
+    ['WEEK', 30, '2026-W02', undefined],
+    ['DAY', 0, null, 'first'],
+    ['DAY', 101, null, 'first'],
+    ['DAY', 1.5, null, 'first'],
+    ['DAY', 5, '2026-W02', 'before'],
+    ['WEEK', 5, '2026-01-13', 'before'],
+  ] as const)('%s first=%s before=%s → %s', (window, first, before, field) => {
+    const check = () => checkPeriodsPage(window, first, before);
+    if (field === undefined) expect(check).not.toThrow();
+    else expect(check).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', field }) as Error);
   });
 });
