@@ -14,12 +14,14 @@ import { playersRemove } from './players-remove.js';
 import { rebuild } from './rebuild.js';
 import { reconcile } from './reconcile.js';
 import { seasonsClose } from './seasons-close.js';
+import { seasonsCreate } from './seasons-create.js';
 
 /** Every command by the words that name it, in the order `--help` lists them. */
 const commands: Record<string, Command> = {
   'keys create': keysCreate,
   'keys list': keysList,
   'keys revoke': keysRevoke,
+  'seasons create': seasonsCreate,
   'seasons close': seasonsClose,
   rebuild,
   reconcile,

@@ -44,6 +44,20 @@ export interface SeasonKeys {
 
 export type CloseStep = 'waitInFlight' | 'drain' | 'finalize' | 'waitReaders' | 'removeKeys';
 
+/** A partition the ingest group has not applied up to the close's target yet. */
+export interface PartitionBehind {
+  partition: number;
+  /** The offset the group committed (-1: none). */
+  committed: bigint;
+  end: bigint;
+}
+
+/** What a close is doing now: each step as it begins, and the drain's partitions behind at each poll. */
+export type CloseProgress =
+  | { step: 'waitInFlight' | 'waitReaders'; waitMs: number }
+  | { step: 'drain'; behind: PartitionBehind[] }
+  | { step: 'finalize' | 'removeKeys' };
+
 export interface CloseDeps {
   store: CloseStore;
   ingest: IngestProgress;
@@ -60,6 +74,8 @@ export interface CloseDeps {
   now?(): number;
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
   onStep?(seasonId: number, step: CloseStep, ms: number): void;
+  /** Told what the close waits for as it goes (the CLI prints it: a close takes seconds to minutes). */
+  onProgress?(seasonId: number, progress: CloseProgress): void;
 }
 
 export interface CloseReport {
@@ -104,21 +120,33 @@ export async function closeSeason(
     mark = now();
     deps.onStep?.(seasonId, step, steps[step]);
   };
+  const progress = (p: CloseProgress) => deps.onProgress?.(seasonId, p);
   await deps.store.markClosed(seasonId, by);
   deps.invalidate(seasonId);
   // An API process may accept results until its cached copy of the season expires, and a result
   // it validated may then wait up to graceMs for Kafka's ack: after both, nothing new can arrive.
+  progress({ step: 'waitInFlight', waitMs: deps.cacheTtlMs + deps.graceMs });
   await sleep(deps.cacheTtlMs + deps.graceMs, signal);
   lap('waitInFlight');
-  await waitForIngest(deps.ingest, { timeoutMs: deps.drainTimeoutMs, pollMs: deps.pollMs ?? 200, now, sleep, signal });
+  await waitForIngest(deps.ingest, {
+    timeoutMs: deps.drainTimeoutMs,
+    pollMs: deps.pollMs ?? 200,
+    now,
+    sleep,
+    signal,
+    onBehind: (behind) => progress({ step: 'drain', behind }),
+  });
   lap('drain');
+  progress({ step: 'finalize' });
   const written = await deps.store.finalize(season, by);
   lap('finalize');
   deps.invalidate(seasonId);
   // Readers switch to PostgreSQL when their cached season shows finalized_at: until every cache
   // expired, some still read Redis, so the keys must outlive them.
+  progress({ step: 'waitReaders', waitMs: deps.cacheTtlMs });
   await sleep(deps.cacheTtlMs, signal);
   lap('waitReaders');
+  progress({ step: 'removeKeys' });
   const keysRemoved = await deps.keys.remove(seasonId);
   lap('removeKeys');
   return {
@@ -166,6 +194,8 @@ export async function waitForIngest(
     now(): number;
     sleep(ms: number, signal?: AbortSignal): Promise<void>;
     signal?: AbortSignal | undefined;
+    /** The partitions still behind, at each poll (first with all of them; last with none). */
+    onBehind?(behind: PartitionBehind[]): void;
   },
 ): Promise<void> {
   // A partition whose kept log is empty (never written, or all expired) has nothing to apply.
@@ -173,10 +203,13 @@ export async function waitForIngest(
   const deadline = opts.now() + opts.timeoutMs;
   for (;;) {
     const committed = await progress.committedOffsets();
-    const behind = targets.filter((p) => (committed.get(p.partition) ?? -1n) < p.end);
+    const behind = targets
+      .map((p) => ({ partition: p.partition, committed: committed.get(p.partition) ?? -1n, end: p.end }))
+      .filter((p) => p.committed < p.end);
+    opts.onBehind?.(behind);
     if (behind.length === 0) return;
     if (opts.now() >= deadline) {
-      const list = behind.map((p) => `${p.partition} (at ${committed.get(p.partition) ?? -1n} of ${p.end})`).join(', ');
+      const list = behind.map((p) => `${p.partition} (at ${p.committed} of ${p.end})`).join(', ');
       throw unavailable(
         `ingest did not apply the results produced before the close within ${opts.timeoutMs} ms; partitions behind: ${list}. ` +
           'The season stays CLOSED and closing it again (or the scheduler) finishes it.',

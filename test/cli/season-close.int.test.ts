@@ -24,8 +24,23 @@ describe('seasons close', () => {
   it('closes a season for good, audited with the reason; a second run says it was already final', async () => {
     const season = await createSeason(s, { name: 'closed from the CLI' });
     await ingestDirect(s, season, tieHeavyResults(season, { players: 300, seed: 701, maxPoints: 10 }), 90 * 24 * 3600);
-    const first = await cli('seasons', 'close', '--season', String(season.id), '--reason', 'tournament cancelled');
+    // Waits of 2 s and 1 s: long enough to see the progress come as the close goes.
+    const slower = { ...env, SEASON_CACHE_TTL_MS: '1000', SEASON_CLOSE_GRACE_MS: '1000' };
+    const args = ['seasons', 'close', '--season', String(season.id), '--reason', 'tournament cancelled'];
+    const first = await runCli(slower, ...args);
     expect(first, first.stderr).toMatchObject({ code: 0 });
+    // What it waits for, on stderr, each step as it begins (its topic is empty: nothing to drain).
+    expect(first.stderrLines.map((l) => l.line)).toEqual(
+      [
+        'waiting 2.0 s for submissions already accepted to reach Kafka (SEASON_CACHE_TTL_MS + SEASON_CLOSE_GRACE_MS)',
+        'the ingest group has applied every result Kafka held',
+        'writing every final rank to PostgreSQL',
+        'waiting 1.0 s for every process to read the season from PostgreSQL (SEASON_CACHE_TTL_MS)',
+        'removing its Redis keys',
+      ].map((line) => `close season ${season.id}: ${line}`),
+    );
+    const [waiting, , , , removing] = first.stderrLines;
+    expect(removing!.ms - waiting!.ms).toBeGreaterThanOrEqual(2_900);
     expect(first.stdout).toMatch(
       new RegExp(
         `^closed season ${season.id}: \\d+ final standings on \\d+ boards, \\d+ Redis keys removed, in [\\d.]+ s\\n$`,

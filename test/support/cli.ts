@@ -4,12 +4,18 @@ import { nodeArgsFor } from './process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** What a CLI run printed and how it ended; `stderrLines` with when each arrived, in ms since the spawn. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  stderrLines: Array<{ ms: number; line: string }>;
+}
+
 /** Runs the CLI as operators do (built: see nodeArgsFor), a real child process, with `env` on top of this process's. */
-export function runCli(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
+    const started = Date.now();
     const child = spawn(process.execPath, [...nodeArgsFor('src/cli/main.ts'), ...args], {
       cwd: root,
       env: { ...process.env, ...env },
@@ -17,13 +23,17 @@ export function runCli(
     });
     let stdout = '';
     let stderr = '';
+    const stderrLines: CliRun['stderrLines'] = [];
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
     });
     child.stderr.on('data', (d: Buffer) => {
+      const ms = Date.now() - started;
+      const unfinished = stderr.lastIndexOf('\n') + 1; // where the last line without its \n began
       stderr += d.toString();
+      for (const line of stderr.slice(unfinished).split('\n').slice(0, -1)) stderrLines.push({ ms, line });
     });
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code) => resolve({ code, stdout, stderr, stderrLines }));
   });
 }

@@ -1,0 +1,102 @@
+// `seasons create`: a new season, the createSeason mutation's input as options, stored by the same
+// service (src/service/seasons.ts createSeason), which checks it as it checks the mutation's.
+import { splitWithDefaults, type RankStyle, type ScoringMode, type SortOrder } from '../domain/season.js';
+import { createSeason } from '../service/seasons.js';
+import { parse, UsageError, withApp, type Command } from './command.js';
+
+const SCORING = ['BEST', 'SUM'] as const satisfies readonly ScoringMode[];
+const ORDERS = ['DESC', 'ASC'] as const satisfies readonly SortOrder[];
+const RANK_STYLES = ['ORDINAL', 'COMPETITION'] as const satisfies readonly RankStyle[];
+
+const options = {
+  name: { type: 'string' },
+  'starts-at': { type: 'string' },
+  'ends-at': { type: 'string' },
+  scoring: { type: 'string' },
+  order: { type: 'string' },
+  'rank-style': { type: 'string' },
+  'max-points-per-match': { type: 'string' },
+  'points-bits': { type: 'string' },
+  'time-bits': { type: 'string' },
+  'time-unit-seconds': { type: 'string' },
+  'shard-bounds': { type: 'string' },
+  shards: { type: 'string' },
+  'shards-from-season-id': { type: 'string' },
+} as const;
+
+type Values = { [K in keyof typeof options]?: string | undefined };
+
+function required(values: Values, name: keyof Values): string {
+  const v = values[name];
+  if (v === undefined) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T | undefined {
+  if (raw === undefined || (allowed as readonly string[]).includes(raw)) return raw as T | undefined;
+  throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+}
+
+/** An integer as GraphQL's Int reads it; its range is the service's to check. */
+function int(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^-?\d{1,10}$/.test(raw)) throw new UsageError(`--${name} must be an integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/** An instant exactly as the mutation's DateTime reads it (ISO-8601 with a zone, every field in range). */
+async function instant(name: string, raw: string): Promise<Date> {
+  // Loaded here: --help and usage errors need none of GraphQL's modules.
+  const { parseDateTime } = await import('../graphql/scalars.js');
+  try {
+    return parseDateTime(raw);
+  } catch (err) {
+    throw new UsageError(`--${name}: ${(err as Error).message}`);
+  }
+}
+
+/** The service's input from the options, mapped as the createSeason resolver maps its input (src/graphql/season.ts). */
+async function seasonInput(values: Values) {
+  const scoring = oneOf('scoring', required(values, 'scoring'), SCORING)!;
+  const shardBounds = values['shard-bounds']?.split(',').map((b) => int('shard-bounds', b.trim())!);
+  const shards = int('shards', values.shards);
+  const shardsFromSeasonId = int('shards-from-season-id', values['shards-from-season-id']);
+  const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
+  return {
+    name: required(values, 'name'),
+    startsAt: await instant('starts-at', required(values, 'starts-at')),
+    endsAt: await instant('ends-at', required(values, 'ends-at')),
+    scoring,
+    order: oneOf('order', values.order, ORDERS) ?? 'DESC',
+    rankStyle: oneOf('rank-style', values['rank-style'], RANK_STYLES) ?? 'ORDINAL',
+    maxPointsPerMatch: int('max-points-per-match', required(values, 'max-points-per-match'))!,
+    split: splitWithDefaults(scoring, {
+      pointsBits: int('points-bits', values['points-bits']),
+      timeBits: int('time-bits', values['time-bits']),
+      timeUnitSeconds: int('time-unit-seconds', values['time-unit-seconds']),
+    }),
+    ...(sharded === undefined
+      ? {}
+      : { shards: { bounds: shardBounds, count: shards, fromSeasonId: shardsFromSeasonId } }),
+  };
+}
+
+export const seasonsCreate: Command = {
+  args:
+    '--name <text> --starts-at <ISO-8601> --ends-at <ISO-8601> --scoring BEST|SUM --max-points-per-match <n> ' +
+    '[--order DESC|ASC] [--rank-style ORDINAL|COMPETITION] [--points-bits <n>] [--time-bits <n>] ' +
+    '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>]',
+  summary: 'create a season (the createSeason mutation, checked the same way); its last output line is the new id',
+  async run(argv, ctx) {
+    const input = await seasonInput(parse(argv, options).values);
+    const season = await withApp(ctx.config(), (app) => createSeason(app.seasonsRepo, input, new Date()));
+    const shards = season.shards ? `, ${season.shards.tags.length} shards at ${season.shards.bounds.join(',')}` : '';
+    ctx.out(
+      `created season ${season.id} "${season.name}": ${season.status} from ${season.startsAt.toISOString()} ` +
+        `to ${season.endsAt.toISOString()}, ${season.scoring} ${season.order} ${season.rankStyle}, ` +
+        `at most ${season.maxPointsPerMatch} points a match${shards}`,
+    );
+    // Last line, alone: scripts capture it with `tail -1`.
+    ctx.out(String(season.id));
+  },
+};

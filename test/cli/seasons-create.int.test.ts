@@ -1,0 +1,120 @@
+// `npm run cli -- seasons create`: the createSeason mutation's input as options, run as a real child
+// process, beside the mutation itself on a real API: the same seasons, the same refusals.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TestApi } from '../support/api.js';
+import { runCli } from '../support/cli.js';
+import { testEnv, uniqueName } from '../support/env.js';
+
+const DAY = 24 * 3600 * 1000;
+const env = testEnv();
+const cli = (...args: string[]) => runCli(env, ...args);
+
+let api: TestApi;
+let admin: string;
+beforeAll(async () => {
+  api = await startApi();
+  admin = await api.key('admin');
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+type Input = Record<string, string | number | number[]>;
+
+/** The CLI's options for a mutation input: each field in kebab case, a list comma-separated. */
+const optionsOf = (input: Input) =>
+  Object.entries(input).flatMap(([field, v]) => [
+    `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    Array.isArray(v) ? v.join(',') : String(v),
+  ]);
+
+const at = (days: number) => new Date(Math.floor(Date.now() / 1000) * 1000 + days * DAY).toISOString();
+
+const viaMutation = (input: Input) =>
+  api.gql('mutation($i: CreateSeasonInput!) { createSeason(input: $i) { id } }', { i: input }, admin);
+
+describe('seasons create', () => {
+  it('creates the season the mutation creates from the same input, its id alone on the last line', async () => {
+    const input: Input = {
+      name: uniqueName('cli season'),
+      startsAt: at(-1),
+      endsAt: at(30),
+      scoring: 'BEST',
+      order: 'ASC',
+      rankStyle: 'COMPETITION',
+      maxPointsPerMatch: 5000,
+      pointsBits: 20,
+      timeUnitSeconds: 2,
+    };
+    const run = await cli('seasons', 'create', ...optionsOf(input));
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    const lines = run.stdout.trimEnd().split('\n');
+    const id = Number(lines.at(-1));
+    expect(lines.at(-2)).toBe(
+      `created season ${id} "${input.name}": ACTIVE from ${input.startsAt} to ${input.endsAt}, ` +
+        'BEST ASC COMPETITION, at most 5000 points a match',
+    );
+    const mutation = await viaMutation(input);
+    expect(mutation.errors).toBeUndefined();
+    const [fromCli, fromMutation] = await Promise.all([
+      api.s.seasons.get(id),
+      api.s.seasons.get(mutation.data!.createSeason.id),
+    ]);
+    expect({ ...fromCli, id: 0 }).toEqual({ ...fromMutation, id: 0 });
+    expect(fromCli).toMatchObject({ split: { pointsBits: 20, timeBits: 32, timeUnitSeconds: 2 } });
+  });
+
+  it('creates a season with score-range shards, as the mutation', async () => {
+    const input = { name: uniqueName('cli shards'), startsAt: at(1), endsAt: at(8), scoring: 'SUM' };
+    const run = await cli(
+      'seasons',
+      'create',
+      ...optionsOf({ ...input, maxPointsPerMatch: 100, shardBounds: [50, 500] }),
+    );
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain(': SCHEDULED from ');
+    expect(run.stdout).toContain(', 3 shards at 50,500\n');
+    expect((await api.s.seasons.get(Number(run.stdout.trimEnd().split('\n').at(-1))))?.shards?.bounds).toEqual([
+      50, 500,
+    ]);
+  });
+
+  // Each refusal: the mutation's error message is the CLI's, exit 2 for BAD_USER_INPUT (1 otherwise).
+  const valid: Input = { name: 'refused', startsAt: at(-1), endsAt: at(30), scoring: 'BEST', maxPointsPerMatch: 100 };
+  it.concurrent.for<[string, Input]>([
+    ['an end before the start', { endsAt: at(-2) }],
+    ['an end in the past', { startsAt: at(-9), endsAt: at(-2) }],
+    ['a blank name', { name: '   ' }],
+    ['no points allowed', { maxPointsPerMatch: 0 }],
+    ['a running total in ascending order', { scoring: 'SUM', order: 'ASC' }],
+    ['more points than the point bits hold', { pointsBits: 8, maxPointsPerMatch: 1000 }],
+    ['a season longer than the time bits hold', { timeBits: 10, timeUnitSeconds: 1 }],
+    ['shard bounds out of order', { shardBounds: [50, 20] }],
+    ['shards without the season to size them by', { shards: 3 }],
+  ])('refuses %s with the mutation’s message', async ([, change], { expect }) => {
+    const input = { ...valid, ...change };
+    const error = (await viaMutation(input)).errors?.[0] as { message: string; extensions: { code: string } };
+    expect(error?.message).toBeDefined();
+    const run = await cli('seasons', 'create', ...optionsOf(input));
+    expect(run.stderr).toContain(`error: ${error.message}\n`);
+    expect(run.code).toBe(error.extensions.code === 'BAD_USER_INPUT' ? 2 : 1);
+    expect(run.stdout).toBe('');
+  });
+
+  it.concurrent.for<[string, string[], string]>([
+    [
+      'no --scoring',
+      optionsOf(Object.fromEntries(Object.entries(valid).filter(([k]) => k !== 'scoring'))),
+      '--scoring is required',
+    ],
+    ['an unknown scoring', optionsOf({ ...valid, scoring: 'MAX' }), '--scoring must be one of BEST, SUM, got "MAX"'],
+    ['a date that does not exist', optionsOf({ ...valid, endsAt: '2026-11-31T00:00:00Z' }), '--ends-at: DateTime must'],
+    ['a date without a zone', optionsOf({ ...valid, startsAt: '2026-11-30T00:00:00' }), '--starts-at: DateTime must'],
+    ['points that are not an integer', optionsOf({ ...valid, maxPointsPerMatch: '1e3' }), 'must be an integer'],
+  ])('exits 2 with the usage text on %s', async ([, args, message], { expect }) => {
+    const run = await cli('seasons', 'create', ...args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain('seasons create --name <text>');
+  });
+});
