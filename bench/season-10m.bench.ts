@@ -160,7 +160,7 @@ function rebuild(season: Season) {
     {
       source: createStandingsReader(pg.sql),
       target: createBoardRebuilder(redis, TTL),
-      expireAt: (s, w, p) => boardExpireAt(s, w, p, TTL),
+      expireAt: (s, w, p) => boardExpireAt({ season: s, window: w, period: p }, TTL),
       now: Date.now,
     },
     season,

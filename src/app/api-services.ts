@@ -87,7 +87,7 @@ export function createServices(
       top: reads.topCache,
       archive: reads.archive,
       history: bounded(createStandingsRanker(deps.sql), deadline),
-      expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, config.windowTtlSeconds),
+      expiresAt: (b) => boardExpireAt(b, config.windowTtlSeconds),
     }),
     live: reads.live,
     playerNames: (ids) => reads.names.names(ids),

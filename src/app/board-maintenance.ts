@@ -33,7 +33,7 @@ export function createBoardMaintenance(deps: {
 }) {
   const { config, logger, metrics } = deps;
   const ttl = config.windowTtlSeconds;
-  const expireAt = (s: Season, w: Window, p: string) => boardExpireAt(s, w, p, ttl);
+  const expireAt = (s: Season, w: Window, p: string) => boardExpireAt({ season: s, window: w, period: p }, ttl);
 
   /** Refills every live board of the season from PostgreSQL into a copy and swaps it in. */
   async function rebuild(seasonId: number, onProgress?: (members: number) => void): Promise<RebuildReport> {

@@ -2,12 +2,29 @@ import { badInput } from './errors.js';
 import type { Season, Window } from './season.js';
 import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from './windows.js';
 
-/** One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. */
-export interface Board {
-  season: Season;
+/**
+ * One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. The one value that
+ * names a board wherever a function needs one (issue 36), never a (season, window, period) triple.
+ * `S` is how much of the season its holder has: the Season, or only its id where that is all the
+ * code holds (PostgreSQL readers, key builders: BoardOfId). One type rather than a second id-only
+ * shape: a Board<Season> is a BoardOfId as it is, with no conversion at any call.
+ */
+export interface Board<S extends SeasonId = Season> {
+  season: S;
   window: Window;
   /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK (see windows.ts). */
   period: string;
+}
+
+/** The least of a season a board needs to be named: its id. */
+export type SeasonId = Pick<Season, 'id'>;
+
+/** A board named by its season's id alone (every Board is one). */
+export type BoardOfId = Board<SeasonId>;
+
+/** The SEASON board of a season (or of a season id: `seasonBoard({ id })`). */
+export function seasonBoard<S extends SeasonId>(season: S): Board<S> {
+  return { season, window: 'SEASON', period: '' };
 }
 
 /** A board with the instant its period starts (the season's start for SEASON). */
@@ -77,9 +94,9 @@ export function boardId(seasonId: number, window: Window, period: string): strin
  * When a board's Redis key expires, in Unix seconds: 0 (never) for SEASON; DAY and WEEK boards
  * `ttlSeconds` after their window ends (docs/design.md#windows).
  */
-export function boardExpireAt(season: Season, window: Window, period: string, ttlSeconds: number): number {
-  if (window === 'SEASON') return 0;
-  return Math.floor(periodEnd(window, period, season.endsAt).getTime() / 1000) + ttlSeconds;
+export function boardExpireAt(board: Board, ttlSeconds: number): number {
+  if (board.window === 'SEASON') return 0;
+  return Math.floor(periodEnd(board.window, board.period, board.season.endsAt).getTime() / 1000) + ttlSeconds;
 }
 
 /**
@@ -101,6 +118,6 @@ export function membersOnLiveBoards(
   nowMs: number,
 ): number {
   const live = (b: { window: Window; period: string }) =>
-    !isBoardExpired(boardExpireAt(season, b.window, b.period, ttlSeconds), nowMs);
+    !isBoardExpired(boardExpireAt({ season, window: b.window, period: b.period }, ttlSeconds), nowMs);
   return boards.reduce((n, b) => n + (live(b) ? b.members : 0), 0);
 }

@@ -65,7 +65,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     /** A sharded board's kept shard sizes, counted again (shard-mover.ts); nothing for one key. */
     async recountSizes(season: Season, window: Window, period: string): Promise<void> {
       if (!isSharded(season)) return;
-      const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
+      const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
       await recountShardSizes(redis, season, keptSizes(season, window, period, expireAt));
     },
 
@@ -114,7 +114,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
       write: boolean,
     ): Promise<number | null> {
       if (isSharded(season)) {
-        const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
+        const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
         return settleShardedBoard(redis, season, window, period, members, decide, write, expireAt);
       }
       const key = boardKey(season.id, window, period);
@@ -144,7 +144,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
             ...pairs.flat(),
           );
         // setStandings writes members only; a board it creates from nothing needs its expiry.
-        const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
+        const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
         if (expireAt > 0) tx.expireat(key, expireAt);
         const replies = await tx.exec();
         if (replies) {

@@ -80,7 +80,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
     async swap(season: Season, window: Window, period: string): Promise<void> {
       if (isSharded(season)) return swapShards(season, window, period);
       const board = boardKey(season.id, window, period);
-      const expireAt = boardExpireAt(season, window, period, windowTtlSeconds);
+      const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
       const status = swapStatus(
         await redis.swapBoard(
           rebuildCopyKey(board),
@@ -147,7 +147,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
    */
   async function swapShards(season: Sharded, window: Window, period: string): Promise<void> {
     const keys = shardKeys(season, window, period);
-    const expireAt = String(boardExpireAt(season, window, period, windowTtlSeconds));
+    const expireAt = String(boardExpireAt({ season, window, period }, windowTtlSeconds));
     await withMoverLock(redis, season.id, async () => {
       if ((await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS)) !== 1) {
         throw unavailable(`the rebuild of season ${season.id} stalled past its marker's TTL; rebuild again`);

@@ -54,7 +54,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       const pipeline = redis.pipeline();
       const isSet: boolean[] = []; // which pipeline replies are setStandings counts
       for (const [key, { first, args }] of byBoard) {
-        const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
+        const expireAt = boardExpireAt({ season, window: first.window, period: first.period }, windowTtlSeconds);
         // A write to an expired board would only recreate a dead key, without its TTL.
         if (isBoardExpired(expireAt, nowMs)) {
           report.expiredBoards++;

@@ -36,7 +36,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
       for (const [key, list] of byBoard) {
         const first = list[0]!;
         const season = seasonOf(first.seasonId);
-        const expireAt = boardExpireAt(season, first.window, first.period, windowTtlSeconds);
+        const expireAt = boardExpireAt({ season, window: first.window, period: first.period }, windowTtlSeconds);
         if (isBoardExpired(expireAt, nowMs)) continue;
         const codec = codecOf(season);
         const pairs: Array<[string, number]> = [];

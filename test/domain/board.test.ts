@@ -5,6 +5,7 @@ import {
   isBoardExpired,
   membersOnLiveBoards,
   requestedBoard,
+  seasonBoard,
 } from '../../src/domain/board.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { utc } from './helpers.js';
@@ -20,7 +21,14 @@ describe('boardExpireAt', () => {
     // ISO week 2 of 2026 is Monday 5 .. Sunday 11 January.
     ['WEEK', '2026-W02', 60, sec('2026-01-12T00:01:00Z')],
   ] as const)('%s %s with a TTL of %d s → %d', (window: Window, period, ttl, expected) => {
-    expect(boardExpireAt(season, window, period, ttl)).toBe(expected);
+    expect(boardExpireAt({ season, window, period }, ttl)).toBe(expected);
+  });
+});
+
+describe('seasonBoard', () => {
+  it('names the SEASON board of a season, or of a bare season id', () => {
+    expect(seasonBoard(season)).toEqual({ season, window: 'SEASON', period: '' });
+    expect(seasonBoard({ id: 7 })).toEqual({ season: { id: 7 }, window: 'SEASON', period: '' });
   });
 });
 

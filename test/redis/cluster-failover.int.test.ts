@@ -129,7 +129,7 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
     boards: createBoardInspector(s.redis, TTL),
     codecOf,
     isFinalized: async () => false,
-    expireAt: (se: Season, w: Window, p: string) => boardExpireAt(se, w, p, TTL),
+    expireAt: (se: Season, w: Window, p: string) => boardExpireAt({ season: se, window: w, period: p }, TTL),
     now: Date.now,
   };
   const found = await reconcileSeason(deps, season);

@@ -270,7 +270,7 @@ describe('sharded seasons: every read equals the one-ZSET oracle', () => {
 });
 
 describe('sharded seasons: rebuild, reconcile, player removal and close (issue 11 part 4)', () => {
-  const TTL_MS = (se: Season, w: Window, p: string) => boardExpireAt(se, w, p, TTL);
+  const TTL_MS = (se: Season, w: Window, p: string) => boardExpireAt({ season: se, window: w, period: p }, TTL);
 
   /** Twins fed the same results; `more` applies further results to both, as ingest would. */
   async function fedTwins(def: Partial<SeasonDefinition>, bounds: number[], seed: number) {

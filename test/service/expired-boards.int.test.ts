@@ -71,7 +71,7 @@ describe('an expired DAY board', () => {
     const reads = createLeaderboardReads({
       ...readSources(redis),
       history,
-      expiresAt: (b) => boardExpireAt(b.season, b.window, b.period, ttl),
+      expiresAt: (b) => boardExpireAt(b, ttl),
     });
     expectSameBoards(await readWhole(history, [yesterday]), before);
     expect(await sampleReads(reads, yesterday, before.get(labelOf(yesterday))!)).toEqual(samples);
