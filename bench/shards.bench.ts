@@ -15,7 +15,6 @@ import type { BoardQuery } from '../src/service/leaderboard-reads.js';
 import { createBoardReader } from '../src/redis/board-reader.js';
 import { clusterUrl } from '../src/config.js';
 import { createRedis, mastersOf } from '../src/redis/client.js';
-import { defineScripts } from '../src/redis/scripts.js';
 import { boardKey, boardVersionsKey } from '../src/redis/keys.js';
 import { chooseShardTags, masterSlotRanges } from '../src/redis/shard-placement.js';
 import { codecOf } from '../src/domain/score-codec.js';
@@ -76,7 +75,7 @@ function season(id: number, shards: number | null): Season {
 const base = intArg('base', 900_000_000 + Math.floor(Math.random() * 1_000_000));
 const rows: string[] = [];
 const loads: string[] = [];
-const readConnection = PIPELINED ? defineScripts(redis.duplicate({ enableAutoPipelining: true })) : redis;
+const readConnection = PIPELINED ? redis.duplicate({ enableAutoPipelining: true }) : redis;
 const reader = createBoardReader(readConnection);
 // The same players and points for every layout: player i has (i * 7919) % 1000 points.
 const at = new Date(startsAt.getTime() + 1000);

@@ -1,8 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The outcomes of a submission, as the `outcome` label of ladder_submissions_total. */
-export const SUBMISSION_OUTCOMES = ['accepted', 'rejected', 'unavailable'] as const;
-export type SubmissionOutcome = (typeof SUBMISSION_OUTCOMES)[number];
+const SUBMISSION_OUTCOMES = ['accepted', 'rejected', 'unavailable'] as const;
 
 /**
  * A fresh registry with every instrument of the service. Nothing touches prom-client's global
@@ -27,7 +26,7 @@ export function createMetrics() {
 
   return {
     registry,
-    /** inc({ outcome }) with a SubmissionOutcome. */
+    /** inc({ outcome }) with one of SUBMISSION_OUTCOMES. */
     submissions,
     resultsIngested: new Counter({
       name: 'ladder_results_ingested_total',

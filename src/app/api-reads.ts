@@ -9,7 +9,6 @@ import { bounded, createDeadline } from '../postgres/deadline.js';
 import { createBoardReader } from '../redis/board-reader.js';
 import { turnBatchedConnection } from '../redis/client.js';
 import { createLivePubSub } from '../redis/live-pubsub.js';
-import { defineScripts } from '../redis/scripts.js';
 import { createResponseCache } from '../graphql/response-cache.js';
 import { createBoardVersions } from '../service/board-events.js';
 import { createLiveUpdates } from '../service/live-updates.js';
@@ -25,7 +24,7 @@ export function createReadSide(deps: ApiDeps, log: Logger, metrics: Metrics) {
   // write (redis/client.ts): under load most of a read's cost was the write syscall per command.
   // Connections of its own connect on first use, once start-up found Redis: connecting at once,
   // each would report every reconnect attempt while Redis is still down.
-  const readConnection = defineScripts(turnBatchedConnection(deps.redis));
+  const readConnection = turnBatchedConnection(deps.redis);
   readConnection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis read connection error'));
   const reader = createBoardReader(readConnection);
   // Every PostgreSQL call a request makes is bounded (DATABASE_TIMEOUT_MS): UNAVAILABLE rather

@@ -1,5 +1,4 @@
-import { applyResult } from './ranking.js';
-import type { Season, Window } from './season.js';
+import type { Window } from './season.js';
 import { dayPeriod, weekPeriod } from './windows.js';
 
 /** One accepted player result, as it travels from Kafka into PostgreSQL. */
@@ -41,15 +40,6 @@ export function boardsOf(r: Pick<AcceptedResult, 'seasonId' | 'playerId' | 'ende
   ];
 }
 
-const refKey = (b: BoardRef) => `${b.seasonId}|${b.window}|${b.period}|${b.playerId}`;
-
-/** Distinct board refs of a list, in a stable order (PostgreSQL locks rows in this order). */
-export function distinctBoardRefs(results: readonly AcceptedResult[]): BoardRef[] {
-  const seen = new Map<string, BoardRef>();
-  for (const r of results) for (const b of boardsOf(r)) seen.set(refKey(b), b);
-  return sortBoardRefs([...seen.values()]);
-}
-
 const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
 
 /**
@@ -69,35 +59,4 @@ export function sortBoardRefs<T extends BoardRef>(refs: T[]): T[] {
 /** Compares canonical positive decimal ids numerically (as PostgreSQL's bigint order does). */
 export function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/**
- * Folds newly accepted results into one delta per player per board, with the same standing rule
- * PostgreSQL then applies between the delta and the stored row (applyResult is associative).
- */
-export function foldIntoBoards(results: readonly AcceptedResult[], seasonOf: (id: number) => Season): BoardStanding[] {
-  const deltas = new Map<string, BoardStanding>();
-  for (const r of results) {
-    const season = seasonOf(r.seasonId);
-    const result = { points: r.points, endedAt: r.endedAt };
-    for (const ref of boardsOf(r)) {
-      const key = refKey(ref);
-      const current = deltas.get(key);
-      const next = applyResult(current, result, season.scoring, season.order);
-      if (current) {
-        current.points = next.points;
-        current.achievedAt = next.achievedAt;
-      } else {
-        deltas.set(key, {
-          seasonId: ref.seasonId,
-          window: ref.window,
-          period: ref.period,
-          playerId: ref.playerId,
-          points: next.points,
-          achievedAt: next.achievedAt,
-        });
-      }
-    }
-  }
-  return sortBoardRefs([...deltas.values()]);
 }

@@ -7,7 +7,7 @@ import { dayPeriod } from './windows.js';
 const DAY_MS = 86_400_000;
 
 /** Days ahead of today whose partitions the scheduler creates (today's included). */
-export const PARTITION_DAYS_AHEAD = 2;
+const PARTITION_DAYS_AHEAD = 2;
 
 /** The partitions to have by `at`: each (season, day) and claims day from today on. */
 export interface PartitionPlan {

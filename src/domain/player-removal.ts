@@ -63,7 +63,7 @@ export interface StoredRemoval extends RemovalPlan {
 }
 
 /** Longest reason an administrator may give, in Unicode code points. */
-export const MAX_REASON_LENGTH = 500;
+const MAX_REASON_LENGTH = 500;
 
 /** The reason as stored in admin_audit, or BAD_USER_INPUT 'reason' when blank, too long or with control characters. */
 export function parseReason(reason: unknown): string {

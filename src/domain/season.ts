@@ -54,9 +54,9 @@ export interface SeasonDefinition {
 /** Largest value a GraphQL Int (signed 32-bit) can carry; points are exposed as one. */
 export const MAX_GRAPHQL_INT = 2 ** 31 - 1;
 /** Bits of a double's mantissa: every integer below 2^53 is stored exactly by Redis. */
-export const SCORE_BITS = 53;
+const SCORE_BITS = 53;
 /** Longest season name, in Unicode code points (what PostgreSQL's varchar(n) counts). */
-export const MAX_SEASON_NAME_LENGTH = 100;
+const MAX_SEASON_NAME_LENGTH = 100;
 
 /** The split used when a season does not choose one. */
 export function defaultSplit(scoring: ScoringMode): ScoreSplit {

@@ -8,7 +8,7 @@ import { codecOf } from './score-codec.js';
 import type { Season, SortOrder } from './season.js';
 
 /** Most shards a season may have. */
-export const MAX_SHARDS = 64;
+const MAX_SHARDS = 64;
 
 /**
  * A season's shard layout, fixed at creation. `bounds` (ascending points) separate the shards:

@@ -128,5 +128,3 @@ export function createBoardSubscriptions(deps: {
     },
   };
 }
-
-export type BoardSubscriptions = ReturnType<typeof createBoardSubscriptions>;

@@ -50,7 +50,7 @@ export interface Services {
   };
 }
 
-export interface PlayerName {
+interface PlayerName {
   id: string;
   displayName: string | null;
 }

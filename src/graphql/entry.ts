@@ -18,7 +18,7 @@ const RankPointRef = builder.objectRef<RankPoint>('RankPoint').implement({
   }),
 });
 
-export const PlayerRef = builder.objectRef<{ id: string; displayName: string | null }>('Player').implement({
+const PlayerRef = builder.objectRef<{ id: string; displayName: string | null }>('Player').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     displayName: t.exposeString('displayName', { nullable: true }),

@@ -17,7 +17,7 @@ export interface LingerLimits {
 }
 
 /** Twice the request body limit (server.ts defaultLimits), for two seconds. */
-export const LINGER: LingerLimits = { bytes: 512 * 1024, ms: 2_000 };
+const LINGER: LingerLimits = { bytes: 512 * 1024, ms: 2_000 };
 
 /**
  * Answers `req`, whose body has not been read whole. A request already complete is answered as

@@ -241,5 +241,3 @@ export function createGraphQLServer(deps: {
     },
   };
 }
-
-export type GraphQLServer = ReturnType<typeof createGraphQLServer>;

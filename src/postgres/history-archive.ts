@@ -229,5 +229,3 @@ export function createHistoryArchive(sql: Sql) {
     },
   };
 }
-
-export type HistoryArchive = ReturnType<typeof createHistoryArchive>;

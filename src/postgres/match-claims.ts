@@ -90,5 +90,3 @@ export function createMatchClaims(sql: Sql) {
     },
   };
 }
-
-export type MatchClaims = ReturnType<typeof createMatchClaims>;

@@ -118,8 +118,6 @@ export function createPlayerResultsStore(sql: Sql) {
   };
 }
 
-export type PlayerResultsStore = ReturnType<typeof createPlayerResultsStore>;
-
 /**
  * SEASON_NOT_FOUND, or SEASON_CLOSED once final standings were written. FOR SHARE: closing
  * cannot finalize the season while this transaction changes its standings (ingest takes no lock

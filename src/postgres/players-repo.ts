@@ -38,5 +38,3 @@ export function createPlayersRepo(db: Db) {
     },
   };
 }
-
-export type PlayersRepo = ReturnType<typeof createPlayersRepo>;

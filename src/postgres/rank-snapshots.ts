@@ -107,5 +107,3 @@ export function createRankSnapshots(sql: Sql) {
     },
   };
 }
-
-export type RankSnapshots = ReturnType<typeof createRankSnapshots>;

@@ -8,7 +8,7 @@ import type { Sql } from './client.js';
 export type CombineRule = 'BEST_DESC' | 'BEST_ASC' | 'SUM';
 
 /** The combine rule of a season. */
-export function combineRule(scoring: ScoringMode, order: SortOrder): CombineRule {
+function combineRule(scoring: ScoringMode, order: SortOrder): CombineRule {
   return scoring === 'SUM' ? 'SUM' : order === 'ASC' ? 'BEST_ASC' : 'BEST_DESC';
 }
 
@@ -258,8 +258,6 @@ export function createResultsStore(sql: Sql) {
     },
   };
 }
-
-export type ResultsStore = ReturnType<typeof createResultsStore>;
 
 /**
  * One row per (season, endedAt, match, player), in primary-key order so concurrent batches lock

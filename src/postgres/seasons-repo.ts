@@ -94,5 +94,3 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
     },
   };
 }
-
-export type SeasonsRepo = ReturnType<typeof createSeasonsRepo>;

@@ -5,7 +5,7 @@ import { epochMs, type Sql } from './client.js';
 type Row = { player_id: string; points: string; achieved_ms: string };
 
 /** Rows of one board (player_id, points, achieved_at as epoch ms) as standings. */
-export const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
+const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
   rows.map((r) => ({
     seasonId,
     window,
@@ -71,5 +71,3 @@ export function createStandingsPages(sql: Sql) {
     },
   };
 }
-
-export type StandingsPages = ReturnType<typeof createStandingsPages>;

@@ -162,5 +162,3 @@ export function boardPeriods(sql: Sql) {
           order by s.period desc limit 1) n)
       select period from p limit ${first}`.then((rows) => rows.map((r) => r.period));
 }
-
-export type StandingsReader = ReturnType<typeof createStandingsReader>;

@@ -159,5 +159,3 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     },
   };
 }
-
-export type BoardInspector = ReturnType<typeof createBoardInspector>;

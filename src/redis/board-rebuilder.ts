@@ -164,5 +164,3 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
   }
   return rebuilder;
 }
-
-export type BoardRebuilder = ReturnType<typeof createBoardRebuilder>;

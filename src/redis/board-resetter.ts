@@ -95,5 +95,3 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
     },
   };
 }
-
-export type BoardResetter = ReturnType<typeof createBoardResetter>;

@@ -83,5 +83,3 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
     },
   };
 }
-
-export type BoardWriter = ReturnType<typeof createBoardWriter>;

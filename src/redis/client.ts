@@ -68,7 +68,8 @@ class LadderCluster extends Cluster {
  * A connection for many small concurrent commands (the API's reads): the commands of one turn of
  * the event loop leave in one write (its socket corked until the turn's check phase), as ioredis's
  * auto-pipelining would send them, without the Pipeline it builds per turn, which cost more CPU
- * than the commands and kept megabytes alive across each young-generation GC (docs/benchmarks-history.md).
+ * than the commands and kept megabytes alive across each young-generation GC
+ * (docs/benchmarks.md#what-the-measurements-decided).
  * A cluster client (one socket per master) auto-pipelines instead.
  */
 export function turnBatchedConnection(redis: Redis): Redis {

@@ -19,7 +19,7 @@ interface RawMessage {
 }
 
 /** Splits an update's board label into window and period. */
-export function boardOfLabel(label: string): { window: Window; period: string } {
+function boardOfLabel(label: string): { window: Window; period: string } {
   const i = label.indexOf(':');
   return i < 0 ? { window: 'SEASON', period: '' } : { window: label.slice(0, i) as Window, period: label.slice(i + 1) };
 }

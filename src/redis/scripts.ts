@@ -150,13 +150,3 @@ export async function preloadScript(redis: Redis, name: string): Promise<void> {
   if (!script) throw new Error(`no Lua script named ${name}`);
   await redis.script('LOAD', script.lua);
 }
-
-/** Registers every script of lua/ on a client (idempotent per client). */
-export function defineScripts(redis: Redis): Redis {
-  for (const s of scripts) {
-    if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== 'function') {
-      redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.lua });
-    }
-  }
-  return redis;
-}

@@ -34,7 +34,7 @@ export function hashApiKey(key: string): string {
 }
 
 /** True for a known scope name. */
-export function isScope(s: string): s is Scope {
+function isScope(s: string): s is Scope {
   return (SCOPES as readonly string[]).includes(s);
 }
 
@@ -120,8 +120,6 @@ export function createAuthenticator(
     },
   };
 }
-
-export type Authenticator = ReturnType<typeof createAuthenticator>;
 
 /** Returns the principal when it holds `scope`; UNAUTHENTICATED without one, FORBIDDEN without the scope. */
 export function requireScope(principal: Principal | null, scope: Scope): Principal {

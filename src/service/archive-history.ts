@@ -15,7 +15,7 @@ import { conflict, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
 
 /** postgres/history-archive.ts. */
-export interface HistoryArchiveStore {
+interface HistoryArchiveStore {
   seasonPartitions(seasonId: number): Promise<Array<{ table: string; day: string; rows: number }>>;
   exportPartition(table: string, day: string, dir: string): Promise<ArchiveFile>;
   /** Each rank-history table's file, with the rows the table held. */

@@ -53,7 +53,7 @@ export interface BoardVersion {
 }
 
 /** Could this event have changed the board's first `capacity` entries or its size? */
-export function touchesTop(e: BoardEvent, capacity: number = LIMITS.topLimit): boolean {
+function touchesTop(e: BoardEvent, capacity: number = LIMITS.topLimit): boolean {
   if (e.kind !== 'raise') return true;
   // A raise moves a member up to `rank`: entries above it keep their places. A new member grows the size.
   return e.changes.some((c) => c.rank <= capacity || c.old === null);

@@ -29,15 +29,7 @@ export interface FinalStandingsSource {
 }
 
 /** The column names, in order, of both formats. */
-export const EXPORT_COLUMNS = [
-  'rank',
-  'player_id',
-  'display_name',
-  'points',
-  'achieved_at',
-  'window',
-  'period',
-] as const;
+const EXPORT_COLUMNS = ['rank', 'player_id', 'display_name', 'points', 'achieved_at', 'window', 'period'] as const;
 
 /** One CSV field per RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled. */
 export function csvField(value: string): string {

@@ -71,5 +71,3 @@ export function createNameCache(opts: {
     stats: () => ({ size: names.size, loads }),
   };
 }
-
-export type NameCache = ReturnType<typeof createNameCache>;

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from './clock.js';
 
 /** The most pushes of ranks moved by others in one slice, and how often a slice goes out. */
 export const PUSH_SLICE = 200;
-export const SLICE_EVERY_MS = 10;
+const SLICE_EVERY_MS = 10;
 
 /** A period of pushes: when it started and how many of its slices went out. */
 export interface Period {

@@ -71,5 +71,3 @@ export function createRateLimiter(opts: RateLimiterOptions) {
     },
   };
 }
-
-export type RateLimiter = ReturnType<typeof createRateLimiter>;

@@ -74,5 +74,3 @@ export function createReconcileJob(deps: ReconcileJobDeps) {
     },
   };
 }
-
-export type ReconcileJob = ReturnType<typeof createReconcileJob>;

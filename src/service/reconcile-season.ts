@@ -16,7 +16,7 @@ import { isValidPeriod } from '../domain/windows.js';
 import { isBoardExpired } from '../domain/board.js';
 
 /** PostgreSQL, the truth: one board's standings by player id. */
-export interface ReconcileStandings {
+interface ReconcileStandings {
   boardSizes(seasonId: number): Promise<Array<{ window: Window; period: string; members: number }>>;
   page(seasonId: number, window: Window, period: string, after: string, limit: number): Promise<BoardStanding[]>;
   ofPlayers(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<BoardStanding[]>;
@@ -24,7 +24,7 @@ export interface ReconcileStandings {
 }
 
 /** Redis, the mirror (see src/redis/board-inspector.ts for the contract of settle). */
-export interface ReconcileBoards {
+interface ReconcileBoards {
   rebuilding(seasonId: number): Promise<boolean>;
   windowBoards(season: Season): Promise<Array<{ window: Window; period: string }>>;
   size(season: Season, window: Window, period: string): Promise<number>;

@@ -33,7 +33,7 @@ import { parseMatchId, parsePlayerId } from '../domain/submission.js';
 import { parseSeasonId } from './blocked-players.js';
 
 /** The source of truth's side of a removal (src/postgres/player-results-store.ts). */
-export interface RemovalStore {
+interface RemovalStore {
   remove(cmd: RemovalCommand): Promise<StoredRemoval>;
   withLockedStandings<T>(
     seasonId: number,
@@ -44,7 +44,7 @@ export interface RemovalStore {
 }
 
 /** The boards' side: exact values, lower ones included (src/redis/board-resetter.ts). */
-export interface BoardResets {
+interface BoardResets {
   reset(season: Season, standings: readonly BoardOutcome[], nowMs: number): Promise<{ changed: number }>;
 }
 

@@ -136,5 +136,3 @@ export function createSeasonScheduler(deps: {
     },
   };
 }
-
-export type SeasonScheduler = ReturnType<typeof createSeasonScheduler>;

@@ -94,7 +94,7 @@ export function notify(bw: BoardWatch, w: Watched): void {
 export const unplace = (bw: BoardWatch, w: Watched): void => bw.ranked.remove(w);
 
 /** Sets a player's state (an absolute rank) and their place in board order. */
-export function setState(bw: BoardWatch, w: Watched, score: number | null, rank: number): void {
+function setState(bw: BoardWatch, w: Watched, score: number | null, rank: number): void {
   unplace(bw, w);
   w.score = score;
   w.rank = rank;
