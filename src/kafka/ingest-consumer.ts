@@ -1,13 +1,14 @@
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
-import { badInput, DomainError, isDomainError, seasonNotFound } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
-import { checkIngestable, parseMatchResultMessage } from '../domain/submission.js';
 import type { Logger } from '../logger.js';
 import type { ApplyReport } from '../service/apply-results.js';
 import { coalesce } from '../service/coalesce.js';
+import { classifyChunk, dlqRecords, type Classified } from './classify-chunk.js';
+import { createIngestHealth } from './ingest-health.js';
 import { createOffsetCommitter } from './offset-committer.js';
 import { createIdempotentProducer } from './producer.js';
+import { retryInPlace } from './retry-in-place.js';
 
 export interface IngestOptions {
   kafka: Kafka;
@@ -33,11 +34,6 @@ export interface IngestOptions {
   onPoison?(code: string): void;
 }
 
-interface Poison {
-  message: KafkaMessage;
-  error: DomainError;
-}
-
 /** A classified chunk waiting to be applied with the others (applyTogether). */
 interface Applying {
   good: AcceptedResult[];
@@ -48,7 +44,6 @@ interface Applying {
   reject(err: unknown): void;
 }
 
-const NOBODY: ReadonlySet<string> = new Set();
 /** How soon after a chunk is applied its offset is committed (offset-committer.ts). */
 const COMMIT_DELAY_MS = 200;
 
@@ -69,7 +64,7 @@ export function createIngestConsumer(opts: IngestOptions) {
     allowAutoTopicCreation: false,
   });
   const dlq = createIdempotentProducer(opts.kafka, { maxInFlightRequests: 1 });
-  const state = { joined: false, crashed: false, lastFetchAt: 0, retryingSince: 0 };
+  const health = createIngestHealth();
 
   const offsets = createOffsetCommitter({
     topic: opts.topic,
@@ -79,12 +74,10 @@ export function createIngestConsumer(opts: IngestOptions) {
   });
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    state.joined = true;
+    health.joined();
     offsets.retain(new Set(payload.memberAssignment[opts.topic] ?? []));
   });
-  consumer.on(consumer.events.FETCH, () => {
-    state.lastFetchAt = Date.now();
-  });
+  consumer.on(consumer.events.FETCH, () => health.fetched());
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     // A crash kafkajs restarts from (a broker gone, a retriable error) is an outage, reported in
     // one line; one it does not restart from is a failure, with its stack.
@@ -92,85 +85,18 @@ export function createIngestConsumer(opts: IngestOptions) {
     else log.error({ err: payload.error }, 'consumer crashed for good');
     // kafkajs restarts by itself on retriable errors; otherwise readiness fails and the
     // supervisor restarts the process.
-    if (!payload.restart) state.crashed = true;
+    if (!payload.restart) health.crashed();
   });
 
-  async function classify(messages: KafkaMessage[], partition: number) {
-    const good: AcceptedResult[] = [];
-    const poison: Poison[] = [];
-    // Per chunk: each season and its blocked players are looked up once, not once per message.
-    const seasons = new Map<number, { season: Season; blocked: ReadonlySet<string> }>();
-    for (const message of messages) {
-      try {
-        let json: unknown;
-        try {
-          json = JSON.parse(message.value?.toString('utf8') ?? '');
-        } catch {
-          throw badInput('value', 'message value is not JSON');
-        }
-        const msg = parseMatchResultMessage(json);
-        let known = seasons.get(msg.seasonId);
-        if (!known) {
-          const season = await opts.seasonById(msg.seasonId);
-          if (!season) throw seasonNotFound(msg.seasonId);
-          known = { season, blocked: (await opts.blockedIn?.(season.id)) ?? NOBODY };
-          seasons.set(season.id, known);
-        }
-        const endedAt = checkIngestable(msg, known.season, known.blocked);
-        // A literal, not a spread: this runs once per message.
-        good.push({
-          matchId: msg.matchId,
-          playerId: msg.playerId,
-          seasonId: msg.seasonId,
-          points: msg.points,
-          endedAt,
-          partition,
-          offset: message.offset,
-        });
-      } catch (err) {
-        if (!isDomainError(err)) throw err; // infrastructure (season lookup): retry the chunk
-        poison.push({ message, error: err });
-      }
-    }
-    return { good, poison, seasons };
-  }
-
-  function toDlq(poison: Poison[], topic: string, partition: number) {
-    return dlq.send({
-      topic: opts.dlqTopic,
-      messages: poison.map(({ message, error }) => ({
-        key: message.key,
-        value: message.value,
-        headers: {
-          'x-error-code': error.code,
-          'x-error-field': error.field ?? '',
-          'x-error-message': error.message,
-          'x-source-topic': topic,
-          'x-source-partition': String(partition),
-          'x-source-offset': message.offset,
-        },
-      })),
-    });
-  }
-
   /** Runs `step` until it succeeds; false when the consumer stops or loses the partition first. */
-  async function untilDone(step: () => Promise<void>, p: EachBatchPayload): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      if (!p.isRunning() || p.isStale()) return false;
-      try {
-        await step();
-        state.retryingSince = 0;
-        return true;
-      } catch (err) {
-        state.retryingSince ||= Date.now();
+  const untilDone = (step: () => Promise<unknown>, p: EachBatchPayload): Promise<boolean> =>
+    retryInPlace(step, p, {
+      succeeded: health.succeeded,
+      failed(err, attempt) {
+        health.failed();
         log.warn({ err, attempt, partition: p.batch.partition }, 'ingest step failed; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
-        // Keeps the group membership through a long outage (kafkajs #375); throws on rebalance,
-        // which hands the partition over without resolving anything.
-        await p.heartbeat();
-      }
-    }
-  }
+      },
+    });
 
   /**
    * The chunks of the partitions consumed at once are applied together: one PostgreSQL statement
@@ -214,13 +140,9 @@ export function createIngestConsumer(opts: IngestOptions) {
     const { batch } = p;
     for (let i = 0; i < batch.messages.length; i += chunkSize) {
       const chunk = batch.messages.slice(i, i + chunkSize);
-      let classified!: Awaited<ReturnType<typeof classify>>;
-      if (
-        !(await untilDone(async () => {
-          classified = await classify(chunk, batch.partition);
-        }, p))
-      )
-        return;
+      let classified!: Classified;
+      const classify = async () => (classified = await classifyChunk(chunk, batch.partition, opts));
+      if (!(await untilDone(classify, p))) return;
       const { good, poison, seasons } = classified;
       if (poison.length > 0) {
         for (const { message, error } of poison) {
@@ -230,18 +152,16 @@ export function createIngestConsumer(opts: IngestOptions) {
           );
           opts.onPoison?.(error.code);
         }
-        if (!(await untilDone(() => toDlq(poison, batch.topic, batch.partition).then(() => {}), p))) return;
+        const records = dlqRecords(poison, batch);
+        if (!(await untilDone(() => dlq.send({ topic: opts.dlqTopic, messages: records }), p))) return;
       }
-      const newest = Number(chunk[chunk.length - 1]!.timestamp);
-      if (
-        !(await untilDone(
-          () => new Promise<void>((resolve, reject) => applyTogether({ good, seasons, newest, resolve, reject })),
-          p,
-        ))
-      )
-        return;
-      p.resolveOffset(chunk[chunk.length - 1]!.offset);
-      offsets.applied(batch.partition, chunk[chunk.length - 1]!.offset);
+      const last = chunk[chunk.length - 1]!;
+      const newest = Number(last.timestamp);
+      const apply = () =>
+        new Promise<void>((resolve, reject) => applyTogether({ good, seasons, newest, resolve, reject }));
+      if (!(await untilDone(apply, p))) return;
+      p.resolveOffset(last.offset);
+      offsets.applied(batch.partition, last.offset);
       await p.heartbeat();
     }
   }
@@ -270,15 +190,8 @@ export function createIngestConsumer(opts: IngestOptions) {
       await consumer.disconnect();
       await dlq.disconnect();
     },
-    /** Ready when in the group, fetching recently, and not stuck retrying for long. */
-    readiness(): { ok: boolean; reason?: string } {
-      const now = Date.now();
-      if (state.crashed) return { ok: false, reason: 'consumer crashed' };
-      if (!state.joined) return { ok: false, reason: 'not in the consumer group yet' };
-      if (now - state.lastFetchAt > 30_000) return { ok: false, reason: 'no fetch for 30 s' };
-      if (state.retryingSince && now - state.retryingSince > 30_000) return { ok: false, reason: 'retrying for 30 s' };
-      return { ok: true };
-    },
+    /** Ready when in the group, fetching recently, and not stuck retrying for long (ingest-health.ts). */
+    readiness: health.readiness,
   };
 }
 
