@@ -11,9 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureDatabase } from '../../scripts/ensure-database.js';
@@ -27,7 +29,7 @@ import { TEST_DATABASE_URL, testEnv, uniqueName } from '../support/env.js';
 import { privateDatabase } from '../support/faults.js';
 import { generateResults } from '../support/generate.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { boardContents, boardKeys, waitUntilCaughtUp } from '../support/services.js';
+import { boardContents, boardKeys, waitFor, waitUntilCaughtUp } from '../support/services.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -271,7 +273,21 @@ it('a backup restored into an empty database, Redis rebuilt from it: every read,
   // ---- The source: a private database (its seasons' ids start at 1) and Redis database 0 of a
   // private redis-server (the shared one holds ladder_test's seasons of the same ids).
   const sourceDb = await privateDatabase();
-  source = await startApi({ ...KNOBS, DATABASE_URL: sourceDb.url, REDIS_URL: `${redisServer.url}/0` });
+  // The source's log lines of the removals' settle passes, which run in the background; its
+  // errors printed, as the test logger prints them.
+  const settles: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      const { level, msg } = JSON.parse(chunk.toString()) as { level: number; msg: string };
+      if (msg.startsWith('removal settle')) settles.push(msg);
+      if (level >= 50) process.stdout.write(chunk);
+      done();
+    },
+  });
+  source = await startApi(
+    { ...KNOBS, DATABASE_URL: sourceDb.url, REDIS_URL: `${redisServer.url}/0` },
+    { logger: pino({ level: 'info' }, sink) },
+  );
   const admin = await source.key('admin');
   const submitter = await source.key('submit');
 
@@ -319,7 +335,8 @@ it('a backup restored into an empty database, Redis rebuilt from it: every read,
     { input: { seasonId: best.id, playerId: blocked, reason: 'ticket 42' } },
     admin,
   );
-  await new Promise((r) => setTimeout(r, 1_500)); // the removals' settle passes
+  await waitFor('the settle passes of both removals', async () => settles.length >= 2, 10_000);
+  expect(settles.filter((m) => m.includes('failed'))).toEqual([]);
   // The second season: results, then closed (final standings in PostgreSQL, its boards gone).
   await submitAll(source, submitter, submissions(sumResults));
   await ok(source.gql, 'mutation($id: Int!) { closeSeason(id: $id) { id } }', { id: sum.id }, admin);
