@@ -75,11 +75,14 @@ describe('waitForDependencies', () => {
 
   it('stops waiting when the process stops', async () => {
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 100);
-    const err = await waitForDependencies([flaky('redis', Infinity)], waitOptions(60_000, [], abort.signal)).catch(
+    const redis = flaky('redis', Infinity);
+    // Stopped while waiting to retry: once the second failed attempt is reported.
+    const report = () => redis.attempts === 2 && abort.abort();
+    const err = await waitForDependencies([redis], { ...waitOptions(60_000, [], abort.signal), report }).catch(
       (e: unknown) => e,
     );
     expect((err as Error).message).toBe('start-up cancelled: the process is stopping');
+    expect(redis.attempts).toBe(2);
   });
 });
 
