@@ -5,7 +5,7 @@ import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
 import { WindowEnum } from './scalars.js';
 import { SeasonRef } from './season.js';
 
-export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
+const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
   description: 'One board: a season, or one UTC day or ISO week of it.',
   fields: (t) => ({
     season: t.field({ type: SeasonRef, resolve: (b) => b.season }),

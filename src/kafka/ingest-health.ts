@@ -10,7 +10,7 @@ export interface IngestHealthState {
 }
 
 /** How long without a fetch, or retrying one step, before the consumer is no longer ready. */
-export const STALL_MS = 30_000;
+const STALL_MS = 30_000;
 
 /** Ready when in the group, fetching recently, and not stuck retrying for long. */
 export function readinessOf(s: IngestHealthState, now: number): { ok: boolean; reason?: string } {

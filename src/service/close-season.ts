@@ -42,7 +42,7 @@ export interface SeasonKeys {
   remove(seasonId: number): Promise<number>;
 }
 
-export type CloseStep = 'waitInFlight' | 'drain' | 'finalize' | 'waitReaders' | 'removeKeys';
+type CloseStep = 'waitInFlight' | 'drain' | 'finalize' | 'waitReaders' | 'removeKeys';
 
 /** A partition the ingest group has not applied up to the close's target yet. */
 export interface PartitionBehind {
