@@ -150,23 +150,31 @@ export async function boardContents(redis: Redis, key: string): Promise<Array<[s
   return pairs;
 }
 
-/** Reads `count` messages of a topic from the beginning with a throwaway consumer group. */
+/** Reads a topic from the beginning with a throwaway consumer group: `count` messages, and any more up to its end. */
 export async function readTopic(kafka: Kafka, topic: string, count: number) {
   const consumer = kafka.consumer({ groupId: `${topic}-reader-${Date.now()}` });
   const out: Array<{ key: string; value: string; headers: Record<string, string> }> = [];
+  const next = new Map<number, number>(); // partition → the offset after the last one read
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
-    eachMessage: async ({ message }) => {
+    eachMessage: async ({ partition, message }) => {
       const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]));
       out.push({ key: message.key!.toString(), value: message.value!.toString(), headers });
+      next.set(partition, Number(message.offset) + 1);
     },
   });
+  const admin = kafka.admin();
+  await admin.connect();
   try {
     await waitFor(`${count} messages on ${topic}`, async () => out.length >= count);
-    await new Promise((r) => setTimeout(r, 500)); // and no more than that
+    // And no more than that: read on to the end of every partition as it is now.
+    const ends = await admin.fetchTopicOffsets(topic);
+    await waitFor(`the end of ${topic}`, async () =>
+      ends.every((e) => (next.get(e.partition) ?? Number(e.low)) >= Number(e.high)),
+    );
   } finally {
-    await consumer.disconnect();
+    await Promise.all([consumer.disconnect(), admin.disconnect()]);
   }
   return out;
 }
