@@ -7,3 +7,8 @@ export function operationTypeOf(document: DocumentNode, operationName?: string |
   }
   return undefined;
 }
+
+/** How many operations a document defines. */
+export function operationCount(document: DocumentNode): number {
+  return document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION).length;
+}

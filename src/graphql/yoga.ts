@@ -11,7 +11,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import type { Context, RequestInfo } from './context.js';
 import { useErrorCodes } from './errors.js';
-import { operationTypeOf } from './operation-type.js';
+import { operationCount, operationTypeOf } from './operation-type.js';
 import { queryLengthLimit } from './query-size.js';
 import type { RequestReads } from './response-cache.js';
 import { schema } from './schema.js';
@@ -61,10 +61,20 @@ export function createLadderYoga(deps: {
       useReadRateLimit(),
       // Queries run as compiled functions (graphql-jit), cheaper per request than the interpreter;
       // a serving test compares its answers with graphql-js's. Mutations and subscriptions are rare
-      // and stay on graphql-js.
+      // and stay on graphql-js. So do documents of several operations: the plugin keeps one compiled
+      // query per document, whatever the operationName, and ran the first one compiled for every
+      // other (GraphiQL sends its whole editor with the name of the one to run).
       ...(!deps.jit
         ? []
-        : [useGraphQlJit({}, { enableIf: (args) => operationTypeOf(args.document, args.operationName) === 'query' })]),
+        : [
+            useGraphQlJit(
+              {},
+              {
+                enableIf: (args) =>
+                  operationTypeOf(args.document, args.operationName) === 'query' && operationCount(args.document) === 1,
+              },
+            ),
+          ]),
       ...deps.plugins,
     ],
   });
