@@ -35,6 +35,7 @@ import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets } from '.
 import { builtLadder } from './built.js';
 import { seedBoard } from './seed-board.js';
 import { boardKey, boardLabel, boardVersionsKey } from '../src/redis/keys.js';
+import { seasonBoard } from '../src/domain/board.js';
 import { currentWrk, ensureWrk, runWrk, type RequestKind, type WrkResult } from './wrk.js';
 
 const PLAYERS = intArg('players', 100_000);
@@ -663,7 +664,7 @@ try {
         bodyFile,
         String(WORKERS),
         REDIS_URL,
-        boardKey(seasonId, 'SEASON', ''),
+        boardKey(seasonBoard({ id: seasonId })),
         boardVersionsKey(seasonId),
         boardLabel('SEASON', ''),
       ],

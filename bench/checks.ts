@@ -4,11 +4,12 @@
 import type { Redis } from 'ioredis';
 import type { Sql } from '../src/postgres/client.js';
 import { boardKey } from '../src/redis/keys.js';
+import { seasonBoard } from '../src/domain/board.js';
 
 /** Every Redis key of a season (boards, and anything else under its hash tag). */
 export async function seasonKeys(redis: Redis, seasonId: number): Promise<string[]> {
   // `{` and `}` are not glob characters, and the `}` after the id keeps s1 from matching s12.
-  const pattern = `${boardKey(seasonId, 'SEASON', '')}*`.replace(/[\\[\]?]/g, (c) => `\\${c}`);
+  const pattern = `${boardKey(seasonBoard({ id: seasonId }))}*`.replace(/[\\[\]?]/g, (c) => `\\${c}`);
   const keys: string[] = [];
   let cursor = '0';
   do {
@@ -34,7 +35,7 @@ async function boardKeysOf(redis: Redis, seasonId: number): Promise<string[]> {
 
 /** Board contents keyed by the part of the key after the season tag, so seasons compare. */
 async function boardsOf(redis: Redis, seasonId: number): Promise<Map<string, string>> {
-  const tag = boardKey(seasonId, 'SEASON', '');
+  const tag = boardKey(seasonBoard({ id: seasonId }));
   const out = new Map<string, string>();
   for (const key of await boardKeysOf(redis, seasonId)) {
     const flat = await redis.zrange(key, 0, -1, 'WITHSCORES');
@@ -72,7 +73,7 @@ export async function storedResults(sql: Sql, seasonId: number): Promise<number>
 
 /** Redis memory of a season: the SEASON board alone (bytes per member) and all its boards. */
 export async function boardMemory(redis: Redis, seasonId: number) {
-  const key = boardKey(seasonId, 'SEASON', '');
+  const key = boardKey(seasonBoard({ id: seasonId }));
   // SAMPLES 0: measure every element rather than extrapolate from 5.
   const bytes = Number((await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0);
   const members = await redis.zcard(key);

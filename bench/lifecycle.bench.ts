@@ -14,7 +14,7 @@ import { createStandingsPages } from '../src/postgres/standings-pages.js';
 import { createStandingsReader } from '../src/postgres/standings-reader.js';
 import { createBoardInspector } from '../src/redis/board-inspector.js';
 import { createBoardRebuilder } from '../src/redis/board-rebuilder.js';
-import { boardExpireAt } from '../src/domain/board.js';
+import { boardExpireAt, seasonBoard } from '../src/domain/board.js';
 import { codecOf } from '../src/domain/score-codec.js';
 import { createRedis } from '../src/redis/client.js';
 import { boardKey } from '../src/redis/keys.js';
@@ -98,7 +98,7 @@ async function measureReconcile(season: Season): Promise<void> {
 
 /** Removes, rescores and adds DAMAGED members each, straight in Redis. */
 async function damage(season: Season): Promise<void> {
-  const key = boardKey(season.id, 'SEASON', '');
+  const key = boardKey(seasonBoard(season));
   const victims = await redis.zrandmember(key, DAMAGED * 2);
   await redis.zrem(key, ...victims.slice(0, DAMAGED));
   await redis.zadd(key, ...victims.slice(DAMAGED).flatMap((m) => ['1', m]));

@@ -9,6 +9,7 @@ import type { Season } from '../src/domain/season.js';
 import { createCodec } from '../src/domain/score-codec.js';
 import { dayPeriod, weekPeriod } from '../src/domain/windows.js';
 import { boardKey } from '../src/redis/keys.js';
+import { seasonBoard } from '../src/domain/board.js';
 import type { BenchResult } from './generate.js';
 
 const BATCH = 1000;
@@ -79,9 +80,9 @@ async function boardBatch(
     const at = new Date(r.endedAtMs);
     const score = encode(r);
     for (const key of [
-      boardKey(season.id, 'SEASON', ''),
-      boardKey(season.id, 'DAY', dayPeriod(at)),
-      boardKey(season.id, 'WEEK', weekPeriod(at)),
+      boardKey(seasonBoard(season)),
+      boardKey({ season, window: 'DAY', period: dayPeriod(at) }),
+      boardKey({ season, window: 'WEEK', period: weekPeriod(at) }),
     ]) {
       const args = byBoard.get(key);
       if (args) args.push(score, r.playerId);

@@ -20,7 +20,7 @@
 import os from 'node:os';
 import postgres from 'postgres';
 import { ensureDatabase } from '../scripts/ensure-database.js';
-import { boardExpireAt } from '../src/domain/board.js';
+import { boardExpireAt, seasonBoard } from '../src/domain/board.js';
 import type { Season } from '../src/domain/season.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
 import { createSeasonLifecycleStore } from '../src/postgres/season-lifecycle-store.js';
@@ -65,7 +65,7 @@ async function step<T>(name: string, fn: () => Promise<T>, note: (value: T, seco
 
 async function run(): Promise<string[]> {
   const season = await createBenchSeason(pg.db, 'bench 10m');
-  const board = boardKey(season.id, 'SEASON', '');
+  const board = boardKey(seasonBoard(season));
   await step(
     'seed standings (INSERT ... SELECT generate_series)',
     () => pg.sql`

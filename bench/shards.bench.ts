@@ -16,6 +16,7 @@ import { createBoardReader } from '../src/redis/board-reader.js';
 import { clusterUrl } from '../src/config.js';
 import { createRedis, mastersOf } from '../src/redis/client.js';
 import { boardKey, boardVersionsKey } from '../src/redis/keys.js';
+import { seasonBoard } from '../src/domain/board.js';
 import { chooseShardTags, masterSlotRanges } from '../src/redis/shard-placement.js';
 import { codecOf } from '../src/domain/score-codec.js';
 import { shardLowers, shardOf } from '../src/domain/shards.js';
@@ -87,7 +88,7 @@ async function load(s: Season): Promise<void> {
   const codec = codecOf(s);
   const scoreOf = Array.from({ length: 1000 }, (_, p) => codec.encode(p, at));
   const sharded = s.shards ? (s as Sharded) : null;
-  const keys = sharded ? shardKeys(sharded, 'SEASON', '') : [boardKey(s.id, 'SEASON', '')];
+  const keys = sharded ? shardKeys(seasonBoard(sharded)) : [boardKey(seasonBoard(s))];
   const lowers = sharded ? shardLowers(sharded) : [];
   const shardOfPoints = scoreOf.map((score) => (sharded ? shardOf(lowers, score) : 0));
   const redisScore = scoreOf.map((score) => codec.toRedis(score));
@@ -105,7 +106,7 @@ async function load(s: Season): Promise<void> {
       }
     }),
   );
-  if (sharded) await recountShardSizes(redis, sharded, keptSizes(sharded, 'SEASON', '', 0));
+  if (sharded) await recountShardSizes(redis, sharded, keptSizes(seasonBoard(sharded), 0));
 }
 
 for (const [i, shards] of LAYOUTS.entries()) {
@@ -165,8 +166,8 @@ for (const [i, shards] of LAYOUTS.entries()) {
   if (KEEP) continue;
   // Free the board (UNLINK each key: they live in different slots).
   const keys = s.shards
-    ? shardKeys(s as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '')
-    : [boardKey(s.id, 'SEASON', '')];
+    ? shardKeys(seasonBoard(s as Season & { shards: NonNullable<Season['shards']> }))
+    : [boardKey(seasonBoard(s))];
   for (const k of [...keys, boardVersionsKey(s.id)]) await redis.unlink(k);
 }
 

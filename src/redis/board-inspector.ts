@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Season, Window } from '../domain/season.js';
-import { boardExpireAt } from '../domain/board.js';
+import { boardExpireAt, type Board } from '../domain/board.js';
 import {
   boardKey,
   boardLabel,
@@ -17,7 +17,7 @@ import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
 import { shownScore } from '../domain/shard-changes.js';
 import { recountShardSizes } from './shard-mover.js';
-import { heldScores, isSharded, keptSizes, shardKeys } from './sharded-boards.js';
+import { heldScores, isShardedBoard, keptSizes, shardKeys } from './sharded-boards.js';
 import { settleShardedBoard } from './sharded-exact.js';
 
 // A hot board is written by ingest many times a second, but a verify-and-write round is short
@@ -34,8 +34,7 @@ const MAX_SETTLE_ATTEMPTS = 10;
  */
 export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
   /** The keys holding a board: its one key, or its shards'. */
-  const keysOf = (season: Season, window: Window, period: string) =>
-    isSharded(season) ? shardKeys(season, window, period) : [boardKey(season.id, window, period)];
+  const keysOf = (board: Board) => (isShardedBoard(board) ? shardKeys(board) : [boardKey(board)]);
   return {
     /** Whether a rebuild of the season is running (its boards may be swapped at any moment). */
     async rebuilding(seasonId: number): Promise<boolean> {
@@ -58,15 +57,16 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
 
     /** ZCARD of a board (the sum over its shards). */
     async size(season: Season, window: Window, period: string): Promise<number> {
-      const sizes = await Promise.all(keysOf(season, window, period).map((key) => redis.zcard(key)));
+      const sizes = await Promise.all(keysOf({ season, window, period }).map((key) => redis.zcard(key)));
       return sizes.reduce((a, n) => a + n, 0);
     },
 
     /** A sharded board's kept shard sizes, counted again (shard-mover.ts); nothing for one key. */
     async recountSizes(season: Season, window: Window, period: string): Promise<void> {
-      if (!isSharded(season)) return;
-      const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
-      await recountShardSizes(redis, season, keptSizes(season, window, period, expireAt));
+      const board = { season, window, period };
+      if (!isShardedBoard(board)) return;
+      const expireAt = boardExpireAt(board, windowTtlSeconds);
+      await recountShardSizes(redis, board.season, keptSizes(board, expireAt));
     },
 
     /** The scores of these members as Redis prints them (null: not on the board; on two shards: shownScore). */
@@ -77,7 +77,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
       members: readonly string[],
     ): Promise<Array<string | null>> {
       if (members.length === 0) return [];
-      const held = await heldScores(redis, keysOf(season, window, period), members);
+      const held = await heldScores(redis, keysOf({ season, window, period }), members);
       return members.map((_, i) => shownScore(held, i));
     },
 
@@ -86,7 +86,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
      * whole time comes at least once; one may come twice if the board grows meanwhile.
      */
     async *members(season: Season, window: Window, period: string, pageSize: number): AsyncGenerator<string[]> {
-      for (const key of keysOf(season, window, period)) {
+      for (const key of keysOf({ season, window, period })) {
         let cursor = '0';
         do {
           const [next, flat] = await redis.zscan(key, cursor, 'COUNT', pageSize);
@@ -113,11 +113,12 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
       decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
       write: boolean,
     ): Promise<number | null> {
-      if (isSharded(season)) {
-        const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
-        return settleShardedBoard(redis, season, window, period, members, decide, write, expireAt);
+      const board = { season, window, period };
+      if (isShardedBoard(board)) {
+        const expireAt = boardExpireAt(board, windowTtlSeconds);
+        return settleShardedBoard(redis, board, members, decide, write, expireAt);
       }
-      const key = boardKey(season.id, window, period);
+      const key = boardKey(board);
       for (let attempt = 1; attempt <= MAX_SETTLE_ATTEMPTS; attempt++) {
         if (write) await redis.watch(key);
         let pairs: Array<[string, string]>;
@@ -144,7 +145,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
             ...pairs.flat(),
           );
         // setStandings writes members only; a board it creates from nothing needs its expiry.
-        const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
+        const expireAt = boardExpireAt(board, windowTtlSeconds);
         if (expireAt > 0) tx.expireat(key, expireAt);
         const replies = await tx.exec();
         if (replies) {

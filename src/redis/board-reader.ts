@@ -14,7 +14,7 @@ export interface Versioned<T> {
   value: T;
 }
 
-const keyOf = (b: Board) => boardKey(b.season.id, b.window, b.period);
+const keyOf = (b: Board) => boardKey(b);
 const versionsOf = (b: Board) => boardVersionsKey(b.season.id);
 const labelOf = (b: Board) => boardLabel(b.window, b.period);
 const stepOf = (b: Board) => (b.season.rankStyle === 'COMPETITION' ? String(codecOf(b.season).maxTime + 1) : '0');

@@ -19,7 +19,7 @@ import {
 import { dbOf, scanKeys } from './client.js';
 import { swapStatus } from './scripts.js';
 import { inMoveWindow, withMoverLock } from './shard-mover.js';
-import { copyExpireAt, copyKeys, isSharded, keptSizes, shardKeys, type Sharded } from './sharded-boards.js';
+import { copyExpireAt, copyKeys, isSharded, keptSizes, shardKeys, type ShardedBoard } from './sharded-boards.js';
 import { place } from './sharded-raise.js';
 
 const MARKER_TTL_MS = 60_000;
@@ -52,12 +52,12 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
      */
     async fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void> {
       if (isSharded(season)) {
-        const filled = shardFills.then(() => fillShards(season, window, period, rows));
+        const filled = shardFills.then(() => fillShards({ season, window, period }, rows));
         shardFills = filled.catch(() => {});
         return filled;
       }
       const codec = codecOf(season);
-      const copy = rebuildCopyKey(boardKey(season.id, window, period));
+      const copy = rebuildCopyKey(boardKey({ season, window, period }));
       const { playerIds, points, achievedMs } = rows;
       const args = new Array<string>(2 * playerIds.length);
       for (let i = 0; i < playerIds.length; i++) {
@@ -78,8 +78,8 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
      * left as it was, and the rebuild must not report it rebuilt.
      */
     async swap(season: Season, window: Window, period: string): Promise<void> {
-      if (isSharded(season)) return swapShards(season, window, period);
-      const board = boardKey(season.id, window, period);
+      if (isSharded(season)) return swapShards({ season, window, period });
+      const board = boardKey({ season, window, period });
       const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
       const status = swapStatus(
         await redis.swapBoard(
@@ -125,10 +125,11 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
    * raised some members there already: ZADD GT across shards), then gives every copy of the board
    * the marker's TTL, so a shard filled early does not expire before the swap.
    */
-  async function fillShards(season: Sharded, window: Window, period: string, rows: StandingsRows) {
+  async function fillShards(board: ShardedBoard, rows: StandingsRows) {
+    const season = board.season;
     const codec = codecOf(season);
     const lowers = shardLowers(season);
-    const copies = copyKeys(shardKeys(season, window, period));
+    const copies = copyKeys(shardKeys(board));
     const expireAt = copyExpireAt(MARKER_TTL_MS);
     const members = rows.playerIds.map((playerId, i) => {
       const score = codec.encodeMs(rows.points[i]!, rows.achievedMs[i]!);
@@ -145,9 +146,10 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
    * shards; then the board's version rises with a "swap" event. UNAVAILABLE when the marker, and
    * so the copies that live as long as it, expired (a stalled rebuild): the board is left as it was.
    */
-  async function swapShards(season: Sharded, window: Window, period: string): Promise<void> {
-    const keys = shardKeys(season, window, period);
-    const expireAt = String(boardExpireAt({ season, window, period }, windowTtlSeconds));
+  async function swapShards(board: ShardedBoard): Promise<void> {
+    const season = board.season;
+    const keys = shardKeys(board);
+    const expireAt = String(boardExpireAt(board, windowTtlSeconds));
     await withMoverLock(redis, season.id, async () => {
       if ((await redis.pexpire(rebuildMarkerKey(season.id), MARKER_TTL_MS)) !== 1) {
         throw unavailable(`the rebuild of season ${season.id} stalled past its marker's TTL; rebuild again`);
@@ -156,10 +158,10 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
         redis,
         season.id,
         () => Promise.all(keys.map((key) => redis.shardSwap(rebuildCopyKey(key), key, retiredKey(key), expireAt))),
-        keptSizes(season, window, period, Number(expireAt)),
+        keptSizes(board, Number(expireAt)),
       );
     });
-    const label = boardLabel(window, period);
+    const label = boardLabel(board.window, board.period);
     await redis.boardEvent(boardVersionsKey(season.id), updatesChannel(dbOf(redis), season.id), label, 'swap', '');
   }
   return rebuilder;

@@ -7,7 +7,7 @@ import { boardExpireAt, isBoardExpired } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
-import { isSharded } from './sharded-boards.js';
+import { isShardedBoard } from './sharded-boards.js';
 import { setShardedBoard } from './sharded-exact.js';
 
 /** A standing to set exactly on one board; null removes the member. */
@@ -37,7 +37,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       const report: ResetReport = { changed: 0, expiredBoards: 0, unencodable: [] };
       const byBoard = new Map<string, { first: ExactStanding; args: string[] }>();
       for (const s of standings) {
-        const key = boardKey(season.id, s.window, s.period);
+        const key = boardKey({ season, window: s.window, period: s.period });
         let board = byBoard.get(key);
         if (!board) byBoard.set(key, (board = { first: s, args: [] }));
         try {
@@ -54,19 +54,20 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       const pipeline = redis.pipeline();
       const isSet: boolean[] = []; // which pipeline replies are setStandings counts
       for (const [key, { first, args }] of byBoard) {
-        const expireAt = boardExpireAt({ season, window: first.window, period: first.period }, windowTtlSeconds);
+        const board = { season, window: first.window, period: first.period };
+        const expireAt = boardExpireAt(board, windowTtlSeconds);
         // A write to an expired board would only recreate a dead key, without its TTL.
         if (isBoardExpired(expireAt, nowMs)) {
           report.expiredBoards++;
           continue;
         }
         if (args.length === 0) continue;
-        if (isSharded(season)) {
+        if (isShardedBoard(board)) {
           // Score-range shards (docs/scale-out.md): the member may change shard.
           const pairs: Array<[string, number | null]> = [];
           for (let i = 0; i < args.length; i += 2)
             pairs.push([args[i]!, args[i + 1] === '' ? null : Number(args[i + 1])]);
-          report.changed += await setShardedBoard(redis, season, first.window, first.period, pairs, expireAt);
+          report.changed += await setShardedBoard(redis, board, pairs, expireAt);
           continue;
         }
         pipeline.setStandings(

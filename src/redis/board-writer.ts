@@ -6,7 +6,7 @@ import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
-import { isSharded } from './sharded-boards.js';
+import { isShardedBoard } from './sharded-boards.js';
 import { writeShardedBoard } from './sharded-raise.js';
 
 /** Mirrors committed standings into the Redis boards. */
@@ -26,7 +26,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
       const unencodable: BoardStanding[] = [];
       const byBoard = new Map<string, BoardStanding[]>();
       for (const s of standings) {
-        const key = boardKey(s.seasonId, s.window, s.period);
+        const key = boardKey({ season: { id: s.seasonId }, window: s.window, period: s.period });
         const list = byBoard.get(key);
         if (list) list.push(s);
         else byBoard.set(key, [s]);
@@ -36,7 +36,8 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
       for (const [key, list] of byBoard) {
         const first = list[0]!;
         const season = seasonOf(first.seasonId);
-        const expireAt = boardExpireAt({ season, window: first.window, period: first.period }, windowTtlSeconds);
+        const board = { season, window: first.window, period: first.period };
+        const expireAt = boardExpireAt(board, windowTtlSeconds);
         if (isBoardExpired(expireAt, nowMs)) continue;
         const codec = codecOf(season);
         const pairs: Array<[string, number]> = [];
@@ -51,9 +52,9 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
           }
         }
         if (pairs.length === 0) continue;
-        if (isSharded(season)) {
+        if (isShardedBoard(board)) {
           // A board of score-range shards (docs/scale-out.md): its own calls, one per shard.
-          sharded.push(writeShardedBoard(redis, season, first.window, first.period, pairs, expireAt));
+          sharded.push(writeShardedBoard(redis, board, pairs, expireAt));
           continue;
         }
         const args = pairs.flatMap(([member, score]) => [member, codec.toRedis(score)]);

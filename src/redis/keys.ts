@@ -1,19 +1,21 @@
 // Every Redis key and channel name of ladder is built here, nowhere else.
 // All keys of a season share the hash tag {s<id>} so one Lua script may touch them together
 // in Redis Cluster. No ioredis keyPrefix: it does not prefix keys inside scripts (BullMQ #1232).
+import type { BoardOfId } from '../domain/board.js';
 import type { Window } from '../domain/season.js';
 
 const tag = (seasonId: number) => `lb:{s${seasonId}}`;
 
 /** The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`. */
-export function boardKey(seasonId: number, window: Window, period: string): string {
-  switch (window) {
+export function boardKey(board: BoardOfId): string {
+  const seasonTag = tag(board.season.id);
+  switch (board.window) {
     case 'SEASON':
-      return tag(seasonId);
+      return seasonTag;
     case 'DAY':
-      return `${tag(seasonId)}:d:${period}`;
+      return `${seasonTag}:d:${board.period}`;
     case 'WEEK':
-      return `${tag(seasonId)}:w:${period}`;
+      return `${seasonTag}:w:${board.period}`;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { seasonBoard } from '../domain/board.js';
 import type { SeasonKeys } from '../service/close-season.js';
 import { dbOf, scanKeys } from './client.js';
 import { boardKey, boardVersionsKey, seasonKeysPattern, shardKeysPattern, updatesChannel } from './keys.js';
@@ -10,13 +11,13 @@ import { boardKey, boardVersionsKey, seasonKeysPattern, shardKeysPattern, update
 export function createSeasonKeys(redis: Redis): SeasonKeys {
   return {
     async remaining(seasonId) {
-      return (await redis.exists(boardKey(seasonId, 'SEASON', ''), boardVersionsKey(seasonId))) > 0;
+      return (await redis.exists(boardKey(seasonBoard({ id: seasonId })), boardVersionsKey(seasonId))) > 0;
     },
 
     async remove(seasonId) {
       // The SEASON board and the versions go last: while either exists, a cleanup is unfinished
       // (SeasonKeys.remaining); a sharded season's boards are its shard keys, removed first.
-      const last = [boardKey(seasonId, 'SEASON', ''), boardVersionsKey(seasonId)];
+      const last = [boardKey(seasonBoard({ id: seasonId })), boardVersionsKey(seasonId)];
       let removed = 0;
       for (const pattern of [shardKeysPattern(seasonId), seasonKeysPattern(seasonId)]) {
         await scanKeys(redis, pattern, async (keys) => {

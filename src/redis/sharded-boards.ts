@@ -4,7 +4,8 @@
 // so callers never branch; shard-mover.ts keeps members on exactly one shard. This file: the keys.
 import type { Redis } from 'ioredis';
 import { codecOf } from '../domain/score-codec.js';
-import type { Season, Window } from '../domain/season.js';
+import type { Board } from '../domain/board.js';
+import type { Season } from '../domain/season.js';
 import type { ShardLayout } from '../domain/shards.js';
 import { boardLabel, rebuildCopyKey, shardBoardKey, shardSizesKey } from './keys.js';
 
@@ -14,13 +15,20 @@ export function isSharded(season: Season): season is Sharded {
   return (season.shards?.tags.length ?? 0) > 0;
 }
 
+/** A board of a sharded season. */
+export type ShardedBoard = Board<Sharded>;
+
+export function isShardedBoard(board: Board): board is ShardedBoard {
+  return isSharded(board.season);
+}
+
 /** The composite-score step shardWrite/shardRange use for COMPETITION ties ('0': ORDINAL). */
 export const stepOf = (season: Season) =>
   season.rankStyle === 'COMPETITION' ? String(codecOf(season).maxTime + 1) : '0';
 
 /** The keys of a board's shards, worst range first. */
-export function shardKeys(season: Sharded, window: Window, period: string): string[] {
-  return season.shards.tags.map((t) => shardBoardKey(t, window, period));
+export function shardKeys(board: ShardedBoard): string[] {
+  return board.season.shards.tags.map((t) => shardBoardKey(t, board.window, board.period));
 }
 
 /** A live board's shards and where their sizes are kept (the season's slot); rebuild copies keep none. */
@@ -30,9 +38,9 @@ export interface KeptSizes {
   expireAt: number;
 }
 
-export function keptSizes(season: Sharded, window: Window, period: string, expireAt: number): KeptSizes {
-  const key = shardSizesKey(season.id, boardLabel(window, period));
-  return { key, shards: shardKeys(season, window, period), expireAt };
+export function keptSizes(board: ShardedBoard, expireAt: number): KeptSizes {
+  const key = shardSizesKey(board.season.id, boardLabel(board.window, board.period));
+  return { key, shards: shardKeys(board), expireAt };
 }
 
 /** The rebuild copies of a board's shards (same slots as the shards). */

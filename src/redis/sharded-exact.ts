@@ -4,7 +4,6 @@ import type { Redis } from 'ioredis';
 import { unavailable } from '../domain/errors.js';
 import { mergeExactChanges, readChanges, shownScore, staying, type ShardChange } from '../domain/shard-changes.js';
 import { codecOf } from '../domain/score-codec.js';
-import type { Window } from '../domain/season.js';
 import { shardLowers, shardOf } from '../domain/shards.js';
 import { rebuildMarkerKey } from './keys.js';
 import { inMoveWindow, withMoverLock } from './shard-mover.js';
@@ -18,6 +17,7 @@ import {
   stepOf,
   type KeptSizes,
   type Sharded,
+  type ShardedBoard,
 } from './sharded-boards.js';
 
 /**
@@ -79,22 +79,21 @@ const SET_ATTEMPTS = 10;
  */
 export async function setShardedBoard(
   redis: Redis,
-  season: Sharded,
-  window: Window,
-  period: string,
+  board: ShardedBoard,
   pairs: ReadonlyArray<readonly [string, number | null]>,
   expireAt: number,
 ): Promise<number> {
   if (pairs.length === 0) return 0;
+  const { season, window, period } = board;
   const codec = codecOf(season);
-  const keys = shardKeys(season, window, period);
+  const keys = shardKeys(board);
   const exact = pairs.map(([m, score]): [string, string] => [m, score === null ? '' : codec.toRedis(score)]);
   const changes = await withMoverLock(redis, season.id, async () => {
     const rebuildMs = await redis.pttl(rebuildMarkerKey(season.id));
     if (rebuildMs > 0) await setUntilDone(copyKeys(keys), copyExpireAt(rebuildMs), null);
-    return setUntilDone(keys, expireAt, keptSizes(season, window, period, expireAt));
+    return setUntilDone(keys, expireAt, keptSizes(board, expireAt));
   });
-  return announceExact(redis, season, window, period, keys, changes, staying(exact));
+  return announceExact(redis, board, keys, changes, staying(exact));
 
   async function setUntilDone(on: readonly string[], at: number, kept: KeptSizes | null): Promise<ShardChange[]> {
     const out: ShardChange[] = [];
@@ -123,38 +122,35 @@ export async function setShardedBoard(
  */
 export async function settleShardedBoard(
   redis: Redis,
-  season: Sharded,
-  window: Window,
-  period: string,
+  board: ShardedBoard,
   members: readonly string[],
   decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
   write: boolean,
   expireAt: number,
 ): Promise<number> {
-  const keys = shardKeys(season, window, period);
+  const season = board.season;
+  const keys = shardKeys(board);
   const changes = await withMoverLock(redis, season.id, async () => {
     const held = await heldScores(redis, keys, members);
     const pairs = await decide(members.map((_, i) => shownScore(held, i)));
     if (!write || pairs.length === 0) return { pairs, changes: [] };
     const index = new Map(members.map((m, i) => [m, i]));
     const heldOfPairs = held.map((s) => pairs.map(([m]) => s[index.get(m)!] ?? null));
-    const kept = keptSizes(season, window, period, expireAt);
+    const kept = keptSizes(board, expireAt);
     return { pairs, changes: (await setOnShards(redis, season, keys, pairs, heldOfPairs, expireAt, kept)).changes };
   });
-  return announceExact(redis, season, window, period, keys, changes.changes, staying(changes.pairs));
+  return announceExact(redis, board, keys, changes.changes, staying(changes.pairs));
 }
 
 /** Announces exact writes as one "reset" event (mergeExactChanges) and returns how many members changed. */
 async function announceExact(
   redis: Redis,
-  season: Sharded,
-  window: Window,
-  period: string,
+  board: ShardedBoard,
   keys: readonly string[],
   changes: readonly ShardChange[],
   stays: ReadonlySet<string>,
 ): Promise<number> {
   const { count, listed } = mergeExactChanges(changes, stays);
-  if (count > 0) await announce(redis, season, window, period, keys, listed, 'reset');
+  if (count > 0) await announce(redis, board, keys, listed, 'reset');
   return count;
 }

@@ -3,7 +3,6 @@
 import type { Redis } from 'ioredis';
 import { bestHeld, eventUpdates, readChanges, type ShardChange } from '../domain/shard-changes.js';
 import { codecOf } from '../domain/score-codec.js';
-import type { Window } from '../domain/season.js';
 import { shardLowers, shardOf } from '../domain/shards.js';
 import { dbOf } from './client.js';
 import { boardLabel, boardVersionsKey, rebuildMarkerKey, updatesChannel } from './keys.js';
@@ -17,6 +16,7 @@ import {
   stepOf,
   type KeptSizes,
   type Sharded,
+  type ShardedBoard,
 } from './sharded-boards.js';
 
 /**
@@ -27,23 +27,22 @@ import {
  */
 export async function writeShardedBoard(
   redis: Redis,
-  season: Sharded,
-  window: Window,
-  period: string,
+  board: ShardedBoard,
   pairs: ReadonlyArray<readonly [string, number]>,
   expireAt: number,
 ): Promise<number> {
+  const season = board.season;
   const codec = codecOf(season);
   const lowers = shardLowers(season);
-  const keys = shardKeys(season, window, period);
+  const keys = shardKeys(board);
   const byShard = keys.map((): string[] => []);
   for (const [member, score] of pairs) byShard[shardOf(lowers, score)]!.push(member, codec.toRedis(score));
   // Read after PostgreSQL committed these standings: no marker means the rebuild's snapshot has them.
   const rebuildMs = await redis.pttl(rebuildMarkerKey(season.id));
   if (rebuildMs > 0) await raiseOnShards(redis, season, copyKeys(keys), byShard, copyExpireAt(rebuildMs), null);
-  const kept = keptSizes(season, window, period, expireAt);
+  const kept = keptSizes(board, expireAt);
   const changes = await raiseOnShards(redis, season, keys, byShard, expireAt, kept);
-  if (changes.length > 0) await announce(redis, season, window, period, keys, changes, '');
+  if (changes.length > 0) await announce(redis, board, keys, changes, '');
   return changes.length;
 }
 
@@ -133,18 +132,16 @@ export async function place(
 /** Raises the board's version and publishes its changes with global ranks (local + better shards' sizes). */
 export async function announce(
   redis: Redis,
-  season: Sharded,
-  window: Window,
-  period: string,
+  board: ShardedBoard,
   keys: readonly string[],
   changes: readonly ShardChange[],
   kind: '' | 'reset',
 ): Promise<void> {
   const sizes = await Promise.all(keys.map((k) => redis.zcard(k)));
   await redis.boardEvent(
-    boardVersionsKey(season.id),
-    updatesChannel(dbOf(redis), season.id),
-    boardLabel(window, period),
+    boardVersionsKey(board.season.id),
+    updatesChannel(dbOf(redis), board.season.id),
+    boardLabel(board.window, board.period),
     kind,
     JSON.stringify(eventUpdates(changes, sizes)),
   );

@@ -1,13 +1,12 @@
 // Reads of a sharded board: exact global ranks over every shard (docs/scale-out.md).
 import type { Redis } from 'ioredis';
-import type { Board } from '../domain/board.js';
 import { pageRanks } from '../domain/page-ranks.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { codecOf } from '../domain/score-codec.js';
 import { aboveCounts } from '../domain/shard-changes.js';
 import type { BoardAnswer, BoardQuery } from '../service/leaderboard-reads.js';
 import { boardLabel, boardVersionsKey, moveEpochKey, movingKey, shardSizesKey } from './keys.js';
-import { shardKeys, stepOf, type Sharded } from './sharded-boards.js';
+import { shardKeys, stepOf, type ShardedBoard } from './sharded-boards.js';
 
 /** How often a read starts over when a move or a change of shard sizes overlapped it. */
 const READ_ATTEMPTS = 8;
@@ -22,13 +21,9 @@ const READ_ATTEMPTS = 8;
  * member is seen on exactly one shard and counted once; kept sizes that a shard contradicts (a
  * failover of the season's master brought older ones back) are not used again by this read.
  */
-export async function readShardedBoard(
-  redis: Redis,
-  b: Board & { season: Sharded },
-  q: BoardQuery,
-): Promise<BoardAnswer> {
+export async function readShardedBoard(redis: Redis, b: ShardedBoard, q: BoardQuery): Promise<BoardAnswer> {
   const season = b.season;
-  const keys = shardKeys(season, b.window, b.period);
+  const keys = shardKeys(b);
   const label = boardLabel(b.window, b.period);
   const step = stepOf(season);
   const codec = codecOf(season);

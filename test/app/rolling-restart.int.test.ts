@@ -17,6 +17,7 @@ import { parseConfig } from '../../src/config.js';
 import { createLadderClient } from '../../src/client/ladder-client.js';
 import { codecOf } from '../../src/domain/score-codec.js';
 import { boardKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import {
   expectExactlyOnce,
@@ -174,7 +175,7 @@ it('two instances restarted in turn under load: nothing lost or doubled, every r
   const probe = '999000001';
   const freshness: Array<{ at: number; ms: number }> = [];
   let probing = true;
-  const board = boardKey(season.id, 'SEASON', '');
+  const board = boardKey(seasonBoard(season));
   const codec = codecOf(season);
   const probeLoop = (async () => {
     for (let points = 1; probing; points++) {

@@ -6,6 +6,7 @@ import type { Season } from '../../src/domain/season.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey, rebuildMarkerKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import { testConfig, testEnv } from '../support/env.js';
 import { generateResults } from '../support/generate.js';
@@ -104,7 +105,7 @@ describe('reconcile --season', () => {
       expect(clean.stdout).toMatch(/^board\s+postgres\s+redis\s+missing\s+extra\s+different\s+repaired$/m);
       expect(clean.stdout).toMatch(new RegExp(`^season ${season.id}: no drift `, 'm'));
 
-      const key = boardKey(season.id, 'SEASON', '');
+      const key = boardKey(seasonBoard(season));
       const [a, b] = await s.redis.zrange(key, 0, 1);
       await s.redis.zrem(key, a!);
       await s.redis.zadd(key, '12345', b!, '1', '990000001');

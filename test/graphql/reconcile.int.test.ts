@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { waitFor } from '../support/services.js';
@@ -61,7 +62,7 @@ async function seasonWithResults(): Promise<number> {
   expect(submitted.errors).toBeUndefined();
   await waitFor(
     'the match on the board',
-    async () => (await api.s.redis.zcard(boardKey(seasonId, 'SEASON', ''))) === 3,
+    async () => (await api.s.redis.zcard(boardKey(seasonBoard({ id: seasonId })))) === 3,
   );
   return seasonId;
 }
@@ -88,7 +89,7 @@ describe('reconcileLeaderboard', () => {
     });
     expect(report.boards.map((b: { window: string }) => b.window)).toEqual(['SEASON', 'DAY', 'WEEK']);
 
-    await api.s.redis.zrem(boardKey(seasonId, 'SEASON', ''), '700000000002');
+    await api.s.redis.zrem(boardKey(seasonBoard({ id: seasonId })), '700000000002');
     const found = await api.gql(RECONCILE, { s: seasonId }, admin);
     expect(found.data!.reconcileLeaderboard.total).toMatchObject({
       missing: 1,

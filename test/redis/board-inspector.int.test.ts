@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBoardInspector } from '../../src/redis/board-inspector.js';
 import { boardKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { testConfig } from '../support/env.js';
 import { createSeason, openServices, type Services } from '../support/services.js';
 
@@ -18,7 +19,7 @@ afterAll(async () => {
 describe('the guarded repair (settle)', () => {
   it('decides again on fresh values when a writer touches the board between its read and its write', async () => {
     const season = await createSeason(s, { name: 'settle race' });
-    const key = boardKey(season.id, 'SEASON', '');
+    const key = boardKey(seasonBoard(season));
     await s.redis.zadd(key, '100', '1');
     const other = s.redis.duplicate();
     const seen: Array<Array<string | null>> = [];

@@ -3,6 +3,7 @@ import { standingsRows } from '../../src/domain/standings-page.js';
 import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey, rebuildCopyKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { swapStatus } from '../../src/redis/scripts.js';
 import { testConfig } from '../support/env.js';
 import { utcDay } from '../support/oracle.js';
@@ -36,7 +37,7 @@ describe('the board rebuilder', () => {
   it('swaps a filled copy in, and refuses (UNAVAILABLE, board unchanged) when the copy is gone', async () => {
     const season = await createSeason(s, { name: 'rebuilder swap' });
     const rebuilder = createBoardRebuilder(s.redis, TTL);
-    const board = boardKey(season.id, 'SEASON', '');
+    const board = boardKey(seasonBoard(season));
     await s.redis.zadd(board, '1', '42');
     expect(await rebuilder.acquire(season.id)).toBe(true);
 
@@ -84,7 +85,7 @@ describe('the board rebuilder', () => {
       () => season,
       Date.now(),
     );
-    expect(await s.redis.exists(rebuildCopyKey(boardKey(season.id, 'DAY', utcDay(day))))).toBe(1);
+    expect(await s.redis.exists(rebuildCopyKey(boardKey({ season, window: 'DAY', period: utcDay(day) })))).toBe(1);
     await rebuilder.release(season.id);
     expect((await s.redis.keys(`lb:{s${season.id}}*`)).filter((k) => k.endsWith(':rebuild'))).toEqual([]);
   });

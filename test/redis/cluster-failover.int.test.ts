@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { parseConfig } from '../../src/config.js';
-import { boardExpireAt } from '../../src/domain/board.js';
+import { boardExpireAt, seasonBoard } from '../../src/domain/board.js';
 import { codecOf } from '../../src/domain/score-codec.js';
 import type { Season, Window } from '../../src/domain/season.js';
 import { createStandingsPages } from '../../src/postgres/standings-pages.js';
@@ -140,7 +140,7 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
   const after = await reconcileSeason(deps, season);
   expect(after.total).toMatchObject({ missing: 0, different: 0, extra: 0 });
   // PostgreSQL's SEASON standings, each member on exactly one shard.
-  const keys = shardKeys(season as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '');
+  const keys = shardKeys(seasonBoard(season as Season & { shards: NonNullable<Season['shards']> }));
   const members = (await Promise.all(keys.map((k) => s.redis.zrange(k, 0, -1)))).flat();
   const [pg] = await s.pg
     .sql`select count(*)::int as n from standings where season_id = ${season.id} and "window" = 'SEASON'`;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { boardKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { testEnv } from '../support/env.js';
 import { generateResults, toRecords, withReplays } from '../support/generate.js';
 import { expectedBoards } from '../support/oracle.js';
@@ -62,7 +63,7 @@ it('two consumers in one group and two APIs on the cluster serve one exact shard
     ...expectedBoards(
       season,
       input.map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
-    ).get(boardKey(season.id, 'SEASON', ''))!,
+    ).get(boardKey(seasonBoard(season)))!,
   ].reverse();
   const query = `{ leaderboard(seasonId: ${season.id}) { size top(limit: 200) { rank playerId } entry(playerId: "${expected[150]![0]}") { rank } } }`;
   for (const port of ports) {

@@ -5,6 +5,7 @@ import { createBoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { createRedis, dbOf, isCluster, mastersOf, scanKeys } from '../../src/redis/client.js';
 import { boardKey, boardVersionsKey, updatesChannel } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { createLivePubSub } from '../../src/redis/live-pubsub.js';
 import { createSeasonKeys } from '../../src/redis/season-keys.js';
 import { createBoardVersions, type BoardEvent } from '../../src/service/board-events.js';
@@ -83,7 +84,7 @@ it('ingest writes and one-instant reads run their scripts on the cluster; events
   // SCAN covers every master; a close removes the season's keys wherever they are.
   const seen: string[] = [];
   await scanKeys(s.redis, `lb:{s${season.id}}*`, async (keys) => void seen.push(...keys));
-  expect(seen.sort()).toEqual([boardKey(season.id, 'SEASON', ''), `lb:{s${season.id}}:versions`]);
+  expect(seen.sort()).toEqual([boardKey(seasonBoard(season)), `lb:{s${season.id}}:versions`]);
   expect(await createSeasonKeys(s.redis).remove(season.id)).toBe(2);
   expect(await createSeasonKeys(s.redis).remaining(season.id)).toBe(false);
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AcceptedResult } from '../../src/domain/board-deltas.js';
-import { boardExpireAt, type Board } from '../../src/domain/board.js';
+import { type Board, boardExpireAt, seasonBoard } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import { codecOf } from '../../src/domain/score-codec.js';
 import { validateSeasonDefinition, type Season, type SeasonDefinition, type Window } from '../../src/domain/season.js';
@@ -131,11 +131,7 @@ async function expectSameReads(sharded: Board, single: Board, players: readonly 
  * season's slot (what top and page reads use) are the shards' sizes.
  */
 async function expectEachMemberOnce(sharded: Board, single: Board): Promise<void> {
-  const keys = shardKeys(
-    sharded.season as Season & { shards: NonNullable<Season['shards']> },
-    sharded.window,
-    sharded.period,
-  );
+  const keys = shardKeys(sharded as Board<Season & { shards: NonNullable<Season['shards']> }>);
   const members = (await Promise.all(keys.map((k) => s.redis.zrange(k, 0, -1)))).flat();
   const reader = createBoardReader(s.redis);
   const all = (await reader.top(single, 0, 1000)).map((e) => e.playerId);
@@ -187,13 +183,13 @@ describe('sharded seasons: every read equals the one-ZSET oracle', () => {
       }
       // Players did cross: most of them sit above the first range, and the worst range is not empty.
       const reader = createBoardReader(s.redis);
-      const seasonBoard: Board = { season: sharded, window: 'SEASON', period: '' };
-      const keys = shardKeys(sharded as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '');
+      const board = seasonBoard(sharded as Season & { shards: NonNullable<Season['shards']> });
+      const keys = shardKeys(board);
       const sizes = await Promise.all(keys.map((k) => s.redis.zcard(k)));
       expect(sizes.filter((n) => n > 0).length).toBeGreaterThan(1);
       // Every move opens and closes a move window: the epoch counts two per batch of moves.
       expect(Number(await s.redis.get(moveEpochKey(sharded.id)))).toBeGreaterThan(10);
-      expect(await reader.size(seasonBoard)).toBe(players.length);
+      expect(await reader.size(board)).toBe(players.length);
     });
   }
 
@@ -348,7 +344,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
 
   it('reconcile reports missing, different and extra members across shards, and its repair makes them equal the oracle', async () => {
     const { sharded, single, players } = await fedTwins({}, [20, 40, 55], 31);
-    const keys = shardKeys(sharded as Season & { shards: NonNullable<Season['shards']> }, 'SEASON', '');
+    const keys = shardKeys(seasonBoard(sharded as Season & { shards: NonNullable<Season['shards']> }));
     const held = async (m: string) => {
       const scores = await Promise.all(keys.map((k) => s.redis.zscore(k, m)));
       const k = scores.findIndex((x) => x !== null);
@@ -366,7 +362,11 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
     await s.redis.zadd(keys[1]!, '5', '123456789', '6', 'not a player');
     // A DAY board's shard lost: its members are missing.
     const day = (await boardsOf(s, sharded)).find((x) => x.window === 'DAY')!;
-    const dayKeys = shardKeys(sharded as Season & { shards: NonNullable<Season['shards']> }, 'DAY', day.period);
+    const dayKeys = shardKeys({
+      season: sharded as Season & { shards: NonNullable<Season['shards']> },
+      window: 'DAY',
+      period: day.period,
+    });
     const sizes = await Promise.all(dayKeys.map((k) => s.redis.zcard(k)));
     const lost = Math.max(...sizes);
     await s.redis.unlink(dayKeys[sizes.indexOf(lost)]!);
@@ -385,7 +385,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
   it('reconcile finds a member that a mover left on two shards (it died between its two writes) and repairs it', async () => {
     const { sharded, single, players } = await fedTwins({ rankStyle: 'COMPETITION' }, [15, 35], 51);
     const season = sharded as Season & { shards: NonNullable<Season['shards']> };
-    const keys = shardKeys(season, 'SEASON', '');
+    const keys = shardKeys(seasonBoard(season));
     const held = await heldScores(s.redis, keys, players);
     // Members on a better shard than the worst; each also keeps a copy on the worst shard with a
     // lower score, as a mover leaves it after adding a crossing member above and dying before the
@@ -409,11 +409,11 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
   it('an exact write leaves a member that an ingest raise changed since it was read (a conflict), and writes the others', async () => {
     const [sharded] = await twins({}, [10, 30]);
     const season = sharded as Season & { shards: NonNullable<Season['shards']> };
-    const keys = shardKeys(season, 'SEASON', '');
+    const keys = shardKeys(seasonBoard(season));
     const codec = codecOf(season);
     const at = new Date(season.startsAt.getTime() + 3_600_000);
     const score = (points: number) => codec.encode(points, at);
-    const board = (pairs: Array<[string, number]>) => writeShardedBoard(s.redis, season, 'SEASON', '', pairs, 0);
+    const board = (pairs: Array<[string, number]>) => writeShardedBoard(s.redis, seasonBoard(season), pairs, 0);
     await board([
       ['1', score(35)],
       ['2', score(35)],
@@ -435,7 +435,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
       ],
       held,
       0,
-      keptSizes(season, 'SEASON', '', 0),
+      keptSizes(seasonBoard(season), 0),
     );
     expect([...conflicts]).toEqual(['1']);
     const now = await heldScores(s.redis, keys, members);

@@ -47,7 +47,7 @@ describe('an expired DAY board', () => {
     const ttl = Math.ceil((Date.now() - midnight) / 1000) + 5;
     await ingestDirect(s, season, tieHeavyResults(season, { players: 4_000, seed: 601, maxPoints: 12 }), ttl);
     const boards = await boardsOf(s, season);
-    const key = (b: Board) => boardKey(season.id, b.window, b.period);
+    const key = (b: Board) => boardKey(b);
     const yesterday = boards.find((b) => b.window === 'DAY' && b.period === dayPeriod(new Date(midnight - 1)))!;
     const older = boards.filter((b) => b.window === 'DAY' && b.period < yesterday.period);
     expect(older.length).toBeGreaterThan(0);

@@ -4,7 +4,7 @@ import type { Season } from '../../src/domain/season.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createStandingsReader } from '../../src/postgres/standings-reader.js';
 import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
-import { boardExpireAt } from '../../src/domain/board.js';
+import { boardExpireAt, seasonBoard } from '../../src/domain/board.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey } from '../../src/redis/keys.js';
 import { applyResults } from '../../src/service/apply-results.js';
@@ -99,7 +99,7 @@ describe('rebuilding a season from PostgreSQL', () => {
     let reads = 0;
     const reader = (async () => {
       while (reading) {
-        if ((await s.redis.zcard(boardKey(season.id, 'SEASON', ''))) === 0) emptyReads++;
+        if ((await s.redis.zcard(boardKey(seasonBoard(season)))) === 0) emptyReads++;
         reads++;
       }
     })();

@@ -7,7 +7,7 @@ import { createStandingsPages } from '../../src/postgres/standings-pages.js';
 import { createStandingsReader } from '../../src/postgres/standings-reader.js';
 import { createBoardInspector } from '../../src/redis/board-inspector.js';
 import { createBoardRebuilder } from '../../src/redis/board-rebuilder.js';
-import { boardExpireAt } from '../../src/domain/board.js';
+import { boardExpireAt, seasonBoard } from '../../src/domain/board.js';
 import { codecOf } from '../../src/domain/score-codec.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey, rebuildMarkerKey } from '../../src/redis/keys.js';
@@ -119,7 +119,7 @@ async function snapshot(seasonId: number) {
 }
 
 const keyOf = (seasonId: number, b: { window: Season['order'] | string; period: string }) =>
-  boardKey(seasonId, b.window as 'SEASON' | 'DAY' | 'WEEK', b.period);
+  boardKey({ season: { id: seasonId }, window: b.window as 'SEASON' | 'DAY' | 'WEEK', period: b.period });
 
 /** The per-board drift of a report, keyed by Redis key, boards without drift left out. */
 function driftByKey(seasonId: number, report: ReconcileReport) {
@@ -143,7 +143,7 @@ describe('reconciling a season with PostgreSQL', () => {
       [{ n: number }]
     >`select count(*)::int as n from standings where season_id = ${season.id}`;
     const keys = await boardKeys(s.redis, season.id);
-    const players = await s.redis.zcard(boardKey(season.id, 'SEASON', ''));
+    const players = await s.redis.zcard(boardKey(seasonBoard(season)));
 
     const { report, pages } = await reconcile(season, { pageSize: 50 });
 
@@ -169,7 +169,7 @@ describe('reconciling a season with PostgreSQL', () => {
   it('reports exactly the members removed, rescored and added in Redis, and repair makes the boards what a rebuild makes', async () => {
     const season = await createSeason(s, { name: 'reconcile damaged' });
     await ingest(season, { results: 4_000, players: 900, seed: 82 });
-    const players = await s.redis.zcard(boardKey(season.id, 'SEASON', ''));
+    const players = await s.redis.zcard(boardKey(seasonBoard(season)));
     const before = await snapshot(season.id);
     const damage = await damageBoards(season);
 
@@ -177,8 +177,8 @@ describe('reconciling a season with PostgreSQL', () => {
     expect(driftByKey(season.id, found.report)).toEqual(damage.expected);
     const drift = damage.total;
     expect(found.report.total).toMatchObject({ ...drift, repaired: 0 });
-    const seasonBoard = found.report.boards[0]!;
-    expect(seasonBoard).toMatchObject({
+    const seasonReport = found.report.boards[0]!;
+    expect(seasonReport).toMatchObject({
       window: 'SEASON',
       pgCount: players,
       redisCount: players - 3 + 3,
@@ -211,7 +211,7 @@ describe('reconciling a season with PostgreSQL', () => {
   it('writes nothing when the season got finalized during the run (its close removes the boards)', async () => {
     const season = await createSeason(s, { name: 'reconcile vs close' });
     await ingest(season, { results: 200, players: 50, seed: 83 });
-    const key = boardKey(season.id, 'SEASON', '');
+    const key = boardKey(seasonBoard(season));
     const [victim] = await s.redis.zrange(key, 0, 0);
     await s.redis.zrem(key, victim!);
     await expect(reconcile(season, { repair: true }, true)).rejects.toMatchObject({ code: 'SEASON_CLOSED' });
@@ -256,7 +256,7 @@ describe('repairing while results are ingested', () => {
  * on a DAY board 2 removed and 1 extra; a whole WEEK board deleted; a DAY board only Redis has.
  */
 async function damageBoards(season: Season) {
-  const seasonKey = boardKey(season.id, 'SEASON', '');
+  const seasonKey = boardKey(seasonBoard(season));
   const m = await s.redis.zrange(seasonKey, 0, -1);
   const score = async (key: string, member: string) => Number(await s.redis.zscore(key, member));
   const step = 2 ** season.split.timeBits;
@@ -276,7 +276,7 @@ async function damageBoards(season: Season) {
   const wm = await s.redis.zrange(weekKey, 0, -1);
   await s.redis.del(weekKey);
 
-  const ghostKey = boardKey(season.id, 'DAY', dayPeriod(new Date(Date.now() + 2 * DAY)));
+  const ghostKey = boardKey({ season, window: 'DAY', period: dayPeriod(new Date(Date.now() + 2 * DAY)) });
   await s.redis.zadd(ghostKey, '1', '990000004', '2', '990000005');
 
   const sorted = (ids: string[]) => [...ids].sort();

@@ -9,6 +9,7 @@ import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createBoardResetter } from '../../src/redis/board-resetter.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { boardKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 import { applyResults } from '../../src/service/apply-results.js';
 import { removePlayerResults, settlePlayerRemoval, type RemovalDeps } from '../../src/service/remove-player-results.js';
 import { expectBoardsMatchOracle } from '../support/assert-boards.js';
@@ -85,7 +86,7 @@ async function seasonWithCheater(scoring: ScoringMode, seed: number) {
 }
 
 const seasonRank = async (seasonId: number, playerId: string) => {
-  const rank = await s.redis.zrevrank(boardKey(seasonId, 'SEASON', ''), playerId);
+  const rank = await s.redis.zrevrank(boardKey(seasonBoard({ id: seasonId })), playerId);
   return rank === null ? null : rank + 1;
 };
 
@@ -100,7 +101,7 @@ describe('removing a cheater', () => {
     async (scoring, what, seed) => {
       const { season, honest, cheats } = await seasonWithCheater(scoring, seed);
       const best = cheats.at(-1)!;
-      const victim = (await s.redis.zrevrange(boardKey(season.id, 'SEASON', ''), 1, 1))[0]!;
+      const victim = (await s.redis.zrevrange(boardKey(seasonBoard(season)), 1, 1))[0]!;
       expect(await seasonRank(season.id, CHEATER)).toBe(1);
       expect(await seasonRank(season.id, victim)).toBe(2);
 

@@ -4,6 +4,7 @@
 import { createCodec } from '../../src/domain/score-codec.js';
 import type { Season } from '../../src/domain/season.js';
 import { boardKey } from '../../src/redis/keys.js';
+import { seasonBoard } from '../../src/domain/board.js';
 
 export interface OracleResult {
   matchId: string;
@@ -48,9 +49,9 @@ export function expectedBoards(season: Season, results: readonly OracleResult[])
   const groups = new Map<string, OracleResult[]>();
   for (const r of unique.values()) {
     for (const key of [
-      boardKey(season.id, 'SEASON', ''),
-      boardKey(season.id, 'DAY', utcDay(r.endedAt)),
-      boardKey(season.id, 'WEEK', isoWeek(r.endedAt)),
+      boardKey(seasonBoard(season)),
+      boardKey({ season, window: 'DAY', period: utcDay(r.endedAt) }),
+      boardKey({ season, window: 'WEEK', period: isoWeek(r.endedAt) }),
     ]) {
       const k = `${key}\u0000${r.playerId}`;
       groups.set(k, [...(groups.get(k) ?? []), r]);
