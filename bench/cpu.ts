@@ -5,7 +5,7 @@
 // cluster workers).
 import { readFileSync, readdirSync } from 'node:fs';
 
-export type CpuGroup = 'node' | 'pg' | 'redis' | 'kafka';
+type CpuGroup = 'node' | 'pg' | 'redis' | 'kafka';
 
 /** What the sampler must recognise: our database's backends, our Redis (by port). */
 export interface CpuTargets {

@@ -12,7 +12,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { subscribe as openSubscription, type Subscription } from './live-socket.js';
 
-export interface OpenRequest {
+interface OpenRequest {
   type: 'open';
   url: string;
   seasonId: number;

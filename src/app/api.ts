@@ -100,5 +100,3 @@ export function createApi(deps: ApiDeps) {
     },
   };
 }
-
-export type Api = ReturnType<typeof createApi>;

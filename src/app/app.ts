@@ -19,7 +19,7 @@ import { createSeasonJobs } from './season-jobs.js';
 import { startProcess, type Starting } from './start-process.js';
 import { createApiServer } from './startup.js';
 
-export type Role = 'api' | 'ingest';
+type Role = 'api' | 'ingest';
 
 export interface BuildOptions {
   roles: readonly Role[];

@@ -23,7 +23,7 @@ export interface ClusterLink {
 }
 
 /** The exit code of a worker that could not start (it told the primary why first). */
-export const WORKER_CANNOT_START = 3;
+const WORKER_CANNOT_START = 3;
 /** A worker that exits sooner than this after its fork counts towards giving up. */
 const QUICK_EXIT_MS = 10_000;
 /** Workers exiting quickly this many times in a row: something is wrong that forking will not fix. */

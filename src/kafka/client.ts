@@ -44,7 +44,7 @@ export function createKafka(opts: { brokers: readonly string[]; clientId: string
 }
 
 /** Creates the topic and its DLQ when missing (idempotent). */
-export async function ensureTopics(admin: Admin, topic: string, dlqTopic: string, partitions: number): Promise<void> {
+async function ensureTopics(admin: Admin, topic: string, dlqTopic: string, partitions: number): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = [
     { topic, numPartitions: partitions },
