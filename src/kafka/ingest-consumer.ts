@@ -194,5 +194,3 @@ export function createIngestConsumer(opts: IngestOptions) {
     readiness: health.readiness,
   };
 }
-
-export type IngestConsumer = ReturnType<typeof createIngestConsumer>;

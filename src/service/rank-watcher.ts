@@ -156,5 +156,3 @@ export function createRankWatcher(opts: {
     },
   };
 }
-
-export type RankWatcher = ReturnType<typeof createRankWatcher>;

@@ -14,7 +14,7 @@ import {
 } from './top-slot.js';
 
 export { finalOrLiveTops } from './final-or-live-tops.js';
-export { topAfter, type TopSnapshot, type TopSource } from './top-snapshot.js';
+export type { TopSnapshot, TopSource } from './top-snapshot.js';
 
 /**
  * The first LIMITS.topLimit entries and the size of every board this instance serves, in RAM,
@@ -187,5 +187,3 @@ export function createTopCache(opts: {
     },
   };
 }
-
-export type TopCache = ReturnType<typeof createTopCache>;
