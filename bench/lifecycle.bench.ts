@@ -143,7 +143,7 @@ async function readKeyset(season: Season): Promise<number> {
   const pages = createStandingsPages(pg.sql);
   let n = 0;
   for (let after = '0'; ;) {
-    const page = await pages.page(season.id, 'SEASON', '', after, 1_000);
+    const page = await pages.page(seasonBoard(season), after, 1_000);
     n += page.length;
     if (page.length < 1_000) return n;
     after = page.at(-1)!.playerId;

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
+import { seasonBoard } from '../src/domain/board.js';
 import type { Season } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
@@ -120,7 +121,7 @@ async function storage(): Promise<void> {
   await pg.sql`create temp table plain_ranks (season_id int4, boundary timestamptz, player_id int8, rank int4,
     primary key (season_id, player_id, boundary))`;
   await pg.sql`insert into plain_ranks select ${season.id}, now(), r.player_id, r.rank
-    from (${rankedStandings(pg.sql, season, { window: 'SEASON', period: '' })}) r`;
+    from (${rankedStandings(pg.sql, seasonBoard(season))}) r`;
   const plainMs = ms(t0);
   const plain = await tableBytes('plain_ranks');
   await pg.sql`drop table plain_ranks`;

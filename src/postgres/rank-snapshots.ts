@@ -2,6 +2,7 @@
 // from standings (ranked-standings.ts: exactly Redis's order) inside one REPEATABLE READ
 // transaction, so every rank is of the same instant, and stores them by slot, 4 bytes a player.
 import { RANK_CHUNK_SLOTS, unpackRank, type RankPoint } from '../domain/rank-history.js';
+import { seasonBoard } from '../domain/board.js';
 import type { Season } from '../domain/season.js';
 import type { SnapshotReport } from '../service/rank-history.js';
 import { ADVISORY_LOCKS } from './advisory-lock.js';
@@ -47,7 +48,7 @@ export function createRankSnapshots(sql: Sql) {
         // (int4send), 0 where the player is not ranked, concatenated in slot order. Nothing
         // crosses the wire but the 64 KiB chunks' row count.
         const [made] = await tx<[{ chunks: number; players: number }]>`
-          with ranked as (${rankedStandings(tx, season, { window: 'SEASON', period: '' })}),
+          with ranked as (${rankedStandings(tx, seasonBoard(season))}),
           chunks as (
             select s.slot / ${RANK_CHUNK_SLOTS} as chunk, count(r.rank)::int4 as players,
                    string_agg(int4send(coalesce(r.rank, 0)), ''::bytea order by s.slot) as ranks

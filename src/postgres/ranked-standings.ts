@@ -5,7 +5,7 @@
 import type postgres from 'postgres';
 import type { Board } from '../domain/board.js';
 import type { RankedStanding } from '../domain/ranking.js';
-import type { Season, Window } from '../domain/season.js';
+import type { Season } from '../domain/season.js';
 import type { BoardReads } from '../service/leaderboard-reads.js';
 import { epochMs, type Sql, type Tx } from './client.js';
 
@@ -21,11 +21,12 @@ interface RankedRow {
 }
 
 /**
- * The standings of a season (or of one of its boards) with each player's 0-based `position` and
- * `rank` on their board (ORDINAL: position + 1; COMPETITION: 1 + players with strictly better
- * points). Columns: window, period, player_id, points, achieved_at, position, rank.
+ * The standings of one board with each player's 0-based `position` and `rank` on it (ORDINAL:
+ * position + 1; COMPETITION: 1 + players with strictly better points). Columns: window, period,
+ * player_id, points, achieved_at, position, rank.
  */
-export function rankedStandings(sql: Sql | Tx, season: Season, board?: { window: Window; period: string }): Fragment {
+export function rankedStandings(sql: Sql | Tx, board: Board): Fragment {
+  const season = board.season;
   const dir = sql.unsafe(season.order === 'ASC' ? 'asc' : 'desc');
   const startsAt = season.startsAt.toISOString();
   const unit = `${season.split.timeUnitSeconds} seconds`;
@@ -42,7 +43,7 @@ export function rankedStandings(sql: Sql | Tx, season: Season, board?: { window:
            (row_number() over board - 1)::int4 as position, (${rank})::int4 as rank
     from standings s
     where s.season_id = ${season.id}
-      ${board ? sql`and s."window" = ${board.window}::board_window and s.period = ${board.period}` : sql``}
+      and s."window" = ${board.window}::board_window and s.period = ${board.period}
       and s.points <= ${maxPoints}::int8 and s.achieved_at >= ${startsAt}::timestamptz
     window part as (partition by s."window", s.period collate "C"),
            by_points as (part order by s.points ${dir}),
@@ -124,5 +125,5 @@ export function createRankedBoardReads(sql: Sql, source: (b: Board) => Fragment,
  * docs/season-lifecycle.md). Fine for history that is rarely read; a hot board belongs in Redis.
  */
 export function createStandingsRanker(sql: Sql): BoardReads {
-  return createRankedBoardReads(sql, (b) => rankedStandings(sql, b.season, b), true);
+  return createRankedBoardReads(sql, (b) => rankedStandings(sql, b), true);
 }

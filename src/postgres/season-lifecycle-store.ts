@@ -82,7 +82,7 @@ async function writeFinalStandings(tx: Tx, season: Season): Promise<FinalizeRepo
     const result = await tx`
       insert into season_final_standings (season_id, "window", period, player_id, position, rank, points, achieved_at)
       select ${season.id}, r."window", r.period, r.player_id, r.position, r.rank, r.points, r.achieved_at
-      from (${rankedStandings(tx, season, board)}) r`;
+      from (${rankedStandings(tx, { season, ...board })}) r`;
     rows += result.count;
   }
   return { boards: boards.length, rows };

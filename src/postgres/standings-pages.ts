@@ -1,15 +1,16 @@
 import type { BoardStanding } from '../domain/board-deltas.js';
+import type { BoardOfId } from '../domain/board.js';
 import type { Window } from '../domain/season.js';
 import { epochMs, type Sql } from './client.js';
 
 type Row = { player_id: string; points: string; achieved_ms: string };
 
 /** Rows of one board (player_id, points, achieved_at as epoch ms) as standings. */
-const toStandings = (seasonId: number, window: Window, period: string, rows: readonly Row[]): BoardStanding[] =>
+const toStandings = (board: BoardOfId, rows: readonly Row[]): BoardStanding[] =>
   rows.map((r) => ({
-    seasonId,
-    window,
-    period,
+    seasonId: board.season.id,
+    window: board.window,
+    period: board.period,
     playerId: r.player_id,
     points: Number(r.points),
     achievedAt: new Date(Number(r.achieved_ms)),
@@ -31,41 +32,33 @@ export function createStandingsPages(sql: Sql) {
     },
 
     /** Up to `limit` standings of a board with player ids above `after` ('0' for the first page), by player id. */
-    async page(
-      seasonId: number,
-      window: Window,
-      period: string,
-      after: string,
-      limit: number,
-    ): Promise<BoardStanding[]> {
+    async page(board: BoardOfId, after: string, limit: number): Promise<BoardStanding[]> {
+      const { season, window, period } = board;
       const rows = await sql<Row[]>`
         select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms from standings
-        where season_id = ${seasonId} and "window" = ${window} and period = ${period} and player_id > ${after}::int8
+        where season_id = ${season.id} and "window" = ${window} and period = ${period} and player_id > ${after}::int8
         order by player_id limit ${limit}`;
-      return toStandings(seasonId, window, period, rows);
+      return toStandings(board, rows);
     },
 
     /** The standings of these players on a board (ids must be canonical player ids); absent players are left out. */
-    async ofPlayers(
-      seasonId: number,
-      window: Window,
-      period: string,
-      playerIds: readonly string[],
-    ): Promise<BoardStanding[]> {
+    async ofPlayers(board: BoardOfId, playerIds: readonly string[]): Promise<BoardStanding[]> {
       if (playerIds.length === 0) return [];
+      const { season, window, period } = board;
       const rows = await sql<Row[]>`
         select player_id, points, ${epochMs(sql, 'achieved_at')} as achieved_ms from standings
-        where season_id = ${seasonId} and "window" = ${window} and period = ${period}
+        where season_id = ${season.id} and "window" = ${window} and period = ${period}
           and player_id = any(${sql.array(playerIds as string[])}::int8[])`;
-      return toStandings(seasonId, window, period, rows);
+      return toStandings(board, rows);
     },
 
     /** Which of these players have a standing on the board (canonical ids only); an index-only scan. */
-    async existing(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<string[]> {
+    async existing(board: BoardOfId, playerIds: readonly string[]): Promise<string[]> {
       if (playerIds.length === 0) return [];
+      const { season, window, period } = board;
       const rows = await sql<Array<{ player_id: string }>>`
         select player_id from standings
-        where season_id = ${seasonId} and "window" = ${window} and period = ${period}
+        where season_id = ${season.id} and "window" = ${window} and period = ${period}
           and player_id = any(${sql.array(playerIds as string[])}::int8[])`;
       return rows.map((r) => r.player_id);
     },

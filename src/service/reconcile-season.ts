@@ -13,14 +13,14 @@ import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
-import { isBoardExpired } from '../domain/board.js';
+import { isBoardExpired, type Board } from '../domain/board.js';
 
 /** PostgreSQL, the truth: one board's standings by player id. */
 interface ReconcileStandings {
   boardSizes(seasonId: number): Promise<Array<{ window: Window; period: string; members: number }>>;
-  page(seasonId: number, window: Window, period: string, after: string, limit: number): Promise<BoardStanding[]>;
-  ofPlayers(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<BoardStanding[]>;
-  existing(seasonId: number, window: Window, period: string, playerIds: readonly string[]): Promise<string[]>;
+  page(board: Board, after: string, limit: number): Promise<BoardStanding[]>;
+  ofPlayers(board: Board, playerIds: readonly string[]): Promise<BoardStanding[]>;
+  existing(board: Board, playerIds: readonly string[]): Promise<string[]>;
 }
 
 /** Redis, the mirror (see src/redis/board-inspector.ts for the contract of settle). */
@@ -174,7 +174,7 @@ async function comparePostgresPages(run: BoardRun, tally: DriftTally): Promise<v
   const pgPage = pageSize * PG_PAGES;
   const batch = suspectBatch(run, tally);
   const fetch = (after: string) => {
-    const page = deps.standings.page(season.id, window, period, after, pgPage);
+    const page = deps.standings.page({ season, window, period }, after, pgPage);
     page.catch(() => {}); // awaited below; a failure while the previous page is compared is not unhandled
     return page;
   };
@@ -221,7 +221,7 @@ async function scanRedisPages(run: BoardRun, tally: DriftTally): Promise<void> {
   const batch = suspectBatch(run, tally);
   let members: string[] = [];
   const check = async () => {
-    const present = new Set(await deps.standings.existing(season.id, window, period, members.filter(isPlayerId)));
+    const present = new Set(await deps.standings.existing({ season, window, period }, members.filter(isPlayerId)));
     const suspects = members.filter((m) => !present.has(m) && !seen.has(m));
     for (const m of suspects) if (seen.size < SEEN_EXTRAS_CAP) seen.add(m);
     members = [];
@@ -274,7 +274,7 @@ async function settleSuspects(run: BoardRun, tally: DriftTally, suspects: string
     suspects,
     async (scores) => {
       found = new Map();
-      const rows = await deps.standings.ofPlayers(season.id, window, period, suspects.filter(isPlayerId));
+      const rows = await deps.standings.ofPlayers({ season, window, period }, suspects.filter(isPlayerId));
       const byId = new Map(rows.map((r) => [r.playerId, r]));
       const writes: Array<[string, string]> = [];
       suspects.forEach((id, i) => {
