@@ -110,7 +110,7 @@ function rebuild(season: Season) {
     {
       source: createStandingsReader(pg.sql),
       target: createBoardRebuilder(redis, TTL),
-      expireAt: (s, w, p) => boardExpireAt({ season: s, window: w, period: p }, TTL),
+      expireAt: (b) => boardExpireAt(b, TTL),
       now: Date.now,
     },
     season,
@@ -124,7 +124,7 @@ function reconcile(season: Season, options: ReconcileOptions = {}) {
       boards: createBoardInspector(redis, TTL),
       codecOf,
       isFinalized: async () => false,
-      expireAt: (s, w, p) => boardExpireAt({ season: s, window: w, period: p }, TTL),
+      expireAt: (b) => boardExpireAt(b, TTL),
       now: Date.now,
     },
     season,

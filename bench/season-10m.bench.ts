@@ -160,7 +160,7 @@ function rebuild(season: Season) {
     {
       source: createStandingsReader(pg.sql),
       target: createBoardRebuilder(redis, TTL),
-      expireAt: (s, w, p) => boardExpireAt({ season: s, window: w, period: p }, TTL),
+      expireAt: (b) => boardExpireAt(b, TTL),
       now: Date.now,
     },
     season,

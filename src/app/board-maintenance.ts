@@ -2,10 +2,9 @@
 // demand and on a schedule, with its metrics) and the restore of boards Redis lost.
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
-import { boardExpireAt, membersOnLiveBoards } from '../domain/board.js';
+import { boardExpireAt, membersOnLiveBoards, type Board } from '../domain/board.js';
 import { DRIFT_KINDS } from '../domain/drift.js';
 import { codecOf } from '../domain/score-codec.js';
-import type { Season, Window } from '../domain/season.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
@@ -33,7 +32,7 @@ export function createBoardMaintenance(deps: {
 }) {
   const { config, logger, metrics } = deps;
   const ttl = config.windowTtlSeconds;
-  const expireAt = (s: Season, w: Window, p: string) => boardExpireAt({ season: s, window: w, period: p }, ttl);
+  const expireAt = (b: Board) => boardExpireAt(b, ttl);
 
   /** Refills every live board of the season from PostgreSQL into a copy and swaps it in. */
   async function rebuild(seasonId: number, onProgress?: (members: number) => void): Promise<RebuildReport> {

@@ -56,28 +56,22 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
     },
 
     /** ZCARD of a board (the sum over its shards). */
-    async size(season: Season, window: Window, period: string): Promise<number> {
-      const sizes = await Promise.all(keysOf({ season, window, period }).map((key) => redis.zcard(key)));
+    async size(board: Board): Promise<number> {
+      const sizes = await Promise.all(keysOf(board).map((key) => redis.zcard(key)));
       return sizes.reduce((a, n) => a + n, 0);
     },
 
     /** A sharded board's kept shard sizes, counted again (shard-mover.ts); nothing for one key. */
-    async recountSizes(season: Season, window: Window, period: string): Promise<void> {
-      const board = { season, window, period };
+    async recountSizes(board: Board): Promise<void> {
       if (!isShardedBoard(board)) return;
       const expireAt = boardExpireAt(board, windowTtlSeconds);
       await recountShardSizes(redis, board.season, keptSizes(board, expireAt));
     },
 
     /** The scores of these members as Redis prints them (null: not on the board; on two shards: shownScore). */
-    async scores(
-      season: Season,
-      window: Window,
-      period: string,
-      members: readonly string[],
-    ): Promise<Array<string | null>> {
+    async scores(board: Board, members: readonly string[]): Promise<Array<string | null>> {
       if (members.length === 0) return [];
-      const held = await heldScores(redis, keysOf({ season, window, period }), members);
+      const held = await heldScores(redis, keysOf(board), members);
       return members.map((_, i) => shownScore(held, i));
     },
 
@@ -85,8 +79,8 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
      * Every member of a board, ZSCAN page by page (about `pageSize` each). A member present the
      * whole time comes at least once; one may come twice if the board grows meanwhile.
      */
-    async *members(season: Season, window: Window, period: string, pageSize: number): AsyncGenerator<string[]> {
-      for (const key of keysOf({ season, window, period })) {
+    async *members(board: Board, pageSize: number): AsyncGenerator<string[]> {
+      for (const key of keysOf(board)) {
         let cursor = '0';
         do {
           const [next, flat] = await redis.zscan(key, cursor, 'COUNT', pageSize);
@@ -106,14 +100,12 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
      * changing and nothing was written.
      */
     async settle(
-      season: Season,
-      window: Window,
-      period: string,
+      board: Board,
       members: readonly string[],
       decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
       write: boolean,
     ): Promise<number | null> {
-      const board = { season, window, period };
+      const season = board.season;
       if (isShardedBoard(board)) {
         const expireAt = boardExpireAt(board, windowTtlSeconds);
         return settleShardedBoard(redis, board, members, decide, write, expireAt);
@@ -141,7 +133,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
             rebuildCopyKey(key),
             boardVersionsKey(season.id),
             updatesChannel(dbOf(redis), season.id),
-            boardLabel(window, period),
+            boardLabel(board.window, board.period),
             ...pairs.flat(),
           );
         // setStandings writes members only; a board it creates from nothing needs its expiry.

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Season, Window } from '../domain/season.js';
-import { boardExpireAt } from '../domain/board.js';
+import { boardExpireAt, type Board } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { StandingsRows } from '../domain/standings-page.js';
 import { unavailable } from '../domain/errors.js';
@@ -19,7 +18,7 @@ import {
 import { dbOf, scanKeys } from './client.js';
 import { swapStatus } from './scripts.js';
 import { inMoveWindow, withMoverLock } from './shard-mover.js';
-import { copyExpireAt, copyKeys, isSharded, keptSizes, shardKeys, type ShardedBoard } from './sharded-boards.js';
+import { copyExpireAt, copyKeys, isShardedBoard, keptSizes, shardKeys, type ShardedBoard } from './sharded-boards.js';
 import { place } from './sharded-raise.js';
 
 const MARKER_TTL_MS = 60_000;
@@ -50,14 +49,15 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
      * Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). Fills in
      * flight together are applied in call order: one MULTI each on one connection, or chained.
      */
-    async fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void> {
-      if (isSharded(season)) {
-        const filled = shardFills.then(() => fillShards({ season, window, period }, rows));
+    async fill(board: Board, rows: StandingsRows): Promise<void> {
+      if (isShardedBoard(board)) {
+        const filled = shardFills.then(() => fillShards(board, rows));
         shardFills = filled.catch(() => {});
         return filled;
       }
+      const season = board.season;
       const codec = codecOf(season);
-      const copy = rebuildCopyKey(boardKey({ season, window, period }));
+      const copy = rebuildCopyKey(boardKey(board));
       const { playerIds, points, achievedMs } = rows;
       const args = new Array<string>(2 * playerIds.length);
       for (let i = 0; i < playerIds.length; i++) {
@@ -77,25 +77,23 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
      * (deleted, or expired because the rebuild stalled past the marker's TTL): the live board is
      * left as it was, and the rebuild must not report it rebuilt.
      */
-    async swap(season: Season, window: Window, period: string): Promise<void> {
-      if (isSharded(season)) return swapShards({ season, window, period });
-      const board = boardKey({ season, window, period });
-      const expireAt = boardExpireAt({ season, window, period }, windowTtlSeconds);
+    async swap(board: Board): Promise<void> {
+      if (isShardedBoard(board)) return swapShards(board);
+      const key = boardKey(board);
+      const expireAt = boardExpireAt(board, windowTtlSeconds);
       const status = swapStatus(
         await redis.swapBoard(
-          rebuildCopyKey(board),
-          board,
-          retiredKey(board),
-          boardVersionsKey(season.id),
+          rebuildCopyKey(key),
+          key,
+          retiredKey(key),
+          boardVersionsKey(board.season.id),
           String(expireAt),
-          updatesChannel(dbOf(redis), season.id),
-          boardLabel(window, period),
+          updatesChannel(dbOf(redis), board.season.id),
+          boardLabel(board.window, board.period),
         ),
       );
       if (status === 'noCopy') {
-        throw unavailable(
-          `the rebuilt copy of ${board} was gone before its swap; the board is unchanged: rebuild again`,
-        );
+        throw unavailable(`the rebuilt copy of ${key} was gone before its swap; the board is unchanged: rebuild again`);
       }
     },
 

@@ -1,7 +1,7 @@
 import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
-import type { Season, SortOrder, Window } from '../domain/season.js';
+import type { Season, SortOrder } from '../domain/season.js';
 import type { StandingsPage, StandingsRows } from '../domain/standings-page.js';
-import { isBoardExpired } from '../domain/board.js';
+import { isBoardExpired, type Board } from '../domain/board.js';
 
 export interface StandingsSource {
   /** Every standing of the season, board by board, best first within a board; a page holds one board's rows. */
@@ -11,8 +11,8 @@ export interface StandingsSource {
 export interface RebuildTarget {
   acquire(seasonId: number): Promise<boolean>;
   /** Adds rows to the board's copy. Called page by page, up to two calls in flight, applied in call order. */
-  fill(season: Season, window: Window, period: string, rows: StandingsRows): Promise<void>;
-  swap(season: Season, window: Window, period: string): Promise<void>;
+  fill(board: Board, rows: StandingsRows): Promise<void>;
+  swap(board: Board): Promise<void>;
   /** Ends the rebuild: its marker and every copy of the season go. */
   release(seasonId: number): Promise<void>;
 }
@@ -35,7 +35,7 @@ export async function rebuildSeason(
   deps: {
     source: StandingsSource;
     target: RebuildTarget;
-    expireAt(season: Season, window: Window, period: string): number;
+    expireAt(board: Board): number;
     now(): number;
     onProgress?(members: number): void;
   },
@@ -50,18 +50,18 @@ export async function rebuildSeason(
   if (!(await deps.target.acquire(season.id))) {
     throw rebuildInProgress(season.id);
   }
-  const done: Array<{ window: Window; period: string }> = [];
-  let current: { window: Window; period: string } | undefined;
+  const done: Board[] = [];
+  let current: Board | undefined;
   let members = 0;
   let expired = 0;
-  const isLive = (w: Window, p: string) => !isBoardExpired(deps.expireAt(season, w, p), deps.now());
+  const isLive = (board: Board) => !isBoardExpired(deps.expireAt(board), deps.now());
   // Pages are written while the next ones are read from PostgreSQL, two writes in flight: the next
   // page is encoded and sent while Redis still inserts the previous one, so Redis does not wait for
   // Node between pages (docs/benchmarks.md, the 10M-player season). Their order is the target's.
   const writes: Array<Promise<void>> = [];
-  const write = async (board: { window: Window; period: string }, rows: StandingsRows) => {
+  const write = async (board: Board, rows: StandingsRows) => {
     if (writes.length === 2) await writes.shift();
-    const writing = deps.target.fill(season, board.window, board.period, rows).then(() => {
+    const writing = deps.target.fill(board, rows).then(() => {
       members += rows.playerIds.length;
       deps.onProgress?.(members);
     });
@@ -72,9 +72,9 @@ export async function rebuildSeason(
     for await (const page of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
       if (!current || page.window !== current.window || page.period !== current.period) {
         if (current) await finish(current);
-        current = { window: page.window, period: page.period };
+        current = { season, window: page.window, period: page.period };
       }
-      if (page.playerIds.length > 0 && isLive(current.window, current.period)) await write(current, page);
+      if (page.playerIds.length > 0 && isLive(current)) await write(current, page);
     }
     if (current) await finish(current);
   } finally {
@@ -89,13 +89,13 @@ export async function rebuildSeason(
     durationMs: deps.now() - started,
   };
 
-  async function finish(board: { window: Window; period: string }): Promise<void> {
+  async function finish(board: Board): Promise<void> {
     while (writes.length > 0) await writes.shift();
-    if (!isLive(board.window, board.period)) {
+    if (!isLive(board)) {
       expired++;
       return;
     }
-    await deps.target.swap(season, board.window, board.period);
+    await deps.target.swap(board);
     done.push(board);
   }
 }

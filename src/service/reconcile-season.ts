@@ -13,7 +13,7 @@ import { isDomainError, rebuildInProgress, seasonClosed } from '../domain/errors
 import type { Codec } from '../domain/score-codec.js';
 import type { Season, Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
-import { isBoardExpired, type Board } from '../domain/board.js';
+import { isBoardExpired, seasonBoard, type Board } from '../domain/board.js';
 
 /** PostgreSQL, the truth: one board's standings by player id. */
 interface ReconcileStandings {
@@ -27,15 +27,13 @@ interface ReconcileStandings {
 interface ReconcileBoards {
   rebuilding(seasonId: number): Promise<boolean>;
   windowBoards(season: Season): Promise<Array<{ window: Window; period: string }>>;
-  size(season: Season, window: Window, period: string): Promise<number>;
-  scores(season: Season, window: Window, period: string, members: readonly string[]): Promise<Array<string | null>>;
-  members(season: Season, window: Window, period: string, pageSize: number): AsyncIterable<string[]>;
+  size(board: Board): Promise<number>;
+  scores(board: Board, members: readonly string[]): Promise<Array<string | null>>;
+  members(board: Board, pageSize: number): AsyncIterable<string[]>;
   /** Counts a sharded board's shard sizes again (repairs only: they may be stale after a failover). */
-  recountSizes(season: Season, window: Window, period: string): Promise<void>;
+  recountSizes(board: Board): Promise<void>;
   settle(
-    season: Season,
-    window: Window,
-    period: string,
+    board: Board,
     members: readonly string[],
     decide: (scores: Array<string | null>) => Promise<Array<[string, string]>>,
     write: boolean,
@@ -49,7 +47,7 @@ export interface ReconcileDeps {
   /** Read before every repair write: closing a season finalizes it, then removes its boards. */
   isFinalized(seasonId: number): Promise<boolean>;
   /** Unix seconds when a board's key expires, 0 for never (boardExpireAt). */
-  expireAt(season: Season, window: Window, period: string): number;
+  expireAt(board: Board): number;
   now(): number;
   /** PostgreSQL standings compared so far, across boards. */
   onProgress?(compared: number): void;
@@ -119,7 +117,7 @@ export async function reconcileSeason(
     if (await deps.boards.rebuilding(season.id)) {
       throw rebuildInProgress(season.id, 'is running; reconcile after it');
     }
-    const result = await reconcileBoard({ deps, season, ...board, ...opts, progress });
+    const result = await reconcileBoard({ deps, board, ...opts, progress });
     boards.push(result);
     addTally(total, result, opts.sampleSize);
   }
@@ -127,16 +125,17 @@ export async function reconcileSeason(
 }
 
 /** SEASON plus every DAY/WEEK board known to either store, minus the expired ones, in report order. */
-async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ window: Window; period: string }>> {
+async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Board[]> {
   const [inPg, inRedis] = await Promise.all([deps.standings.boardSizes(season.id), deps.boards.windowBoards(season)]);
-  const all = new Map<string, { window: Window; period: string }>([['SEASON|', { window: 'SEASON', period: '' }]]);
+  const all = new Map<string, Board>([['SEASON|', seasonBoard(season)]]);
   for (const b of [...inPg, ...inRedis]) {
     // A key with a malformed period is no board ladder writes: leave it alone.
-    if (isValidPeriod(b.window, b.period)) all.set(`${b.window}|${b.period}`, { window: b.window, period: b.period });
+    if (isValidPeriod(b.window, b.period))
+      all.set(`${b.window}|${b.period}`, { season, window: b.window, period: b.period });
   }
   const nowMs = deps.now();
   return [...all.values()]
-    .filter((b) => !isBoardExpired(deps.expireAt(season, b.window, b.period), nowMs))
+    .filter((b) => !isBoardExpired(deps.expireAt(b), nowMs))
     .sort(
       (a, b) =>
         windowOrder[a.window] - windowOrder[b.window] || (a.period < b.period ? -1 : a.period > b.period ? 1 : 0),
@@ -145,9 +144,7 @@ async function liveBoards(deps: ReconcileDeps, season: Season): Promise<Array<{ 
 
 interface BoardRun {
   deps: ReconcileDeps;
-  season: Season;
-  window: Window;
-  period: string;
+  board: Board;
   repair: boolean;
   pageSize: number;
   sampleSize: number;
@@ -156,25 +153,25 @@ interface BoardRun {
 }
 
 async function reconcileBoard(run: BoardRun): Promise<BoardReconcile> {
-  const { deps, season, window, period } = run;
+  const { deps, board } = run;
   const tally = emptyTally();
-  tally.redisCount = await deps.boards.size(season, window, period);
+  tally.redisCount = await deps.boards.size(board);
   await comparePostgresPages(run, tally);
   // Every PostgreSQL member was found in Redis and the counts agree: Redis cannot hold an extra.
-  const sizeNow = await deps.boards.size(season, window, period);
+  const sizeNow = await deps.boards.size(board);
   const redisScanned = tally.missing > 0 || sizeNow !== tally.pgCount - tally.unencodable;
   if (redisScanned) await scanRedisPages(run, tally);
-  if (run.repair) await deps.boards.recountSizes(season, window, period);
-  return { window, period, ...tally, redisScanned };
+  if (run.repair) await deps.boards.recountSizes(board);
+  return { window: board.window, period: board.period, ...tally, redisScanned };
 }
 
 /** PostgreSQL → Redis: each page of standings against ZMSCORE, for missing and different. */
 async function comparePostgresPages(run: BoardRun, tally: DriftTally): Promise<void> {
-  const { deps, season, window, period, pageSize } = run;
+  const { deps, board, pageSize } = run;
   const pgPage = pageSize * PG_PAGES;
   const batch = suspectBatch(run, tally);
   const fetch = (after: string) => {
-    const page = deps.standings.page({ season, window, period }, after, pgPage);
+    const page = deps.standings.page(board, after, pgPage);
     page.catch(() => {}); // awaited below; a failure while the previous page is compared is not unhandled
     return page;
   };
@@ -197,12 +194,10 @@ async function comparePostgresPages(run: BoardRun, tally: DriftTally): Promise<v
 
 /** The players of one ZMSCORE call whose Redis score is not what their standing encodes to. */
 async function mismatches(run: BoardRun, tally: DriftTally, rows: readonly BoardStanding[]): Promise<string[]> {
-  const { deps, season, window, period } = run;
-  const codec = deps.codecOf(season);
+  const { deps, board } = run;
+  const codec = deps.codecOf(board.season);
   const scores = await deps.boards.scores(
-    season,
-    window,
-    period,
+    board,
     rows.map((r) => r.playerId),
   );
   const suspects: string[] = [];
@@ -216,18 +211,18 @@ async function mismatches(run: BoardRun, tally: DriftTally, rows: readonly Board
 
 /** Redis → PostgreSQL: ZSCAN pages, checked a few at a time with one `= any($1)` query, for extras. */
 async function scanRedisPages(run: BoardRun, tally: DriftTally): Promise<void> {
-  const { deps, season, window, period, pageSize } = run;
+  const { deps, board, pageSize } = run;
   const seen = new Set<string>();
   const batch = suspectBatch(run, tally);
   let members: string[] = [];
   const check = async () => {
-    const present = new Set(await deps.standings.existing({ season, window, period }, members.filter(isPlayerId)));
+    const present = new Set(await deps.standings.existing(board, members.filter(isPlayerId)));
     const suspects = members.filter((m) => !present.has(m) && !seen.has(m));
     for (const m of suspects) if (seen.size < SEEN_EXTRAS_CAP) seen.add(m);
     members = [];
     await batch.add(suspects);
   };
-  for await (const page of deps.boards.members(season, window, period, pageSize)) {
+  for await (const page of deps.boards.members(board, pageSize)) {
     run.signal?.throwIfAborted();
     members.push(...page);
     if (members.length >= pageSize * PG_PAGES) await check();
@@ -264,17 +259,16 @@ function suspectBatch(run: BoardRun, tally: DriftTally) {
  * with repair, writes PostgreSQL's values in the same guarded round.
  */
 async function settleSuspects(run: BoardRun, tally: DriftTally, suspects: string[]): Promise<void> {
-  const { deps, season, window, period } = run;
+  const { deps, board } = run;
+  const season = board.season;
   const codec = deps.codecOf(season);
   let found = new Map<string, DriftKind>();
   const changed = await deps.boards.settle(
-    season,
-    window,
-    period,
+    board,
     suspects,
     async (scores) => {
       found = new Map();
-      const rows = await deps.standings.ofPlayers({ season, window, period }, suspects.filter(isPlayerId));
+      const rows = await deps.standings.ofPlayers(board, suspects.filter(isPlayerId));
       const byId = new Map(rows.map((r) => [r.playerId, r]));
       const writes: Array<[string, string]> = [];
       suspects.forEach((id, i) => {

@@ -24,9 +24,7 @@ describe('the guarded repair (settle)', () => {
     const other = s.redis.duplicate();
     const seen: Array<Array<string | null>> = [];
     const changed = await createBoardInspector(s.redis, TTL).settle(
-      season,
-      'SEASON',
-      '',
+      seasonBoard(season),
       ['1'],
       async (scores) => {
         seen.push(scores);

@@ -42,23 +42,19 @@ describe('the board rebuilder', () => {
     expect(await rebuilder.acquire(season.id)).toBe(true);
 
     await rebuilder.fill(
-      season,
-      'SEASON',
-      '',
+      seasonBoard(season),
       standingsRows([{ playerId: '7', points: 10, achievedAt: season.startsAt }]),
     );
-    await rebuilder.swap(season, 'SEASON', '');
+    await rebuilder.swap(seasonBoard(season));
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
 
     // The copy vanished (expired, deleted) between fill and swap: no silent "rebuilt".
     await rebuilder.fill(
-      season,
-      'SEASON',
-      '',
+      seasonBoard(season),
       standingsRows([{ playerId: '8', points: 10, achievedAt: season.startsAt }]),
     );
     await s.redis.del(rebuildCopyKey(board));
-    await expect(rebuilder.swap(season, 'SEASON', '')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(rebuilder.swap(seasonBoard(season))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await s.redis.zrange(board, 0, -1)).toEqual(['7']);
     await rebuilder.release(season.id);
   });
@@ -69,12 +65,10 @@ describe('the board rebuilder', () => {
     const writer = createBoardWriter(s.redis, TTL);
     expect(await rebuilder.acquire(season.id)).toBe(true);
     await rebuilder.fill(
-      season,
-      'SEASON',
-      '',
+      seasonBoard(season),
       standingsRows([{ playerId: '7', points: 10, achievedAt: season.startsAt }]),
     );
-    await rebuilder.swap(season, 'SEASON', '');
+    await rebuilder.swap(seasonBoard(season));
     // Ingest meanwhile: a DAY board the rebuild's snapshot did not have, and the swapped board again.
     const day = new Date(season.startsAt.getTime() + 3_600_000);
     await writer.write(

@@ -3,9 +3,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { parseConfig } from '../../src/config.js';
-import { boardExpireAt, seasonBoard } from '../../src/domain/board.js';
+import { boardExpireAt, seasonBoard, type Board } from '../../src/domain/board.js';
 import { codecOf } from '../../src/domain/score-codec.js';
-import type { Season, Window } from '../../src/domain/season.js';
+import type { Season } from '../../src/domain/season.js';
 import { createStandingsPages } from '../../src/postgres/standings-pages.js';
 import { createBoardInspector } from '../../src/redis/board-inspector.js';
 import { shardSizesKey } from '../../src/redis/keys.js';
@@ -129,7 +129,7 @@ it('a master killed during ingest: its replica takes over, ingest resumes, recon
     boards: createBoardInspector(s.redis, TTL),
     codecOf,
     isFinalized: async () => false,
-    expireAt: (se: Season, w: Window, p: string) => boardExpireAt({ season: se, window: w, period: p }, TTL),
+    expireAt: (b: Board) => boardExpireAt(b, TTL),
     now: Date.now,
   };
   const found = await reconcileSeason(deps, season);

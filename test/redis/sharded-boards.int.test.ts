@@ -4,7 +4,7 @@ import type { AcceptedResult } from '../../src/domain/board-deltas.js';
 import { type Board, boardExpireAt, seasonBoard } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import { codecOf } from '../../src/domain/score-codec.js';
-import { validateSeasonDefinition, type Season, type SeasonDefinition, type Window } from '../../src/domain/season.js';
+import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../../src/domain/season.js';
 import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { createPlayerResultsStore } from '../../src/postgres/player-results-store.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
@@ -266,7 +266,7 @@ describe('sharded seasons: every read equals the one-ZSET oracle', () => {
 });
 
 describe('sharded seasons: rebuild, reconcile, player removal and close (issue 11 part 4)', () => {
-  const TTL_MS = (se: Season, w: Window, p: string) => boardExpireAt({ season: se, window: w, period: p }, TTL);
+  const TTL_MS = (b: Board) => boardExpireAt(b, TTL);
 
   /** Twins fed the same results; `more` applies further results to both, as ingest would. */
   async function fedTwins(def: Partial<SeasonDefinition>, bounds: number[], seed: number) {

@@ -20,12 +20,12 @@ function fakeTarget(fill?: (rows: StandingsRows) => Promise<void>) {
   const log: string[] = [];
   const target: RebuildTarget = {
     acquire: async () => true,
-    fill: async (_s, w, p, rows) => {
+    fill: async ({ window: w, period: p }, rows) => {
       log.push(`fill ${w}${p} ${rows.playerIds.join(',')}`);
       await fill?.(rows);
       log.push(`filled ${w}${p}`);
     },
-    swap: async (_s, w, p) => {
+    swap: async ({ window: w, period: p }) => {
       log.push(`swap ${w}${p}`);
     },
     release: async () => {

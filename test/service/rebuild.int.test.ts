@@ -52,7 +52,7 @@ function rebuild(season: Season, onProgress?: (members: number) => void) {
     {
       source: createStandingsReader(s.pg.sql),
       target: createBoardRebuilder(s.redis, TTL),
-      expireAt: (se, w, p) => boardExpireAt({ season: se, window: w, period: p }, TTL),
+      expireAt: (b) => boardExpireAt(b, TTL),
       now: Date.now,
       onProgress,
     },

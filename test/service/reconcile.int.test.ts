@@ -85,7 +85,7 @@ async function reconcile(season: Season, options: ReconcileOptions = {}, finaliz
       },
       codecOf,
       isFinalized: async () => finalized,
-      expireAt: (se, w, p) => boardExpireAt({ season: se, window: w, period: p }, TTL),
+      expireAt: (b) => boardExpireAt(b, TTL),
       now: Date.now,
     },
     season,
@@ -99,7 +99,7 @@ function rebuild(season: Season) {
     {
       source: createStandingsReader(s.pg.sql),
       target: createBoardRebuilder(s.redis, TTL),
-      expireAt: (se, w, p) => boardExpireAt({ season: se, window: w, period: p }, TTL),
+      expireAt: (b) => boardExpireAt(b, TTL),
       now: Date.now,
     },
     season,
