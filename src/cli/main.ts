@@ -69,6 +69,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     const badInput = err instanceof UsageError || (isDomainError(err) && err.code === 'BAD_USER_INPUT');
     process.stderr.write(`error: ${(err as Error).message}\n`);
+    // A failed query's message is its SQL: what PostgreSQL said is in its cause.
+    const { cause } = err as { cause?: unknown };
+    if (cause instanceof Error) process.stderr.write(`cause: ${cause.message}\n`);
     if (!badInput) return 1;
     process.stderr.write(`\n${usage()}`);
     return 2;

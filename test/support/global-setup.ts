@@ -28,8 +28,15 @@ function reachable(hostPort: string): Promise<boolean> {
   });
 }
 
+/** The README test's database of a run that may still be going (named for its start, in ms). */
+function inUseByAnotherRun(datname: string): boolean {
+  const started = /^ladder_readme_(\d+)$/.exec(datname)?.[1];
+  return started !== undefined && Date.now() - Number(started) < 3600_000;
+}
+
 /**
- * Drops the scratch databases earlier runs left (test/support/faults.ts's privateDatabase) and makes
+ * Drops the scratch databases earlier runs left (test/support/faults.ts's privateDatabase, the README
+ * test's new database) and makes
  * `migrationUrl`'s anew. Here and never in a test's hooks: DROP DATABASE waits for an immediate
  * checkpoint, which under the whole suite's writes outran the hook timeout in CI.
  */
@@ -41,8 +48,11 @@ async function resetScratchDatabases(migrationUrl: string): Promise<void> {
   });
   try {
     const left = await admin<{ datname: string }[]>`
-      select datname from pg_database where datname = ${name} or datname like 'ladder\_faults\_%'`;
-    for (const { datname } of left) await admin.unsafe(`drop database "${datname}" with (force)`);
+      select datname from pg_database
+      where datname = ${name} or datname like 'ladder\_faults\_%' or datname like 'ladder\_readme\_%'`;
+    for (const { datname } of left.filter((d) => !inUseByAnotherRun(d.datname))) {
+      await admin.unsafe(`drop database "${datname}" with (force)`);
+    }
     await admin.unsafe(`create database "${name}"`);
   } finally {
     await admin.end();
