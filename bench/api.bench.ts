@@ -666,7 +666,7 @@ try {
         REDIS_URL,
         boardKey(seasonBoard({ id: seasonId })),
         boardVersionsKey(seasonId),
-        boardLabel('SEASON', ''),
+        boardLabel(seasonBoard({ id: seasonId })),
       ],
       {},
       /^ready$/,

@@ -133,7 +133,7 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
             rebuildCopyKey(key),
             boardVersionsKey(season.id),
             updatesChannel(dbOf(redis), season.id),
-            boardLabel(board.window, board.period),
+            boardLabel(board),
             ...pairs.flat(),
           );
         // setStandings writes members only; a board it creates from nothing needs its expiry.

@@ -16,7 +16,7 @@ export interface Versioned<T> {
 
 const keyOf = (b: Board) => boardKey(b);
 const versionsOf = (b: Board) => boardVersionsKey(b.season.id);
-const labelOf = (b: Board) => boardLabel(b.window, b.period);
+const labelOf = (b: Board) => boardLabel(b);
 const stepOf = (b: Board) => (b.season.rankStyle === 'COMPETITION' ? String(codecOf(b.season).maxTime + 1) : '0');
 
 /** Decodes [member, score, member, score, ...] starting at `from` and ranks it as a page. */

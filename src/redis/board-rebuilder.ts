@@ -89,7 +89,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
           boardVersionsKey(board.season.id),
           String(expireAt),
           updatesChannel(dbOf(redis), board.season.id),
-          boardLabel(board.window, board.period),
+          boardLabel(board),
         ),
       );
       if (status === 'noCopy') {
@@ -159,7 +159,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
         keptSizes(board, Number(expireAt)),
       );
     });
-    const label = boardLabel(board.window, board.period);
+    const label = boardLabel(board);
     await redis.boardEvent(boardVersionsKey(season.id), updatesChannel(dbOf(redis), season.id), label, 'swap', '');
   }
   return rebuilder;

@@ -76,7 +76,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
           rebuildCopyKey(key),
           boardVersionsKey(season.id),
           updatesChannel(dbOf(redis), season.id),
-          boardLabel(first.window, first.period),
+          boardLabel(board),
           ...args,
         );
         isSet.push(true);

@@ -66,7 +66,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
           boardVersionsKey(season.id),
           String(expireAt),
           updatesChannel(dbOf(redis), season.id),
-          boardLabel(first.window, first.period),
+          boardLabel(board),
           step,
           ...args,
         );

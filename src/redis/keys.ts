@@ -120,8 +120,8 @@ export function seasonOfChannel(channel: string): number {
 }
 
 /** Board label carried in update events: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
-export function boardLabel(window: Window, period: string): string {
-  return window === 'SEASON' ? 'SEASON' : `${window}:${period}`;
+export function boardLabel(board: BoardOfId): string {
+  return board.window === 'SEASON' ? 'SEASON' : `${board.window}:${board.period}`;
 }
 
 /** SCAN pattern of a season's DAY and WEEK boards (and their scratch keys: windowBoardOfKey tells them apart). */

@@ -39,7 +39,7 @@ export interface KeptSizes {
 }
 
 export function keptSizes(board: ShardedBoard, expireAt: number): KeptSizes {
-  const key = shardSizesKey(board.season.id, boardLabel(board.window, board.period));
+  const key = shardSizesKey(board.season.id, boardLabel(board));
   return { key, shards: shardKeys(board), expireAt };
 }
 

@@ -141,7 +141,7 @@ export async function announce(
   await redis.boardEvent(
     boardVersionsKey(board.season.id),
     updatesChannel(dbOf(redis), board.season.id),
-    boardLabel(board.window, board.period),
+    boardLabel(board),
     kind,
     JSON.stringify(eventUpdates(changes, sizes)),
   );

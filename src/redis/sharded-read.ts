@@ -24,7 +24,7 @@ const READ_ATTEMPTS = 8;
 export async function readShardedBoard(redis: Redis, b: ShardedBoard, q: BoardQuery): Promise<BoardAnswer> {
   const season = b.season;
   const keys = shardKeys(b);
-  const label = boardLabel(b.window, b.period);
+  const label = boardLabel(b);
   const step = stepOf(season);
   const codec = codecOf(season);
   const sizesKey = shardSizesKey(season.id, label);

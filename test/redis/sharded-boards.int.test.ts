@@ -137,7 +137,7 @@ async function expectEachMemberOnce(sharded: Board, single: Board): Promise<void
   const all = (await reader.top(single, 0, 1000)).map((e) => e.playerId);
   expect(new Set(members).size).toBe(members.length);
   expect(members.sort()).toEqual(all.sort());
-  const kept = await s.redis.get(shardSizesKey(sharded.season.id, boardLabel(sharded.window, sharded.period)));
+  const kept = await s.redis.get(shardSizesKey(sharded.season.id, boardLabel(sharded)));
   expect(kept).toBe((await Promise.all(keys.map((k) => s.redis.zcard(k)))).join(','));
 }
 
