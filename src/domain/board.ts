@@ -3,11 +3,12 @@ import type { Season, Window } from './season.js';
 import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from './windows.js';
 
 /**
- * One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. The one value that
- * names a board wherever a function needs one (issue 36), never a (season, window, period) triple.
- * `S` is how much of the season its holder has: the Season, or only its id where that is all the
- * code holds (PostgreSQL readers, key builders: BoardOfId). One type rather than a second id-only
- * shape: a Board<Season> is a BoardOfId as it is, with no conversion at any call.
+ * One leaderboard: a season's SEASON board, or one of its DAY or WEEK boards. A function that needs
+ * a board takes this one value, never a (season, window, period) triple (issue 36). `S` is what its
+ * holder has of the season: the Season, a sharded one (redis/sharded-boards.ts), or only its id
+ * where that is all the code holds (BoardOfId: key builders, PostgreSQL readers). One generic type
+ * rather than a second id-only shape: any Board is a BoardOfId as it is, so no call converts.
+ * Records that travel (BoardStanding rows, pub/sub events) keep flat seasonId, window and period.
  */
 export interface Board<S extends SeasonId = Season> {
   season: S;
