@@ -56,6 +56,11 @@ export default tseslint.config(
     ['../redis/*', '../postgres/*', '../kafka/*', '../app/*', '../cli/*'],
     'use a port of service/ (an adapter implements it; src/app wires it)',
   ),
+  ...layer(
+    'src/cli/**',
+    ['../redis/*', '../postgres/*', '../kafka/*'],
+    'the CLI gets its parts from the composition root (src/app: withApp, cli-parts.ts)',
+  ),
   ...layer('src/config.ts', ['./redis/*', './postgres/*', './kafka/*', './app/*'], 'settings import no adapter'),
   ...layer('src/{redis,postgres,kafka}/**', ['../graphql/*', '../app/*', '../cli/*'], 'an adapter knows no caller'),
   {

@@ -3,13 +3,21 @@
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.js';
+import { createFinalStandingsExport } from '../postgres/final-standings-export.js';
+import { exportFinalStandings } from '../service/export-final-standings.js';
 import { createIngestProgress } from '../kafka/ingest-progress.js';
 import type { Logger } from '../logger.js';
 import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.js';
 import type { Db, Sql } from '../postgres/client.js';
 import { createSeasonLifecycleStore } from '../postgres/season-lifecycle-store.js';
 import { createSeasonKeys } from '../redis/season-keys.js';
-import { closeSeason, type CloseDeps, type CloseReport, type CloseRequest } from '../service/close-season.js';
+import {
+  closeSeason,
+  type CloseDeps,
+  type CloseProgress,
+  type CloseReport,
+  type CloseRequest,
+} from '../service/close-season.js';
 import { createSeasonScheduler } from '../service/season-scheduler.js';
 import { createHistoryArchive } from '../postgres/history-archive.js';
 import { createSeasonsRepo } from '../postgres/seasons-repo.js';
@@ -42,9 +50,20 @@ export function createSeasonJobs(deps: {
     onStep: (seasonId, step, ms) => log.info({ seasonId, step, ms }, 'closing season: step done'),
   };
 
-  /** Runs the close procedure; a no-op for a season already final. */
-  async function close(seasonId: number, by: CloseRequest, signal?: AbortSignal): Promise<CloseReport> {
-    const report = await closeSeason(closeDeps, seasonId, by, signal);
+  /**
+   * Runs the close procedure; a no-op for a season already final. `onProgress` hears each step as
+   * it starts and the partitions ingest still has to apply (the CLI prints them).
+   */
+  async function close(
+    seasonId: number,
+    by: CloseRequest,
+    signal?: AbortSignal,
+    onProgress?: (progress: CloseProgress) => void,
+  ): Promise<CloseReport> {
+    const deps = onProgress
+      ? { ...closeDeps, onProgress: (_id: number, p: CloseProgress) => onProgress(p) }
+      : closeDeps;
+    const report = await closeSeason(deps, seasonId, by, signal);
     if (report.finalized || report.keysRemoved > 0)
       log.info({ ...report, actor: by.actor, reason: by.reason }, 'season closed');
     return report;
@@ -60,6 +79,7 @@ export function createSeasonJobs(deps: {
   };
 
   const rankSnapshots = createRankSnapshots(deps.pg.sql);
+  const finalStandings = createFinalStandingsExport(deps.pg.sql);
   const scheduler = createSeasonScheduler({
     store,
     close: (seasonId, reason, signal) => close(seasonId, { actor: 'scheduler', reason }, signal),
@@ -79,6 +99,9 @@ export function createSeasonJobs(deps: {
 
   return {
     close,
+    /** Writes a closed season's final standings (every board, or a window or period) chunk by chunk. */
+    exportFinal: (input: Parameters<typeof exportFinalStandings>[1], write: (chunk: string) => Promise<void>) =>
+      exportFinalStandings({ seasonById: (id) => seasonsRepo.get(id), source: finalStandings }, input, write),
     /** Archives a closed season's raw results now and drops their partitions (idempotent). */
     archive: (seasonId: number) => archiveSeasonHistory(archiveDeps, seasonId),
     /** Loads an archive directory into `schema`.match_results. */

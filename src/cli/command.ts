@@ -5,7 +5,6 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { App } from '../app/app.js';
 import type { Config } from '../config.js';
 import { createLogger } from '../logger.js';
-import { createPostgres, migrateDatabase, type Db } from '../postgres/client.js';
 import { createProgressBar } from './progress-bar.js';
 
 /** Bad invocation: exit code 2 and the usage text. */
@@ -40,17 +39,6 @@ export function parse<O extends Options>(argv: string[], options: O, positionals
     throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`);
   }
   return parsed;
-}
-
-/** Runs `fn` on a migrated database, so every command works on a fresh one. */
-export async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
-  await migrateDatabase(config.databaseUrl);
-  const pg = createPostgres(config.databaseUrl, 1);
-  try {
-    return await fn(pg.db);
-  } finally {
-    await pg.close();
-  }
 }
 
 /** Runs `fn` with the service's wiring but no role started: clients only, closed afterwards. */

@@ -1,6 +1,5 @@
 // `export`: a closed season's final standings as CSV or NDJSON.
-import { createFinalStandingsExport } from '../postgres/final-standings-export.js';
-import { exportFinalStandings, parseExportFilter } from '../service/export-final-standings.js';
+import { parseExportFilter } from '../service/export-final-standings.js';
 import { parse, positiveInt, UsageError, withApp, type Command } from './command.js';
 import { openExportSink } from './export-output.js';
 
@@ -23,11 +22,7 @@ export const exportStandings: Command = {
     const input = { seasonId, filter: parseExportFilter(values.window, values.period), format } as const;
     const sink = openExportSink(values.out);
     const { rows } = await withApp(ctx.config(), (app) =>
-      exportFinalStandings(
-        { seasonById: (id) => app.seasonsRepo.get(id), source: createFinalStandingsExport(app.pg.sql) },
-        input,
-        (c) => sink.write(c),
-      ),
+      app.seasonJobs.exportFinal(input, (c) => sink.write(c)),
     ).catch(async (err: unknown) => {
       await sink.abort();
       throw err;

@@ -1,7 +1,7 @@
 // `keys create`: a new API key, printed once.
-import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
+import { withApiKeys } from '../app/cli-parts.js';
 import { createApiKey, SCOPES } from '../service/api-keys.js';
-import { parse, UsageError, withDb, type Command } from './command.js';
+import { parse, UsageError, type Command } from './command.js';
 
 export const keysCreate: Command = {
   args: `--name <name> --scope <${SCOPES.join('|')}> [--scope ...]`,
@@ -11,7 +11,7 @@ export const keysCreate: Command = {
     if (values.name === undefined) throw new UsageError('--name is required');
     if (!values.scope?.length) throw new UsageError('at least one --scope is required');
     const input = { name: values.name, scopes: values.scope };
-    const created = await withDb(ctx.config(), (db) => createApiKey(createApiKeysRepo(db), input));
+    const created = await withApiKeys(ctx.config(), (keys) => createApiKey(keys, input));
     ctx.out(`created API key ${created.id} "${created.name}" with scopes ${created.scopes.join(', ')}`);
     ctx.out('only its hash is stored: save the key below now, it cannot be shown again');
     // Last line, alone: scripts capture it with `tail -1`.

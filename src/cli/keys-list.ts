@@ -1,6 +1,6 @@
 // `keys list`: the API keys, never the keys themselves.
-import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
-import { parse, withDb, type Command } from './command.js';
+import { withApiKeys } from '../app/cli-parts.js';
+import { parse, type Command } from './command.js';
 
 const iso = (d: Date | null) => (d ? `${d.toISOString().slice(0, 19)}Z` : '-');
 
@@ -20,7 +20,7 @@ export const keysList: Command = {
   summary: 'list API keys (never the keys themselves)',
   async run(argv, ctx) {
     parse(argv, {});
-    const keys = await withDb(ctx.config(), (db) => createApiKeysRepo(db).list());
+    const keys = await withApiKeys(ctx.config(), (keys) => keys.list());
     if (keys.length === 0) return ctx.out('no API keys');
     const rows = keys.map((k) => [String(k.id), k.name, k.scopes.join(','), iso(k.createdAt), iso(k.revokedAt)]);
     for (const line of table([['id', 'name', 'scopes', 'created', 'revoked'], ...rows])) ctx.out(line);

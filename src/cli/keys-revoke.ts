@@ -1,6 +1,6 @@
 // `keys revoke <id>`.
-import { createApiKeysRepo } from '../postgres/api-keys-repo.js';
-import { parse, UsageError, withDb, type Command } from './command.js';
+import { withApiKeys } from '../app/cli-parts.js';
+import { parse, UsageError, type Command } from './command.js';
 
 export const keysRevoke: Command = {
   args: '<id>',
@@ -9,7 +9,7 @@ export const keysRevoke: Command = {
     const arg = parse(argv, {}, 1).positionals[0]!;
     const id = /^[1-9]\d{0,9}$/.test(arg) ? Number(arg) : NaN;
     if (!(id <= 2 ** 31 - 1)) throw new UsageError(`<id> must be a key id from \`keys list\`, got "${arg}"`);
-    const revoked = await withDb(ctx.config(), (db) => createApiKeysRepo(db).revoke(id));
+    const revoked = await withApiKeys(ctx.config(), (keys) => keys.revoke(id));
     if (!revoked) throw new Error(`no active API key with id ${id}`);
     // The authenticator caches lookups (src/service/api-keys.ts) for API_KEY_CACHE_MS.
     ctx.out(`revoked API key ${id}; running servers refuse it within ${ctx.config().apiKeyCacheMs / 1000} s`);

@@ -2,7 +2,7 @@
 // One file per command (src/cli/<command>.ts); to add one, add it to `commands`.
 import { loadConfig, type Config } from '../config.js';
 import { isDomainError } from '../domain/errors.js';
-import { surviveTypeFetchFailures, TYPE_FETCH_WARNING } from '../postgres/type-fetch-guard.js';
+import { warnOnTypeFetchFailures } from '../app/cli-parts.js';
 import { UsageError, type Command, type Context } from './command.js';
 import { exportStandings } from './export.js';
 import { historyArchive, historyLoad } from './history-archive.js';
@@ -78,5 +78,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-surviveTypeFetchFailures((err) => process.stderr.write(`warning: ${TYPE_FETCH_WARNING}: ${err.message}\n`));
+warnOnTypeFetchFailures((line) => process.stderr.write(line));
 process.exitCode = await main(process.argv.slice(2));

@@ -14,11 +14,8 @@ export const seasonsClose: Command = {
     if (!reason) throw new UsageError('--reason is required: it goes to the audit log');
     const config = ctx.config();
     const progress = createCloseProgress(`close season ${seasonId}`, (s) => process.stderr.write(s));
-    const r = await withApp(config, async (app) => {
-      // Loaded here, as withApp loads the app: --help and usage errors need none of it.
-      const { closeSeasonWithProgress } = await import('../app/close-season-with-progress.js');
-      return closeSeasonWithProgress(app, config, seasonId, { actor: `cli:${osUser()}`, reason }, progress);
-    });
+    const by = { actor: `cli:${osUser()}`, reason };
+    const r = await withApp(config, (app) => app.seasonJobs.close(seasonId, by, undefined, progress));
     ctx.out(
       r.finalized
         ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
