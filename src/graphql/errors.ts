@@ -55,9 +55,27 @@ function withDefaultCode(error: GraphQLError): GraphQLError {
   });
 }
 
-/** Gives parse, validation and variable-coercion errors the BAD_USER_INPUT code. */
+/**
+ * Gives parse, validation and variable-coercion errors the BAD_USER_INPUT code. A document that
+ * does not parse is a request error: 400 under application/graphql-response+json, 200 under
+ * application/json (yoga's `spec` status, as its own parse gives; the token limit's parser threw
+ * a bare syntax error without it).
+ */
 export function useErrorCodes(): Plugin {
   return {
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (!(result instanceof GraphQLError) || result.extensions?.http) return;
+        const coded = withDefaultCode(result);
+        replaceParseResult(
+          new GraphQLError(coded.message, {
+            source: coded.source,
+            positions: coded.positions,
+            extensions: { ...coded.extensions, http: { status: 400, spec: true } },
+          }),
+        );
+      },
     onValidate:
       () =>
       ({ result, setResult }) => {

@@ -7,7 +7,7 @@ import { boundedMap } from './bounded-map.js';
 import { compileOperation, type CompiledOperation } from './compiled-operation.js';
 import type { Context } from './context.js';
 import { errorsBody } from './errors.js';
-import { paramsOf, plainJson, type Params } from './http-params.js';
+import { GRAPHQL_RESPONSE_JSON, jsonMediaType, paramsOf, type JsonMediaType, type Params } from './http-params.js';
 import type { CostArgs } from './list-cost.js';
 import { operationTypeOf } from './operation-type.js';
 import { createPersistedQueryResolver, type PersistedQueries } from './persisted-query.js';
@@ -15,7 +15,18 @@ import { MAX_QUERY_LENGTH } from './query-size.js';
 import type { RequestReads, ResponseCache } from './response-cache.js';
 import { forwardToYoga, type Yoga } from './yoga-forward.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * The entity tag of an answer's bytes in a media type: the same bytes as application/json and as
+ * application/graphql-response+json are two representations, so they get two tags.
+ */
+const etagIn = (etag: string, media: JsonMediaType) =>
+  media === GRAPHQL_RESPONSE_JSON ? `${etag.slice(0, -1)}-gr"` : etag;
+
+/** The Vary header of an answer chosen by Accept, keeping what CORS already put there (Origin). */
+function varyOn(res: ServerResponse): string {
+  const before = res.getHeader('vary');
+  return before ? `${String(before)}, Accept` : 'Accept';
+}
 
 /** A query text prepared once: what kind of operation, compiled. */
 interface Prepared {
@@ -105,7 +116,13 @@ export function createReadPath(deps: {
    * coerce: yoga answers those with 400). Once a resolver ran, the answer is given here, errors
    * included, since running it again through yoga would repeat its effects.
    */
-  async function mutate(req: IncomingMessage, res: ServerResponse, op: CompiledOperation, params: Params) {
+  async function mutate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    media: JsonMediaType,
+    op: CompiledOperation,
+    params: Params,
+  ) {
     if (
       deps.overCost({
         schema: deps.schema,
@@ -122,14 +139,16 @@ export function createReadPath(deps: {
     if (!('data' in result)) return false;
     const errors = result.errors?.map((e) => deps.maskError(e));
     // yoga's order and status: errors first, 200 once execution started.
-    send(req, res, Buffer.from(JSON.stringify(errors ? { errors, data: result.data } : { data: result.data })));
+    send(req, res, media, Buffer.from(JSON.stringify(errors ? { errors, data: result.data } : { data: result.data })));
     return true;
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, body: Buffer, etag?: string): void {
-    const headers: Record<string, string | number> = { 'content-type': JSON_TYPE };
+  /** Answers 200 (or 304 to a GET whose If-None-Match holds the answer's tag) in the chosen media type. */
+  function send(req: IncomingMessage, res: ServerResponse, media: JsonMediaType, body: Buffer, cached?: string): void {
     // CORS headers are already set on `res` (server.ts).
-    if (etag) {
+    const headers: Record<string, string | number> = { 'content-type': `${media}; charset=utf-8`, vary: varyOn(res) };
+    if (cached) {
+      const etag = etagIn(cached, media);
       headers.etag = etag;
       // 304 and shared caching are GET semantics (RFC 9110: a POST with If-None-Match is no revalidation).
       if (req.method === 'GET') {
@@ -145,8 +164,8 @@ export function createReadPath(deps: {
   }
 
   /** Answers with `error` alone, translated like every error a client gets (200, as yoga answers them). */
-  function refuse(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    send(req, res, Buffer.from(errorsBody([deps.maskError(error)])));
+  function refuse(req: IncomingMessage, res: ServerResponse, media: JsonMediaType, error: unknown): void {
+    send(req, res, media, Buffer.from(errorsBody([deps.maskError(error)])));
   }
 
   /** Runs a prepared read; undefined when yoga must answer instead (errors, over the list cost). */
@@ -190,7 +209,9 @@ export function createReadPath(deps: {
         return;
       }
       const { params, body } = paramsOf(req, requestBody);
-      if (!params) {
+      // Neither JSON type accepted: yoga answers (406).
+      const media = jsonMediaType(req.headers.accept);
+      if (!params || !media) {
         // eslint-disable-next-line @typescript-eslint/await-thenable -- a promise at run time (above)
         if (req.method === 'GET') await deps.yoga.requestListener(req, res);
         else await forwardToYoga(deps.yoga, req, res, body);
@@ -202,16 +223,16 @@ export function createReadPath(deps: {
         return;
       }
       if (resolved) {
-        refuse(req, res, resolved);
+        refuse(req, res, media, resolved);
         return;
       }
       const query = params.query;
       const prepared = typeof query === 'string' && prepare(req, params, query);
-      if (prepared && prepared.kind === 'mutation' && req.method === 'POST' && plainJson(req.headers.accept)) {
-        if (await mutate(req, res, prepared.op, params)) return;
+      if (prepared && prepared.kind === 'mutation' && req.method === 'POST') {
+        if (await mutate(req, res, media, prepared.op, params)) return;
       }
       if (!prepared || prepared.kind !== 'read' || req.headers.authorization !== undefined) {
-        await forwardToYoga(deps.yoga, req, res, body, params);
+        await forwardToYoga(deps.yoga, req, res, body, params, media);
         return;
       }
       const op = prepared.op;
@@ -220,13 +241,13 @@ export function createReadPath(deps: {
         deps.rateLimit(req.socket.remoteAddress ?? 'unknown');
       } catch (err) {
         if (!isDomainError(err)) throw err;
-        await forwardToYoga(deps.yoga, req, res, body, params);
+        await forwardToYoga(deps.yoga, req, res, body, params, media);
         return;
       }
       const key = `${query}\n${params.operationName ?? ''}\n${JSON.stringify(params.variables ?? null)}`;
       const hit = deps.cache.get(key);
       if (hit) {
-        send(req, res, hit.body, hit.etag);
+        send(req, res, media, hit.body, hit.etag);
         return;
       }
       const reads = deps.cache.reads();
@@ -238,10 +259,10 @@ export function createReadPath(deps: {
         if (!(err instanceof GraphQLError) && !isDomainError(err)) throw err;
       }
       if (!answer) {
-        await forwardToYoga(deps.yoga, req, res, body, params);
+        await forwardToYoga(deps.yoga, req, res, body, params, media);
         return;
       }
-      send(req, res, answer, deps.cache.set(key, answer, reads, startedAt)?.etag);
+      send(req, res, media, answer, deps.cache.set(key, answer, reads, startedAt)?.etag);
     },
   };
 }

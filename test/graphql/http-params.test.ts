@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { paramsOf, plainJson } from '../../src/graphql/http-params.js';
+import { jsonMediaType, paramsOf, wellFormed } from '../../src/graphql/http-params.js';
 
 const request = (method: string, url: string, contentType?: string) =>
   ({ method, url, headers: contentType ? { 'content-type': contentType } : {} }) as IncomingMessage;
@@ -52,14 +52,49 @@ describe('paramsOf', () => {
   });
 });
 
-describe('plainJson', () => {
+describe('jsonMediaType', () => {
+  const GR = 'application/graphql-response+json';
+  const APP_JSON = 'application/json';
   it.each([
-    [undefined, true],
-    ['*/*', true],
-    ['application/json', true],
-    ['application/graphql-response+json', false],
-    ['text/event-stream', false],
+    [undefined, APP_JSON],
+    ['', APP_JSON],
+    ['*/*', APP_JSON],
+    ['application/*', APP_JSON],
+    [APP_JSON, APP_JSON],
+    [GR, GR],
+    [`${GR}; charset=utf-8`, GR],
+    [`${GR}, ${APP_JSON};q=0.9`, GR], // Apollo Client's default
+    [`${APP_JSON}, ${GR}`, APP_JSON], // equal q: the order listed
+    [`${APP_JSON};q=0.5, ${GR}`, GR], // q wins over order
+    [`*/*, ${GR}`, GR], // a type named beats a wildcard of the same q
+    [`${GR};q=0, ${APP_JSON}`, APP_JSON],
+    [`${GR};charset=latin1, */*;q=0.1`, APP_JSON],
+    ['text/html', undefined],
+    ['text/event-stream', undefined],
+    [`${APP_JSON};q=0`, undefined],
   ])('%s → %s', (accept, expected) => {
-    expect(plainJson(accept)).toBe(expected);
+    expect(jsonMediaType(accept)).toBe(expected);
+  });
+});
+
+describe('wellFormed', () => {
+  const pq = { persistedQuery: { version: 1, sha256Hash: 'ab' } };
+  it.each([
+    [{ query: '{a}' }, true],
+    [{ query: '{a}', operationName: 'A', variables: { x: 1 }, extensions: {} }, true],
+    [{ query: '{a}', operationName: null, variables: null, extensions: null }, true],
+    [{ extensions: pq }, true],
+    [{}, false],
+    [{ query: 1 }, false],
+    [{ query: '{a}', operationName: 5 }, false],
+    [{ query: '{a}', operationName: true }, false],
+    [{ query: '{a}', variables: 'x' }, false],
+    [{ query: '{a}', variables: [] }, false],
+    [{ query: '{a}', extensions: 3 }, false],
+    [{ query: '{a}', extensions: ['x'] }, false],
+    [[{ query: '{a}' }], false],
+    [null, false],
+  ])('%j → %s', (params, expected) => {
+    expect(wellFormed(params)).toBe(expected);
   });
 });
