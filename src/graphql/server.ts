@@ -14,6 +14,7 @@ import { closeAtOnce } from './close-at-once.js';
 import { readBody } from './read-body.js';
 import type { PersistedQueries } from './persisted-query.js';
 import { createReadPath } from './read-path.js';
+import { isSingleConnectionMode, refuseSingleConnectionMode } from './sse-modes.js';
 import type { ResponseCache } from './response-cache.js';
 import { schema } from './schema.js';
 import { useConnectionLimit } from './use-connection-limit.js';
@@ -159,6 +160,10 @@ export function createGraphQLServer(deps: {
       return;
     }
     if (req.url === yoga.graphqlEndpoint || req.url?.startsWith(`${yoga.graphqlEndpoint}?`)) {
+      if (isSingleConnectionMode(req)) {
+        refuseSingleConnectionMode(req, res);
+        return;
+      }
       await readPath.handle(req, res, body);
       return;
     }
