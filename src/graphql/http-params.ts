@@ -20,7 +20,10 @@ export type JsonMediaType = typeof GRAPHQL_RESPONSE_JSON | 'application/json';
  * answers those (406, or SSE and multipart streams).
  */
 export function jsonMediaType(accept: string | undefined): JsonMediaType | undefined {
-  if (accept === undefined || accept.trim() === '') return 'application/json';
+  // The common headers, without parsing: no Accept, curl's and most clients', Apollo Client's.
+  if (accept === undefined || accept === '*/*' || accept === 'application/json') return 'application/json';
+  if (accept === GRAPHQL_RESPONSE_JSON) return GRAPHQL_RESPONSE_JSON;
+  if (accept.trim() === '') return 'application/json';
   let best: { type: JsonMediaType; q: number; named: boolean } | undefined;
   for (const range of accept.split(',')) {
     const [rawType = '', ...rawParams] = range.split(';');

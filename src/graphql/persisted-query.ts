@@ -27,7 +27,7 @@ export function createPersistedQueryResolver(shared: PersistedQueries) {
      * extension is malformed, yoga answers; an Error: the answer to give (a hash that does not match,
      * an unknown hash); undefined: go on with `params.query`.
      */
-    async resolve(params: Params): Promise<'yoga' | Error | undefined> {
+    resolve(params: Params): 'yoga' | Error | undefined | Promise<Error | undefined> {
       const pq = params.extensions?.persistedQuery;
       if (!pq) return undefined;
       const hash = pq.sha256Hash;
@@ -41,10 +41,15 @@ export function createPersistedQueryResolver(shared: PersistedQueries) {
         }
         return undefined;
       }
-      params.query = local.get(hash) ?? (await shared.get(hash));
-      if (params.query === undefined) return persistedQueryNotFound();
-      local.set(hash, params.query);
-      return undefined;
+      // Known here: answered without waiting (the common case, every request after the first).
+      params.query = local.get(hash);
+      if (params.query !== undefined) return undefined;
+      return shared.get(hash).then((query) => {
+        if (query === undefined) return persistedQueryNotFound();
+        params.query = query;
+        local.set(hash, query);
+        return undefined;
+      });
     },
   };
 }

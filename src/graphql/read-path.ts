@@ -217,7 +217,8 @@ export function createReadPath(deps: {
         else await forwardToYoga(deps.yoga, req, res, body);
         return;
       }
-      const resolved = await persisted.resolve(params);
+      const pending = persisted.resolve(params);
+      const resolved = pending instanceof Promise ? await pending : pending;
       if (resolved === 'yoga') {
         await forwardToYoga(deps.yoga, req, res, body);
         return;
