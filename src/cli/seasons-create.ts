@@ -1,7 +1,7 @@
 // `seasons create`: a new season, the createSeason mutation's input as options, stored by the same
-// service (src/service/seasons.ts createSeason), which checks it as it checks the mutation's.
-import { splitWithDefaults, type RankStyle, type ScoringMode, type SortOrder } from '../domain/season.js';
-import { createSeason } from '../service/seasons.js';
+// service (src/service/seasons.ts newSeasonOf and createSeason), which checks it as it checks the mutation's.
+import type { RankStyle, ScoringMode, SortOrder } from '../domain/season.js';
+import { createSeason, newSeasonOf, type NewSeasonInput } from '../service/seasons.js';
 import { parse, UsageError, withApp, type Command } from './command.js';
 
 const SCORING = ['BEST', 'SUM'] as const satisfies readonly ScoringMode[];
@@ -55,29 +55,22 @@ async function instant(name: string, raw: string): Promise<Date> {
   }
 }
 
-/** The service's input from the options, mapped as the createSeason resolver maps its input (src/graphql/season.ts). */
-async function seasonInput(values: Values) {
-  const scoring = oneOf('scoring', required(values, 'scoring'), SCORING)!;
-  const shardBounds = values['shard-bounds']?.split(',').map((b) => int('shard-bounds', b.trim())!);
-  const shards = int('shards', values.shards);
-  const shardsFromSeasonId = int('shards-from-season-id', values['shards-from-season-id']);
-  const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
+/** The options as the mutation's input (newSeasonOf gives both the same defaults). */
+async function seasonInput(values: Values): Promise<NewSeasonInput> {
   return {
     name: required(values, 'name'),
     startsAt: await instant('starts-at', required(values, 'starts-at')),
     endsAt: await instant('ends-at', required(values, 'ends-at')),
-    scoring,
-    order: oneOf('order', values.order, ORDERS) ?? 'DESC',
-    rankStyle: oneOf('rank-style', values['rank-style'], RANK_STYLES) ?? 'ORDINAL',
+    scoring: oneOf('scoring', required(values, 'scoring'), SCORING)!,
+    order: oneOf('order', values.order, ORDERS),
+    rankStyle: oneOf('rank-style', values['rank-style'], RANK_STYLES),
     maxPointsPerMatch: int('max-points-per-match', required(values, 'max-points-per-match'))!,
-    split: splitWithDefaults(scoring, {
-      pointsBits: int('points-bits', values['points-bits']),
-      timeBits: int('time-bits', values['time-bits']),
-      timeUnitSeconds: int('time-unit-seconds', values['time-unit-seconds']),
-    }),
-    ...(sharded === undefined
-      ? {}
-      : { shards: { bounds: shardBounds, count: shards, fromSeasonId: shardsFromSeasonId } }),
+    pointsBits: int('points-bits', values['points-bits']),
+    timeBits: int('time-bits', values['time-bits']),
+    timeUnitSeconds: int('time-unit-seconds', values['time-unit-seconds']),
+    shardBounds: values['shard-bounds']?.split(',').map((b) => int('shard-bounds', b.trim())!),
+    shards: int('shards', values.shards),
+    shardsFromSeasonId: int('shards-from-season-id', values['shards-from-season-id']),
   };
 }
 
@@ -89,7 +82,7 @@ export const seasonsCreate: Command = {
   summary: 'create a season (the createSeason mutation, checked the same way); its last output line is the new id',
   async run(argv, ctx) {
     const input = await seasonInput(parse(argv, options).values);
-    const season = await withApp(ctx.config(), (app) => createSeason(app.seasonsRepo, input, new Date()));
+    const season = await withApp(ctx.config(), (app) => createSeason(app.seasonsRepo, newSeasonOf(input), new Date()));
     const shards = season.shards ? `, ${season.shards.tags.length} shards at ${season.shards.bounds.join(',')}` : '';
     ctx.out(
       `created season ${season.id} "${season.name}": ${season.status} from ${season.startsAt.toISOString()} ` +

@@ -1,4 +1,5 @@
-import { defaultSplit, splitWithDefaults, type ScoreSplit, type Season } from '../domain/season.js';
+import { defaultSplit, type ScoreSplit, type Season } from '../domain/season.js';
+import { newSeasonOf } from '../service/seasons.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum } from './scalars.js';
@@ -111,23 +112,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateSeasonInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
       await requireScope(ctx, 'admin');
-      const { pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId, ...rest } = input;
-      const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
-      return ctx.services.createSeason({
-        ...rest,
-        ...(sharded == null
-          ? {}
-          : {
-              shards: {
-                bounds: shardBounds ?? undefined,
-                count: shards ?? undefined,
-                fromSeasonId: shardsFromSeasonId ?? undefined,
-              },
-            }),
-        order: input.order ?? 'DESC',
-        rankStyle: input.rankStyle ?? 'ORDINAL',
-        split: splitWithDefaults(input.scoring, { pointsBits, timeBits, timeUnitSeconds }),
-      });
+      return ctx.services.createSeason(newSeasonOf(input));
     },
   }),
   closeSeason: t.field({

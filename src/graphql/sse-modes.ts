@@ -21,8 +21,9 @@ export const SINGLE_CONNECTION_REFUSAL =
 /** Is this a request of graphql-sse's single connection mode (a reservation, or a request with its token)? */
 export function isSingleConnectionMode(req: Pick<IncomingMessage, 'method' | 'headers' | 'url'>): boolean {
   if (req.method === 'PUT' || req.headers[TOKEN_HEADER] !== undefined) return true;
-  const search = req.url?.split('?')[1];
-  return search !== undefined && new URLSearchParams(search).has(TOKEN_PARAM);
+  // Every read to /graphql passes here: its search is parsed only when it could hold the token.
+  if (!req.url?.includes(`${TOKEN_PARAM}=`)) return false;
+  return new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1)).has(TOKEN_PARAM);
 }
 
 /** Answers a single-connection-mode request: 405 to a reservation (Allow: GET, POST), 400 to the rest. */

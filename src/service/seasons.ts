@@ -2,11 +2,15 @@ import { badInput, seasonNotFound } from '../domain/errors.js';
 import { boundsFromHistogram } from '../domain/shards.js';
 import {
   seasonStatusAt,
+  splitWithDefaults,
   validateSeasonDefinition,
+  type RankStyle,
   type ScoreSplit,
+  type ScoringMode,
   type Season,
   type SeasonDefinition,
   type SeasonStatus,
+  type SortOrder,
 } from '../domain/season.js';
 
 /** Where seasons are stored (PostgreSQL). */
@@ -54,6 +58,47 @@ async function chooseShardBounds(
   if (previous.order !== def.order)
     throw badInput('shardsFromSeasonId', 'the previous season must have the same order');
   return boundsFromHistogram(await store.pointsHistogram(previous.id), choice.count, def.order);
+}
+
+/**
+ * A new season as its callers state it (GraphQL's CreateSeasonInput, the CLI's options): flat,
+ * each optional field absent or null.
+ */
+export interface NewSeasonInput {
+  name: string;
+  startsAt: Date;
+  endsAt: Date;
+  scoring: ScoringMode;
+  maxPointsPerMatch: number;
+  order?: SortOrder | null;
+  rankStyle?: RankStyle | null;
+  pointsBits?: number | null;
+  timeBits?: number | null;
+  timeUnitSeconds?: number | null;
+  shardBounds?: readonly number[] | null;
+  shards?: number | null;
+  shardsFromSeasonId?: number | null;
+}
+
+/** What createSeason takes: DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
+export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?: ShardChoice } {
+  const { pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId, ...rest } = input;
+  const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
+  return {
+    ...rest,
+    order: input.order ?? 'DESC',
+    rankStyle: input.rankStyle ?? 'ORDINAL',
+    split: splitWithDefaults(input.scoring, { pointsBits, timeBits, timeUnitSeconds }),
+    ...(sharded == null
+      ? {}
+      : {
+          shards: {
+            bounds: shardBounds ? [...shardBounds] : undefined,
+            count: shards ?? undefined,
+            fromSeasonId: shardsFromSeasonId ?? undefined,
+          },
+        }),
+  };
 }
 
 /** Validates and stores a new season; its status follows from its times. */

@@ -7,26 +7,13 @@ import { ApolloClient, ApolloError, ApolloLink, HttpLink, InMemoryCache, gql } f
 import { createPersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { createSeason } from '../support/services.js';
 
 let api: TestApi;
 let seasonId: number;
 beforeAll(async () => {
   api = await startApi();
-  const created = await api.gql<{ createSeason: { id: number } }>(
-    `mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`,
-    {
-      input: {
-        name: 'apollo',
-        startsAt: minutesFromNow(-60),
-        endsAt: minutesFromNow(60),
-        scoring: 'BEST',
-        maxPointsPerMatch: 1000,
-      },
-    },
-    await api.key('admin'),
-  );
-  expect(created.errors).toBeUndefined();
-  seasonId = created.data!.createSeason.id;
+  seasonId = (await createSeason(api.s, { name: 'apollo' })).id;
   const submitted = await api.gql(
     'mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }',
     {

@@ -4,6 +4,7 @@
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { createSeason } from '../support/services.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -27,22 +28,8 @@ describe('the fast path answers in the media type Accept prefers', () => {
   const GR = 'application/graphql-response+json';
   let read: string;
   beforeAll(async () => {
-    const admin = await api.key('admin');
-    const created = await api.gql<{ createSeason: { id: number } }>(
-      `mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`,
-      {
-        input: {
-          name: 'media types',
-          startsAt: minutesFromNow(-60),
-          endsAt: minutesFromNow(60),
-          scoring: 'BEST',
-          maxPointsPerMatch: 1000,
-        },
-      },
-      admin,
-    );
-    expect(created.errors).toBeUndefined();
-    const query = `{ leaderboard(seasonId: ${created.data!.createSeason.id}) { size top(limit: 3) { rank } } }`;
+    const { id } = await createSeason(api.s, { name: 'media types' });
+    const query = `{ leaderboard(seasonId: ${id}) { size top(limit: 3) { rank } } }`;
     read = `${api.url}?query=${encodeURIComponent(query)}`;
   });
 

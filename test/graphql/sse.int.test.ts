@@ -5,28 +5,14 @@ import { createClient, NetworkError, type Client } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SINGLE_CONNECTION_REFUSAL } from '../../src/graphql/sse-modes.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
-import { waitFor } from '../support/services.js';
+import { createSeason, waitFor } from '../support/services.js';
 
 let api: TestApi;
 let seasonId: number;
 let submit: string;
 beforeAll(async () => {
   api = await startApi();
-  const created = await api.gql<{ createSeason: { id: number } }>(
-    `mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }`,
-    {
-      input: {
-        name: 'sse',
-        startsAt: minutesFromNow(-60),
-        endsAt: minutesFromNow(60),
-        scoring: 'BEST',
-        maxPointsPerMatch: 1000,
-      },
-    },
-    await api.key('admin'),
-  );
-  expect(created.errors).toBeUndefined();
-  seasonId = created.data!.createSeason.id;
+  seasonId = (await createSeason(api.s, { name: 'sse' })).id;
   submit = await api.key('submit');
 }, 60_000);
 afterAll(async () => {
