@@ -13,7 +13,8 @@
 //   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
 //      from start to "group committed every offset" (bench/kafka-e2e.ts)
 //   e. game servers through the mutation: the built API process under wrk, with an ingest process
-//      beside it and without (bench/submit-load.ts; BENCH_SUBMIT_INGEST=process,none,inline)
+//      beside it and without (bench/submit-load.ts; BENCH_SUBMIT_INGEST=process,none,inline), each
+//      match counted in 1 season or several in one submission (BENCH_SUBMIT_SEASONS=1,2)
 // Scenarios run in this order, so later ones insert into larger tables (b after 200k rows of a at
 // the default size): that favours the baseline slightly, never ladder.
 // It owns the database ladder_bench (truncated at start and end); on the shared Redis and Kafka it
@@ -62,6 +63,10 @@ const SUBMIT_PER_MATCH = 10;
 const SUBMIT_INGEST = (process.env.BENCH_SUBMIT_INGEST ?? 'process,none').split(',') as IngestMode[];
 if (!SUBMIT_INGEST.every((m) => ['none', 'process', 'inline'].includes(m)))
   throw new Error(`BENCH_SUBMIT_INGEST: a list of none, process, inline; got ${process.env.BENCH_SUBMIT_INGEST}`);
+// Scenario e's seasons per match (BENCH_SUBMIT_SEASONS=1,3: each run once with every count).
+const SUBMIT_SEASONS = (process.env.BENCH_SUBMIT_SEASONS ?? '1').split(',').map(Number);
+if (!SUBMIT_SEASONS.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
+  throw new Error(`BENCH_SUBMIT_SEASONS: a list of 1..8; got ${process.env.BENCH_SUBMIT_SEASONS}`);
 // Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
 const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
 const runs = (s: string) => SCENARIOS.includes(s);
@@ -255,34 +260,36 @@ async function run(): Promise<void> {
 
   const e: SubmitReport[] = [];
   if (runs('e')) {
-    const submitSeason = await createSeason('submit');
-    seasons.push(submitSeason);
+    const submitSeasons: Season[] = [];
+    for (let i = 0; i < Math.max(...SUBMIT_SEASONS); i++) submitSeasons.push(await createSeason(`submit ${i + 1}`));
+    seasons.push(...submitSeasons);
     const ladder = builtLadder();
     // With ingest first: its consumer group then starts from an empty topic.
-    for (const ingest of SUBMIT_INGEST) {
-      e.push(
-        await runSubmitLoad({
-          ladder,
-          env: {
-            DATABASE_URL,
-            REDIS_URL,
-            KAFKA_BROKERS,
-            KAFKA_TOPIC: SUBMIT_TOPIC,
-            KAFKA_GROUP_ID: SUBMIT_TOPIC,
-            KAFKA_PARTITIONS: String(PARTITIONS),
-            WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
-          },
-          db: pg.db,
-          seasonId: submitSeason.id,
-          endedAt: new Date(submitSeason.startsAt.getTime() + 9 * DAY),
-          players: PLAYERS,
-          inFlight: SUBMIT_IN_FLIGHT,
-          perMatch: SUBMIT_PER_MATCH,
-          seconds: SUBMIT_SECONDS,
-          ingest,
-        }),
-      );
-    }
+    for (const count of SUBMIT_SEASONS)
+      for (const ingest of SUBMIT_INGEST) {
+        e.push(
+          await runSubmitLoad({
+            ladder,
+            env: {
+              DATABASE_URL,
+              REDIS_URL,
+              KAFKA_BROKERS,
+              KAFKA_TOPIC: SUBMIT_TOPIC,
+              KAFKA_GROUP_ID: SUBMIT_TOPIC,
+              KAFKA_PARTITIONS: String(PARTITIONS),
+              WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+            },
+            db: pg.db,
+            seasonIds: submitSeasons.slice(0, count).map((s) => s.id),
+            endedAt: new Date(submitSeasons[0]!.startsAt.getTime() + 9 * DAY),
+            players: PLAYERS,
+            inFlight: SUBMIT_IN_FLIGHT,
+            perMatch: SUBMIT_PER_MATCH,
+            seconds: SUBMIT_SECONDS,
+            ingest,
+          }),
+        );
+      }
   }
 
   printTable(rows, aSeconds);
@@ -406,7 +413,8 @@ function printTable(rows: Row[], rawSeconds: number): void {
 function printSubmit(reports: SubmitReport[], producerRate: number): void {
   console.log(
     `\ne. submitMatchResult by HTTP (wrk, ${SUBMIT_IN_FLIGHT} connections in a closed loop, matches of ${SUBMIT_PER_MATCH}), ` +
-      'one built API process (API_WORKERS=1); CPU per match: the API process, the ingest process:',
+      'one built API process (API_WORKERS=1), each match counted in 1 or more seasons (seasonIds); ' +
+      'CPU per match: the API process, the ingest process:',
   );
   const how = {
     none: 'API alone, no ingest',
@@ -417,16 +425,18 @@ function printSubmit(reports: SubmitReport[], producerRate: number): void {
     const rate = e.matches / e.seconds;
     const perMatch = (cpu: number) => ((cpu * 1e6) / Math.max(1, e.matches)).toFixed(0);
     console.log(
-      `  ${how[e.ingest].padEnd(29)} ${rate.toFixed(0).padStart(6)} matches/s (${(rate * SUBMIT_PER_MATCH).toFixed(0)} results/s), ` +
+      `  ${how[e.ingest].padEnd(29)} ${`${e.seasons} season${e.seasons > 1 ? 's' : ''}`.padEnd(9)} ` +
+        `${rate.toFixed(0).padStart(6)} matches/s (${(rate * SUBMIT_PER_MATCH * e.seasons).toFixed(0)} results/s), ` +
         `p50 ${e.p50Ms.toFixed(1)} ms, p99 ${e.p99Ms.toFixed(1)} ms; API ${perMatch(e.apiCpu)} µs/match ` +
         `(${((e.apiCpu / e.seconds) * 100).toFixed(0)}% of a core)` +
         (e.ingest === 'process' ? `, ingest ${perMatch(e.ingestCpu)} µs/match` : '') +
         `, wrk ${perMatch(e.wrkCpu)} µs/match; not accepted ${e.bad}${e.bad > 0 ? ` (${e.badCodes.trim()})` : ''}, socket errors ${e.socketErrors}`,
     );
   }
-  console.log(
-    `  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`,
-  );
+  if (Number.isFinite(producerRate))
+    console.log(
+      `  beside: ladder's producer alone (c0) ${producerRate.toFixed(0)} results/s = ${(producerRate / SUBMIT_PER_MATCH).toFixed(0)} matches/s of ${SUBMIT_PER_MATCH}`,
+    );
 }
 
 /** The three seasons saw the same traffic: they must agree row for row and member for member. */

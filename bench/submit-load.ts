@@ -22,6 +22,8 @@ export type IngestMode = 'none' | 'process' | 'inline';
 
 export interface SubmitReport {
   ingest: IngestMode;
+  /** Seasons each match counts in (submitMatchResult's seasonIds). */
+  seasons: number;
   inFlight: number;
   matches: number;
   seconds: number;
@@ -75,7 +77,8 @@ export async function runSubmitLoad(opts: {
   ladder: string[];
   env: Record<string, string>;
   db: Db;
-  seasonId: number;
+  /** The seasons each match counts in: one submission, `seasonIds`. */
+  seasonIds: readonly number[];
   /** endedAt of every match: inside the season, in the past. */
   endedAt: Date;
   players: number;
@@ -122,7 +125,7 @@ export async function runSubmitLoad(opts: {
       `http://127.0.0.1:${port}`,
       '--',
       key,
-      String(opts.seasonId),
+      opts.seasonIds.join(','),
       opts.endedAt.toISOString(),
       String(opts.players),
       String(opts.perMatch),
@@ -131,6 +134,7 @@ export async function runSubmitLoad(opts: {
     const e = wrk.errors;
     return {
       ingest: opts.ingest,
+      seasons: opts.seasonIds.length,
       inFlight: opts.inFlight,
       matches: wrk.requests - wrk.badResponses,
       seconds: wrk.seconds,

@@ -75,7 +75,8 @@ async function demoSeasons(app: App, sharded: boolean) {
       scoring: 'SUM',
       order: 'DESC',
       rankStyle: 'COMPETITION',
-      maxPointsPerMatch: 100,
+      // As the demo season's: each simulated match counts in both (one submission, seasonIds).
+      maxPointsPerMatch: 10_000,
     },
     now,
   );

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLadderClient, LadderError } from '../src/client/ladder-client.js';
 
-/** What startSimulator needs: player ids are 1..players; each match goes to every season. */
+/** What startSimulator needs: player ids are 1..players; each match counts in every season, in one submission. */
 export interface SimulatorOptions {
   url: string;
   apiKey: string;
@@ -21,7 +21,7 @@ export interface SimulatorOptions {
   summaryEveryMs?: number;
 }
 
-/** Counters of a simulator run, in submissions (one match to one season). */
+/** Counters of a simulator run, in submissions (one match, counted in every season). */
 export interface SimulatorStats {
   accepted: number;
   failed: number;
@@ -112,31 +112,34 @@ export function startSimulator(opts: SimulatorOptions) {
   const reported = new Set<string>(); // each distinct failure is logged once
   const inFlight = new Set<Promise<void>>();
   const client = createLadderClient({ url: opts.url, apiKey: opts.apiKey });
-  let maxPoints: Map<number, number> | undefined;
+  let maxPoints: number | undefined;
 
-  async function loadSeasons(): Promise<Map<number, number>> {
+  /** The most points a match may carry: the least of its seasons' maxPointsPerMatch. */
+  async function loadSeasons(): Promise<number> {
     const entries = await Promise.all(
       opts.seasonIds.map(async (id) => {
         const season = await client.season(id, { attempts: 1 });
         if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
         if (season.status !== 'ACTIVE')
           log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
-        return [id, season.maxPointsPerMatch] as const;
+        return season.maxPointsPerMatch;
       }),
     );
-    return new Map(entries);
+    return Math.min(...entries);
   }
 
-  /** One match to one season, retried (by the client) with the SAME matchId until accepted or clearly refused. */
-  async function submit(seasonId: number, ids: number[]): Promise<void> {
+  /**
+   * One match to all the seasons, retried (by the client) with the SAME matchId until accepted or
+   * clearly refused: each season takes it once.
+   */
+  async function submit(ids: number[]): Promise<void> {
     const results = ids.map((id) => ({
       playerId: String(id),
-      points: pointsFor(id, maxPoints!.get(seasonId)!),
+      points: pointsFor(id, maxPoints!),
       ...(named.has(id) ? {} : { displayName: playerName(id) }),
     }));
     const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
-    // A matchId per season too: results are deduplicated by (matchId, playerId) across seasons.
-    const input = { matchId: randomUUID(), seasonId, endedAt: endedAt.toISOString(), results };
+    const input = { matchId: randomUUID(), seasonIds: [...opts.seasonIds], endedAt: endedAt.toISOString(), results };
     try {
       await client.submitMatchResult(input, {
         attempts: MAX_ATTEMPTS,
@@ -159,14 +162,11 @@ export function startSimulator(opts: SimulatorOptions) {
 
   function launchMatch(): void {
     if (inFlight.size >= MAX_IN_FLIGHT) {
-      stats.skipped += opts.seasonIds.length;
+      stats.skipped++;
       return;
     }
-    const ids = pickPlayers(opts.players);
-    for (const seasonId of opts.seasonIds) {
-      const p = submit(seasonId, ids).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    }
+    const p = submit(pickPlayers(opts.players)).finally(() => inFlight.delete(p));
+    inFlight.add(p);
   }
 
   // Ticks of 100 ms with a fractional carry, so any rate (even 0.5/s) is honoured on average.

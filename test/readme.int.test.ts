@@ -170,7 +170,7 @@ describe('the README examples, pasted against npm run demo', () => {
       for (const answer of answers) expect(answer.errors, where).toBeUndefined();
       if (code.includes('persistedQuery')) expect(answers, where).toHaveLength(2);
       if (code.includes('submitMatchResult'))
-        expect(answers, where).toEqual([{ data: { submitMatchResult: { accepted: 1 } } }]);
+        expect(answers, where).toEqual([{ data: { submitMatchResult: { accepted: 2 } } }]);
       if (code.includes('keys revoke')) expect(run.stdout, where).toMatch(/^ldr_[\w-]{43}$/m);
       if (code.includes('export')) expect(run.stdout, where).toMatch(/closed season \d+: .*\n[\s\S]*exported \d+ rows/);
       if (code.includes('rebuild')) expect(run.stderr, where).toContain('rebuild [');

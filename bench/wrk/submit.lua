@@ -1,10 +1,11 @@
 -- wrk script of the submission load (bench/submit-load.ts, not by hand):
 --
 --   wrk -t1 -c64 -d20s --latency -s bench/wrk/submit.lua http://127.0.0.1:4700 -- \
---       <api key> <season id> <endedAt ISO> <players> <results per match>
+--       <api key> <season ids, comma separated> <endedAt ISO> <players> <results per match>
 --
 -- Every request is one submitMatchResult of a fresh random matchId (a UUID v4) for <results per
--- match> consecutive players from a random one in 1..<players>, points random. A response with
+-- match> consecutive players from a random one in 1..<players>, points random, counted in every
+-- season listed (seasonIds). A response with
 -- status other than 200 or a body without "accepted" counts as bad (its body is kept by code).
 -- done() prints one JSON line, starting with {"wrk":, that the bench parses.
 
@@ -42,7 +43,7 @@ function request()
     results[i] = string.format('{"playerId":"%d","points":%d}', first + i - 1, math.random(0, 100000))
   end
   local body = string.format(
-    '{"query":"%s","variables":{"input":{"matchId":"%s","seasonId":%s,"endedAt":"%s","results":[%s]}}}',
+    '{"query":"%s","variables":{"input":{"matchId":"%s","seasonIds":[%s],"endedAt":"%s","results":[%s]}}}',
     query, uuid(), season, ended, table.concat(results, ","))
   return wrk.format(nil, nil, nil, body)
 end

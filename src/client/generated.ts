@@ -11,7 +11,10 @@ export type MatchResultInput = {
   matchId: string;
   /** 1..100 results, one per player */
   results: Array<PlayerResultInput>;
-  seasonId: number;
+  /** the season the match counts in (or seasonIds) */
+  seasonId?: number | null | undefined;
+  /** 1..8 active seasons the match counts in, once in each (instead of seasonId) */
+  seasonIds?: Array<number> | null | undefined;
 };
 
 export type PlayerResultInput = {

@@ -22,16 +22,18 @@ export interface MatchResultMessage {
   points: number;
 }
 
-/** A match as a game server submits it. */
+/** A match as a game server submits it: it counts in every season of `seasonIds`, once in each. */
 export interface SubmissionInput {
   matchId: string;
-  seasonId: number;
+  seasonIds: readonly number[];
   endedAt: Date;
   results: ReadonlyArray<{ playerId: string; points: number; displayName?: string | null | undefined }>;
 }
 
 /** Most results one submission may carry. */
 export const MAX_RESULTS_PER_MATCH = 100;
+/** Most seasons one match may count in (an all-time board, this season, a weekend event, ...). */
+export const MAX_SEASONS_PER_MATCH = 8;
 /** Longest display name, in Unicode code points. */
 export const MAX_DISPLAY_NAME_LENGTH = 64;
 
@@ -212,15 +214,36 @@ function checkSeasonOpen(seasonId: number, season: Season | undefined, now: Date
   return season;
 }
 
-/** Validates a whole submission and returns one Kafka message per player, ids canonicalised. */
+/**
+ * The seasons a match counts in, ascending: 1..MAX_SEASONS_PER_MATCH distinct ids (BAD_USER_INPUT
+ * 'seasonIds' otherwise). Ascending, so the order a game server lists them in changes nothing.
+ */
+export function parseSeasonIds(ids: readonly number[]): number[] {
+  if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_SEASONS_PER_MATCH)
+    throw badInput('seasonIds', `seasonIds must hold 1..${MAX_SEASONS_PER_MATCH} seasons`);
+  const sorted = [...ids].sort((a, b) => a - b);
+  if (sorted.some((id, i) => !Number.isInteger(id) || id < 1 || id === sorted[i - 1]))
+    throw badInput('seasonIds', 'seasonIds must be distinct season ids');
+  return sorted;
+}
+
+/**
+ * Validates a whole submission against each of its seasons (`seasons[i]` is the one of
+ * `input.seasonIds[i]`, undefined if none) and returns one Kafka message per season and player,
+ * ids canonicalised: every season must take every result, or nothing is sent.
+ */
 export function validateSubmission(
   input: SubmissionInput,
-  season: Season | undefined,
+  seasons: readonly (Season | undefined)[],
   now: Date,
   skewMs: number,
 ): MatchResultMessage[] {
-  const open = checkSeasonOpen(input.seasonId, season, now);
-  if (open.id !== input.seasonId) throw new Error(`season ${open.id} passed for seasonId ${input.seasonId}`);
+  const seasonIds = parseSeasonIds(input.seasonIds);
+  const open = seasonIds.map((id) => {
+    const season = checkSeasonOpen(id, seasons[input.seasonIds.indexOf(id)], now);
+    if (season.id !== id) throw new Error(`season ${season.id} passed for seasonId ${id}`);
+    return season;
+  });
   const matchId = parseMatchId(input.matchId);
   const { results } = input;
   if (!Array.isArray(results) || results.length < 1 || results.length > MAX_RESULTS_PER_MATCH) {
@@ -228,25 +251,41 @@ export function validateSubmission(
   }
   const endedAt = input.endedAt;
   const seen = new Set<string>();
-  return results.map((r, index) => {
+  const players = results.map((r, index) => {
     const playerId = parsePlayerId(r.playerId);
     // Two points for one player in one match would make the (match, player) key ambiguous.
     if (seen.has(playerId)) throw badInput('results', `player ${playerId} appears twice in one match`);
     seen.add(playerId);
     checkDisplayName(r.displayName, index);
-    checkResultAgainstSeason({ points: r.points, endedAt }, open, now, skewMs);
-    return { v: 1, matchId, seasonId: open.id, endedAt: endedAt.toISOString(), playerId, points: r.points };
+    for (const season of open) checkResultAgainstSeason({ points: r.points, endedAt }, season, now, skewMs);
+    return { playerId, points: r.points };
   });
+  const ended = endedAt.toISOString();
+  return open.flatMap((season) =>
+    players.map(({ playerId, points }) => ({
+      v: 1 as const,
+      matchId,
+      seasonId: season.id,
+      endedAt: ended,
+      playerId,
+      points,
+    })),
+  );
 }
 
 /**
- * The canonical text of a submission for its matchId claim: season, endedAt in epoch ms, and
- * `player:points` in player id order. Two submissions are the same match exactly when their
- * texts are equal. drizzle/0002_match_claims.sql writes the same text in SQL (for matches stored
- * before claims existed): change both or neither.
+ * The canonical text of a submission for its matchId claim: its seasons (ascending, comma
+ * separated), endedAt in epoch ms, and `player:points` in player id order. Two submissions are
+ * the same match exactly when their texts are equal; a match counted in one season has the text
+ * it had before matches could count in several. drizzle/0002_match_claims.sql writes the same
+ * text in SQL (for matches stored before claims existed): change both or neither.
  */
 export function claimText(messages: readonly MatchResultMessage[]): string {
   const first = messages[0]!;
-  const players = messages.map((m) => [m.playerId, m.points] as const).sort(([a], [b]) => compareIds(a, b));
-  return `${first.seasonId}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
+  const seasons = [...new Set(messages.map((m) => m.seasonId))].sort((a, b) => a - b);
+  const players = messages
+    .filter((m) => m.seasonId === first.seasonId)
+    .map((m) => [m.playerId, m.points] as const)
+    .sort(([a], [b]) => compareIds(a, b));
+  return `${seasons.join(',')}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
 }

@@ -1,4 +1,5 @@
-import { MAX_DISPLAY_NAME_LENGTH, MAX_RESULTS_PER_MATCH } from '../domain/submission.js';
+import { badInput } from '../domain/errors.js';
+import { MAX_DISPLAY_NAME_LENGTH, MAX_RESULTS_PER_MATCH, MAX_SEASONS_PER_MATCH } from '../domain/submission.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 
@@ -16,7 +17,11 @@ const PlayerResultInput = builder.inputType('PlayerResultInput', {
 const MatchResultInput = builder.inputType('MatchResultInput', {
   fields: (t) => ({
     matchId: t.id({ required: true, description: 'a UUID; resubmitting the same matchId is safe' }),
-    seasonId: t.int({ required: true }),
+    seasonId: t.int({ required: false, description: 'the season the match counts in (or seasonIds)' }),
+    seasonIds: t.intList({
+      required: false,
+      description: `1..${MAX_SEASONS_PER_MATCH} active seasons the match counts in, once in each (instead of seasonId)`,
+    }),
     endedAt: t.field({
       type: 'DateTime',
       required: true,
@@ -33,7 +38,7 @@ const MatchResultInput = builder.inputType('MatchResultInput', {
 const SubmitPayload = builder.objectRef<{ matchId: string; accepted: number }>('SubmitMatchResultPayload').implement({
   fields: (t) => ({
     matchId: t.exposeID('matchId'),
-    accepted: t.exposeInt('accepted', { description: 'results durably in Kafka' }),
+    accepted: t.exposeInt('accepted', { description: 'results durably in Kafka: one per player per season' }),
   }),
 });
 
@@ -46,7 +51,10 @@ builder.mutationField('submitMatchResult', (t) =>
     resolve: async (_root, { input }, ctx) => {
       const principal = await requireScope(ctx, 'submit');
       ctx.services.rateLimit('submit', `key:${principal.keyId}`);
-      return ctx.services.submit(input, principal);
+      const { seasonId, seasonIds, ...match } = input;
+      if ((seasonId == null) === (seasonIds == null))
+        throw badInput('seasonIds', 'give exactly one of seasonId and seasonIds');
+      return ctx.services.submit({ ...match, seasonIds: seasonIds ?? [seasonId!] }, principal);
     },
   }),
 );

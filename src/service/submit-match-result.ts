@@ -21,7 +21,7 @@ export interface PlayerNames {
  * player result to the queue (in the API: service/submission-batcher.ts, which claims the
  * matchId and produces) and answer only once Kafka acknowledged them all. Kafka down means
  * UNAVAILABLE, never a silent accept; the game server retries with the same matchId, which is
- * safe because (matchId, playerId) is stored at most once.
+ * safe because (season, matchId, playerId) is stored at most once.
  */
 export async function submitMatchResult(
   deps: {
@@ -37,14 +37,15 @@ export async function submitMatchResult(
   },
   input: SubmissionInput,
 ): Promise<{ matchId: string; accepted: number }> {
-  const season = await deps.seasonById(input.seasonId);
-  const messages = validateSubmission(input, season, deps.now(), deps.skewMs);
+  const seasons = await Promise.all(input.seasonIds.map((id) => deps.seasonById(id)));
+  const messages = validateSubmission(input, seasons, deps.now(), deps.skewMs);
   await refuseBlocked(deps, messages);
   // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
   // submission carries it again), so a PostgreSQL hiccup here must not fail the match. They are
   // stored (and their change announced) before the results are sent: the boards' update events
   // come after, so a push of the new top shows the new names. A match then refused by Kafka has
   // only refreshed what its game server says its players are called.
+  // The first season's messages are one per result, in the results' order.
   const names = input.results.flatMap((r, i) =>
     r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : [],
   );
@@ -59,28 +60,27 @@ export async function submitMatchResult(
 }
 
 /**
- * PLAYER_BLOCKED when a player of the match is blocked: the whole match is refused, like any
- * other invalid result, and the game server resubmits it without them. The check fails open: if
- * the list cannot be read, the consumer (which checks again and fails closed) dead-letters them.
+ * PLAYER_BLOCKED when a player of the match is blocked in one of its seasons: the whole match is
+ * refused, like any other invalid result, and the game server resubmits it without them. The
+ * check fails open: if the list cannot be read, the consumer (which checks again and fails
+ * closed) dead-letters them.
  */
 async function refuseBlocked(
   deps: { blocked?: BlockedPlayers; onBlockedCheckFailed?(err: unknown): void },
   messages: readonly MatchResultMessage[],
 ): Promise<void> {
   if (!deps.blocked) return;
-  const seasonId = messages[0]!.seasonId;
-  let blocked: readonly string[];
-  try {
-    blocked = await deps.blocked.blockedAmong(
-      seasonId,
-      messages.map((m) => m.playerId),
-    );
-  } catch (err) {
-    deps.onBlockedCheckFailed?.(err);
-    return;
-  }
-  if (blocked.length > 0) {
-    throw playerBlocked(seasonId, blocked);
+  const players = new Map<number, string[]>();
+  for (const m of messages) (players.get(m.seasonId) ?? players.set(m.seasonId, []).get(m.seasonId)!).push(m.playerId);
+  for (const [seasonId, ids] of players) {
+    let blocked: readonly string[];
+    try {
+      blocked = await deps.blocked.blockedAmong(seasonId, ids);
+    } catch (err) {
+      deps.onBlockedCheckFailed?.(err);
+      return;
+    }
+    if (blocked.length > 0) throw playerBlocked(seasonId, blocked);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Season } from '../../src/domain/season.js';
 import {
   checkIngestable,
   checkResultAgainstSeason,
+  claimText,
   parseMatchId,
   parseMatchResultMessage,
   parsePlayerId,
@@ -28,7 +29,7 @@ const SKEW = 5_000;
 const MATCH = '6f1c2a3b-4d5e-4f60-8a9b-0c1d2e3f4a5b';
 const input: SubmissionInput = {
   matchId: MATCH,
-  seasonId: 7,
+  seasonIds: [7],
   endedAt: utc('2026-02-01T11:59:00.000Z'),
   results: [
     { playerId: '42', points: 300, displayName: 'Ada' },
@@ -124,15 +125,15 @@ describe('validateSubmission', () => {
       'displayName',
     ],
   ])('rejects %s', (_name, change, s, code, field) => {
-    expect(thrown(() => validateSubmission({ ...input, ...change }, s, now, SKEW))).toEqual({ code, field });
+    expect(thrown(() => validateSubmission({ ...input, ...change }, [s], now, SKEW))).toEqual({ code, field });
   });
 
   it('refuses a season other than the one the input names, a caller bug rather than bad input', () => {
-    expect(thrown(() => validateSubmission({ ...input, seasonId: 8 }, season, now, SKEW))).toBe('Error');
+    expect(thrown(() => validateSubmission({ ...input, seasonIds: [8] }, [season], now, SKEW))).toBe('Error');
   });
 
   it('returns one canonical message per player', () => {
-    expect(validateSubmission({ ...input, matchId: MATCH.toUpperCase() }, season, now, SKEW)).toEqual([
+    expect(validateSubmission({ ...input, matchId: MATCH.toUpperCase() }, [season], now, SKEW)).toEqual([
       { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:00.000Z', playerId: '42', points: 300 },
       {
         v: 1,
@@ -162,8 +163,90 @@ describe('validateSubmission', () => {
     ['a null display name', withResult({ displayName: null })],
     ['an empty display name', withResult({ displayName: '' })],
   ])('accepts %s', (_name, change) => {
-    const messages = validateSubmission({ ...input, ...change }, season, now, SKEW);
+    const messages = validateSubmission({ ...input, ...change }, [season], now, SKEW);
     expect(messages).toHaveLength((change.results ?? input.results).length);
+  });
+});
+
+describe('a match that counts in several seasons', () => {
+  const allTime: Season = {
+    ...season,
+    id: 3,
+    scoring: 'SUM',
+    maxPointsPerMatch: 500,
+    startsAt: utc('2025-01-01T00:00:00Z'),
+  };
+  const event: Season = {
+    ...season,
+    id: 11,
+    startsAt: utc('2026-02-01T00:00:00Z'),
+    endsAt: utc('2026-02-03T00:00:00Z'),
+  };
+  const several = { ...input, seasonIds: [11, 3, 7], results: [{ playerId: '42', points: 300 }] };
+
+  it('returns one message per season and player, seasons ascending whatever order they came in', () => {
+    const messages = validateSubmission(several, [event, allTime, season], now, SKEW);
+    expect(messages.map((m) => [m.seasonId, m.playerId, m.points])).toEqual([
+      [3, '42', 300],
+      [7, '42', 300],
+      [11, '42', 300],
+    ]);
+  });
+
+  it.each<[string, Partial<SubmissionInput>, (Season | undefined)[], string, string]>([
+    ['no season', { seasonIds: [] }, [], 'BAD_USER_INPUT', 'seasonIds'],
+    ['nine seasons', { seasonIds: [1, 2, 3, 4, 5, 6, 7, 8, 9] }, [], 'BAD_USER_INPUT', 'seasonIds'],
+    ['a season twice', { seasonIds: [7, 7] }, [season, season], 'BAD_USER_INPUT', 'seasonIds'],
+    ['a season id of 0', { seasonIds: [0, 7] }, [undefined, season], 'BAD_USER_INPUT', 'seasonIds'],
+    ['one unknown season among them', { seasonIds: [7, 99] }, [season, undefined], 'SEASON_NOT_FOUND', 'seasonId'],
+    [
+      'one season that does not take the endedAt',
+      { seasonIds: [7, 11], endedAt: utc('2026-01-20T00:00:00Z') },
+      [season, event],
+      'TIME_OUT_OF_RANGE',
+      'endedAt',
+    ],
+    [
+      "points within one season's range but not another's",
+      { seasonIds: [7, 3], results: [{ playerId: '42', points: 501 }] },
+      [season, allTime],
+      'POINTS_OUT_OF_RANGE',
+      'points',
+    ],
+  ])('refuses the whole match for %s', (_name, change, seasons, code, field) => {
+    expect(thrown(() => validateSubmission({ ...several, ...change }, seasons, now, SKEW))).toEqual({ code, field });
+  });
+});
+
+describe('claimText', () => {
+  const messages = (seasonIds: number[], points = 300) =>
+    validateSubmission(
+      {
+        ...input,
+        seasonIds,
+        results: [
+          { playerId: '9', points },
+          { playerId: '10', points: 1 },
+        ],
+      },
+      seasonIds.map((id) => ({ ...season, id })),
+      now,
+      SKEW,
+    );
+
+  it.each<[string, number[], string]>([
+    ['one season: the text claims had before matches could count in several', [7], '7|1769947140000|9:300,10:1'],
+    ['several seasons, in any order: the same text', [12, 7], '7,12|1769947140000|9:300,10:1'],
+    ['several seasons listed the other way', [7, 12], '7,12|1769947140000|9:300,10:1'],
+  ])('%s', (_name, seasonIds, text) => {
+    expect(claimText(messages(seasonIds))).toBe(text);
+  });
+
+  it('differs when the seasons, or the points, differ', () => {
+    const one = claimText(messages([7, 12]));
+    expect(claimText(messages([7]))).not.toBe(one);
+    expect(claimText(messages([7, 13]))).not.toBe(one);
+    expect(claimText(messages([7, 12], 301))).not.toBe(one);
   });
 });
 

@@ -45,7 +45,7 @@ describe('a submission while Kafka is unreachable', () => {
       },
       {
         matchId,
-        seasonId: season.id,
+        seasonIds: [season.id],
         endedAt: new Date(Date.now() - 60_000),
         results: [{ playerId: '5', points: 3, displayName: 'Zed' }],
       },
