@@ -21,7 +21,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         onlyOperationTypes: true,
-        scalars: { DateTime: 'string', ID: 'string' },
+        scalars: { DateTime: 'string', ID: 'string', JSONObject: 'Record<string, unknown>' },
         dedupeFragments: true,
       },
     },

@@ -36,6 +36,9 @@ function hash32(n: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 
+const CHARACTERS = ['Kestrel', 'Ember', 'Vanta', 'Juno', 'Rook', 'Sable', 'Orion', 'Mako'];
+const MAPS = ['Harbor', 'Dunes', 'Citadel', 'Glacier'];
+
 const ADJECTIVES =
   'Swift Silent Crimson Lucky Brave Frosty Sneaky Mighty Clever Wild Golden Shadow Rapid Stormy Iron Cosmic Fuzzy Grumpy Jolly Nimble'.split(
     ' ',
@@ -133,9 +136,12 @@ export function startSimulator(opts: SimulatorOptions) {
    * clearly refused: each season takes it once.
    */
   async function submit(ids: number[]): Promise<void> {
+    const map = MAPS[Math.floor(Math.random() * MAPS.length)]!;
     const results = ids.map((id) => ({
       playerId: String(id),
       points: pointsFor(id, maxPoints!),
+      // What a game server attaches to a result; the board shows the one of the result that set the standing.
+      metadata: { character: CHARACTERS[hash32(id) % CHARACTERS.length]!, map },
       ...(named.has(id) ? {} : { displayName: playerName(id) }),
     }));
     const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));

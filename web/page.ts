@@ -48,6 +48,14 @@ function movement(rank: number, before: number | undefined, isNew: boolean): { t
   return { text: '', cls: '' };
 }
 
+/** An entry's metadata in a cell: its top-level values (`Falcon · red`), the whole JSON as the tooltip. */
+function metadataText(metadata: Record<string, unknown> | null | undefined): string {
+  if (!metadata) return '';
+  const shown = Object.values(metadata).map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v)));
+  const text = shown.join(' · ');
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
 function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
   const tr = document.createElement('tr');
   tr.dataset.player = e.playerId;
@@ -60,11 +68,13 @@ function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
     [`move ${move.cls}`, move.text],
     ['name', e.player?.displayName ?? e.playerId],
     ['points', String(e.points)],
+    ['meta', metadataText(e.metadata)],
   ]) {
     const td = document.createElement('td');
     td.className = cls!;
     td.textContent = text!;
     if (cls === 'name') td.title = `player ${e.playerId}`;
+    if (cls === 'meta' && e.metadata) td.title = JSON.stringify(e.metadata);
     tr.append(td);
   }
   return tr;
@@ -208,15 +218,17 @@ function follow(): void {
   // A past period is read, not followed: its board changes only if results for it still arrive.
   const past = state.at !== undefined;
   const readTop = () =>
-    client.top({ seasonId: state.seasonId!, window: state.window, at: state.at, limit: 100 }).then((b) => {
-      status(`${state.window.toLowerCase()} of ${state.at!.slice(0, 10)}`);
-      showTop(b?.top ?? []);
-    }, failed);
+    client
+      .top({ seasonId: state.seasonId!, window: state.window, at: state.at, limit: 100, metadata: true })
+      .then((b) => {
+        status(`${state.window.toLowerCase()} of ${state.at!.slice(0, 10)}`);
+        showTop(b?.top ?? []);
+      }, failed);
   if (past) void readTop();
   else
     stops.push(
       client.topChanged(
-        { seasonId: state.seasonId, window: state.window, limit: 100 },
+        { seasonId: state.seasonId, window: state.window, limit: 100, metadata: true },
         (top) => {
           status('live', true);
           showTop(top);

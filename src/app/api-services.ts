@@ -9,6 +9,7 @@ import { bounded } from '../postgres/deadline.js';
 import { createMatchClaims } from '../postgres/match-claims.js';
 import { createRankSnapshots } from '../postgres/rank-snapshots.js';
 import { createStandingsRanker } from '../postgres/ranked-standings.js';
+import { createStandingsPages } from '../postgres/standings-pages.js';
 import { boardPeriods } from '../postgres/standings-reader.js';
 import { createLeaderboardReads } from '../service/leaderboard-reads.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
@@ -40,6 +41,7 @@ export function createServices(
   const now = () => new Date();
   const rankSnapshots = createRankSnapshots(deps.sql);
   const periods = boardPeriods(deps.sql);
+  const standings = createStandingsPages(deps.sql);
   const submitDeps: Parameters<typeof submitMatchResult>[0] = {
     seasonById,
     queue: submissions,
@@ -92,6 +94,7 @@ export function createServices(
     live: reads.live,
     playerNames: (ids) => reads.names.names(ids),
     periods: (seasonId, window, first, before) => deadline(() => periods(seasonId, window, first, before)),
+    entryMetadata: (board, ids) => deadline(() => standings.metadata(board, ids)),
     rankHistory: (seasonId, ids, last) => deadline(() => rankSnapshots.history(seasonId, ids, last)),
     rateLimit: (kind, key) => {
       if (!limiters[kind].take(key)) throw rateLimited(`too many ${kind} requests; slow down`);

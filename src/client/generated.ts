@@ -20,6 +20,8 @@ export type MatchResultInput = {
 export type PlayerResultInput = {
   /** up to 64 characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT) */
   displayName?: string | null | undefined;
+  /** up to 1024 bytes of JSON (the car, the character, a replay id); Entry.metadata shows the one of the result that set the standing */
+  metadata?: Record<string, unknown> | null | undefined;
   /** a positive 64-bit integer, as a string */
   playerId: string;
   /** 0..the season's maxPointsPerMatch */
@@ -57,20 +59,22 @@ export type TopQueryVariables = Exact<{
   at?: string | null | undefined;
   limit?: number | null | undefined;
   offset?: number | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type TopQuery = { leaderboard: { size: number, periodStart: string, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } | null };
+export type TopQuery = { leaderboard: { size: number, periodStart: string, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
 
 export type EntryQueryVariables = Exact<{
   seasonId: number;
   playerId: string;
   window?: Window | null | undefined;
   at?: string | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type EntryQuery = { leaderboard: { size: number, entry: { percentile: number, rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null } | null } | null };
+export type EntryQuery = { leaderboard: { size: number, entry: { percentile: number, rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } | null } | null };
 
 export type AroundQueryVariables = Exact<{
   seasonId: number;
@@ -78,20 +82,22 @@ export type AroundQueryVariables = Exact<{
   radius?: number | null | undefined;
   window?: Window | null | undefined;
   at?: string | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type AroundQuery = { leaderboard: { size: number, around: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } | null };
+export type AroundQuery = { leaderboard: { size: number, around: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
 
 export type FriendsQueryVariables = Exact<{
   seasonId: number;
   playerIds: Array<string> | string;
   window?: Window | null | undefined;
   at?: string | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type FriendsQuery = { leaderboard: { size: number, friends: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } | null };
+export type FriendsQuery = { leaderboard: { size: number, friends: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
 
 export type FriendsPageQueryVariables = Exact<{
   seasonId: number;
@@ -100,10 +106,11 @@ export type FriendsPageQueryVariables = Exact<{
   after?: string | null | undefined;
   window?: Window | null | undefined;
   at?: string | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type FriendsPageQuery = { leaderboard: { friendsPage: { endCursor: string | null, hasNextPage: boolean, ranked: number, entries: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } } | null };
+export type FriendsPageQuery = { leaderboard: { friendsPage: { endCursor: string | null, hasNextPage: boolean, ranked: number, entries: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } } | null };
 
 export type CutoffQueryVariables = Exact<{
   seasonId: number;
@@ -120,10 +127,11 @@ export type PeriodsQueryVariables = Exact<{
   window: Window;
   first?: number | null | undefined;
   before?: string | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type PeriodsQuery = { season: { periods: Array<{ period: string, periodStart: string, leaderboard: { size: number, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> } }> } | null };
+export type PeriodsQuery = { season: { periods: Array<{ period: string, periodStart: string, leaderboard: { size: number, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } }> } | null };
 
 export type RankHistoryQueryVariables = Exact<{
   seasonId: number;
@@ -134,24 +142,26 @@ export type RankHistoryQueryVariables = Exact<{
 
 export type RankHistoryQuery = { leaderboard: { entry: { rank: number, rankDelta: number | null, rankHistory: Array<{ at: string, takenAt: string, rank: number | null }> } | null } | null };
 
-export type EntryFieldsFragment = { rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null };
+export type EntryFieldsFragment = { rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null };
 
 export type TopChangedSubscriptionVariables = Exact<{
   seasonId: number;
   window?: Window | null | undefined;
   limit?: number | null | undefined;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type TopChangedSubscription = { topChanged: Array<{ rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null }> };
+export type TopChangedSubscription = { topChanged: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> };
 
 export type RankChangedSubscriptionVariables = Exact<{
   seasonId: number;
   playerId: string;
+  metadata?: boolean | null | undefined;
 }>;
 
 
-export type RankChangedSubscription = { rankChanged: { rank: number, playerId: string, points: number, achievedAt: string, player: { displayName: string | null } | null } };
+export type RankChangedSubscription = { rankChanged: { rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } };
 
 export type RecordUpdatedSubscriptionVariables = Exact<{
   seasonId: number;
@@ -209,10 +219,11 @@ export const EntryFieldsFragmentDoc = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }
     `, {"fragmentName":"EntryFields"}) as unknown as TypedDocumentString<EntryFieldsFragment, unknown>;
 export const TopDocument = new TypedDocumentString(`
-    query Top($seasonId: Int!, $window: Window = SEASON, $at: DateTime, $limit: Int = 100, $offset: Int = 0) {
+    query Top($seasonId: Int!, $window: Window = SEASON, $at: DateTime, $limit: Int = 100, $offset: Int = 0, $metadata: Boolean = false) {
   leaderboard(seasonId: $seasonId, window: $window, at: $at) {
     size
     periodStart
@@ -229,9 +240,10 @@ export const TopDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<TopQuery, TopQueryVariables>;
 export const EntryDocument = new TypedDocumentString(`
-    query Entry($seasonId: Int!, $playerId: ID!, $window: Window = SEASON, $at: DateTime) {
+    query Entry($seasonId: Int!, $playerId: ID!, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
   leaderboard(seasonId: $seasonId, window: $window, at: $at) {
     size
     entry(playerId: $playerId) {
@@ -248,9 +260,10 @@ export const EntryDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<EntryQuery, EntryQueryVariables>;
 export const AroundDocument = new TypedDocumentString(`
-    query Around($seasonId: Int!, $playerId: ID!, $radius: Int = 5, $window: Window = SEASON, $at: DateTime) {
+    query Around($seasonId: Int!, $playerId: ID!, $radius: Int = 5, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
   leaderboard(seasonId: $seasonId, window: $window, at: $at) {
     size
     around(playerId: $playerId, radius: $radius) {
@@ -266,9 +279,10 @@ export const AroundDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<AroundQuery, AroundQueryVariables>;
 export const FriendsDocument = new TypedDocumentString(`
-    query Friends($seasonId: Int!, $playerIds: [ID!]!, $window: Window = SEASON, $at: DateTime) {
+    query Friends($seasonId: Int!, $playerIds: [ID!]!, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
   leaderboard(seasonId: $seasonId, window: $window, at: $at) {
     size
     friends(playerIds: $playerIds) {
@@ -284,9 +298,10 @@ export const FriendsDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<FriendsQuery, FriendsQueryVariables>;
 export const FriendsPageDocument = new TypedDocumentString(`
-    query FriendsPage($seasonId: Int!, $playerIds: [ID!]!, $first: Int = 100, $after: String, $window: Window = SEASON, $at: DateTime) {
+    query FriendsPage($seasonId: Int!, $playerIds: [ID!]!, $first: Int = 100, $after: String, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
   leaderboard(seasonId: $seasonId, window: $window, at: $at) {
     friendsPage(playerIds: $playerIds, first: $first, after: $after) {
       entries {
@@ -306,6 +321,7 @@ export const FriendsPageDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<FriendsPageQuery, FriendsPageQueryVariables>;
 export const CutoffDocument = new TypedDocumentString(`
     query Cutoff($seasonId: Int!, $rank: Int!, $window: Window = SEASON, $at: DateTime) {
@@ -320,7 +336,7 @@ export const CutoffDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CutoffQuery, CutoffQueryVariables>;
 export const PeriodsDocument = new TypedDocumentString(`
-    query Periods($seasonId: Int!, $window: Window!, $first: Int = 30, $before: String) {
+    query Periods($seasonId: Int!, $window: Window!, $first: Int = 30, $before: String, $metadata: Boolean = false) {
   season(id: $seasonId) {
     periods(window: $window, first: $first, before: $before) {
       period
@@ -342,6 +358,7 @@ export const PeriodsDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<PeriodsQuery, PeriodsQueryVariables>;
 export const RankHistoryDocument = new TypedDocumentString(`
     query RankHistory($seasonId: Int!, $playerId: ID!, $last: Int = 30) {
@@ -359,7 +376,7 @@ export const RankHistoryDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<RankHistoryQuery, RankHistoryQueryVariables>;
 export const TopChangedDocument = new TypedDocumentString(`
-    subscription TopChanged($seasonId: Int!, $window: Window = SEASON, $limit: Int = 10) {
+    subscription TopChanged($seasonId: Int!, $window: Window = SEASON, $limit: Int = 10, $metadata: Boolean = false) {
   topChanged(seasonId: $seasonId, window: $window, limit: $limit) {
     ...EntryFields
   }
@@ -372,9 +389,10 @@ export const TopChangedDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<TopChangedSubscription, TopChangedSubscriptionVariables>;
 export const RankChangedDocument = new TypedDocumentString(`
-    subscription RankChanged($seasonId: Int!, $playerId: ID!) {
+    subscription RankChanged($seasonId: Int!, $playerId: ID!, $metadata: Boolean = false) {
   rankChanged(seasonId: $seasonId, playerId: $playerId) {
     ...EntryFields
   }
@@ -387,6 +405,7 @@ export const RankChangedDocument = new TypedDocumentString(`
   player {
     displayName
   }
+  metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<RankChangedSubscription, RankChangedSubscriptionVariables>;
 export const RecordUpdatedDocument = new TypedDocumentString(`
     subscription RecordUpdated($seasonId: Int!, $playerId: ID) {

@@ -19,6 +19,7 @@ export const ARCHIVE_COLUMNS = [
   'kafka_partition',
   'kafka_offset',
   'ingested_at',
+  'metadata',
 ] as const;
 
 /**

@@ -10,6 +10,8 @@ export interface AcceptedResult {
   endedAt: Date;
   partition: number;
   offset: string;
+  /** The result's metadata as JSON text (domain/submission.ts metadataText); null or absent: none. */
+  metadata?: string | null;
 }
 
 /** Identifies one player's row on one board. */

@@ -20,6 +20,8 @@ export interface MatchResultMessage {
   endedAt: string;
   playerId: string;
   points: number;
+  /** The result's metadata as JSON text (an object of at most MAX_METADATA_BYTES); absent: none. */
+  metadata?: string;
 }
 
 /** A match as a game server submits it: it counts in every season of `seasonIds`, once in each. */
@@ -27,11 +29,18 @@ export interface SubmissionInput {
   matchId: string;
   seasonIds: readonly number[];
   endedAt: Date;
-  results: ReadonlyArray<{ playerId: string; points: number; displayName?: string | null | undefined }>;
+  results: ReadonlyArray<{
+    playerId: string;
+    points: number;
+    displayName?: string | null | undefined;
+    metadata?: Record<string, unknown> | null | undefined;
+  }>;
 }
 
 /** Most results one submission may carry. */
 export const MAX_RESULTS_PER_MATCH = 100;
+/** Largest metadata of one result, in bytes of its JSON text (UTF-8). */
+export const MAX_METADATA_BYTES = 1024;
 /** Most seasons one match may count in (an all-time board, this season, a weekend event, ...). */
 export const MAX_SEASONS_PER_MATCH = 8;
 /** Longest display name, in Unicode code points. */
@@ -69,6 +78,7 @@ const messageSchema = z.strictObject({
   playerId: z.string(),
   // Range is the season's business (checkResultAgainstSeason); here only the type.
   points: z.int(),
+  metadata: z.string().optional(),
 });
 
 function fieldOf(issue: z.core.$ZodIssue): string | undefined {
@@ -89,11 +99,12 @@ function canonicalMessage(json: unknown): MatchResultMessage | undefined {
   const o = json as Record<string, unknown>;
   let keys = 0;
   for (const _ in o) keys++;
-  // Six keys, and the six below all present: no unknown key (strictObject).
-  if (keys !== 6) return undefined;
-  const { v, matchId, seasonId, endedAt, playerId, points } = o;
+  // Six keys, and the six below all present, or a seventh, metadata: no unknown key (strictObject).
+  const { v, matchId, seasonId, endedAt, playerId, points, metadata } = o;
+  if (keys !== (metadata === undefined ? 6 : 7)) return undefined;
   if (
     v !== 1 ||
+    (metadata !== undefined && typeof metadata !== 'string') ||
     typeof matchId !== 'string' ||
     typeof playerId !== 'string' ||
     !Number.isSafeInteger(points) ||
@@ -114,6 +125,7 @@ function canonicalMessage(json: unknown): MatchResultMessage | undefined {
     endedAt,
     playerId: parsePlayerId(playerId),
     points: points as number,
+    ...(metadata === undefined ? {} : { metadata: checkMetadataText(metadata as string) }),
   };
 }
 
@@ -135,7 +147,34 @@ export function parseMatchResultMessage(json: unknown): MatchResultMessage {
     endedAt: new Date(m.endedAt).toISOString(),
     playerId: parsePlayerId(m.playerId),
     points: m.points,
+    ...(m.metadata === undefined ? {} : { metadata: checkMetadataText(m.metadata) }),
   };
+}
+
+/**
+ * A result's metadata as stored and sent: the JSON text of an object, at most MAX_METADATA_BYTES
+ * of UTF-8; BAD_USER_INPUT 'metadata' for anything else. The text is the object as the game server
+ * sent it (its keys in its order), so a retry of the same payload has the same text.
+ */
+function metadataText(value: unknown): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badInput('metadata', 'metadata must be a JSON object');
+  return checkMetadataText(JSON.stringify(value));
+}
+
+/** Checks the metadata text of a message: its size, and that it is a JSON object. */
+function checkMetadataText(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') > MAX_METADATA_BYTES)
+    throw badInput('metadata', `metadata must be at most ${MAX_METADATA_BYTES} bytes of JSON`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badInput('metadata', 'metadata must be a JSON object');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw badInput('metadata', 'metadata must be a JSON object');
+  return text;
 }
 
 /**
@@ -218,7 +257,7 @@ function checkSeasonOpen(seasonId: number, season: Season | undefined, now: Date
  * The seasons a match counts in, ascending: 1..MAX_SEASONS_PER_MATCH distinct ids (BAD_USER_INPUT
  * 'seasonIds' otherwise). Ascending, so the order a game server lists them in changes nothing.
  */
-export function parseSeasonIds(ids: readonly number[]): number[] {
+function parseSeasonIds(ids: readonly number[]): number[] {
   if (!Array.isArray(ids) || ids.length < 1 || ids.length > MAX_SEASONS_PER_MATCH)
     throw badInput('seasonIds', `seasonIds must hold 1..${MAX_SEASONS_PER_MATCH} seasons`);
   const sorted = [...ids].sort((a, b) => a - b);
@@ -258,34 +297,30 @@ export function validateSubmission(
     seen.add(playerId);
     checkDisplayName(r.displayName, index);
     for (const season of open) checkResultAgainstSeason({ points: r.points, endedAt }, season, now, skewMs);
-    return { playerId, points: r.points };
+    return { playerId, points: r.points, ...(r.metadata == null ? {} : { metadata: metadataText(r.metadata) }) };
   });
   const ended = endedAt.toISOString();
   return open.flatMap((season) =>
-    players.map(({ playerId, points }) => ({
-      v: 1 as const,
-      matchId,
-      seasonId: season.id,
-      endedAt: ended,
-      playerId,
-      points,
-    })),
+    players.map((p) => ({ v: 1 as const, matchId, seasonId: season.id, endedAt: ended, ...p })),
   );
 }
 
 /**
  * The canonical text of a submission for its matchId claim: its seasons (ascending, comma
- * separated), endedAt in epoch ms, and `player:points` in player id order. Two submissions are
- * the same match exactly when their texts are equal; a match counted in one season has the text
- * it had before matches could count in several. drizzle/0002_match_claims.sql writes the same
- * text in SQL (for matches stored before claims existed): change both or neither.
+ * separated), endedAt in epoch ms, and `player:points` in player id order, each followed by
+ * `#` and its metadata as a JSON string literal when it has some. Two submissions are the same
+ * match exactly when their texts are equal; a match counted in one season without metadata has
+ * the text it had before either existed. drizzle/0002_match_claims.sql writes the same text in
+ * SQL (for matches stored before claims existed): change both or neither.
  */
 export function claimText(messages: readonly MatchResultMessage[]): string {
   const first = messages[0]!;
   const seasons = [...new Set(messages.map((m) => m.seasonId))].sort((a, b) => a - b);
   const players = messages
     .filter((m) => m.seasonId === first.seasonId)
-    .map((m) => [m.playerId, m.points] as const)
+    .map(
+      (m) => [m.playerId, m.metadata === undefined ? m.points : `${m.points}#${JSON.stringify(m.metadata)}`] as const,
+    )
     .sort(([a], [b]) => compareIds(a, b));
   return `${seasons.join(',')}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
 }

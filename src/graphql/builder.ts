@@ -7,6 +7,7 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
+    JSONObject: { Input: Record<string, unknown>; Output: unknown };
     ID: { Input: string; Output: string };
   };
 }>({

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
+import { boardId, type BoardOfId } from '../domain/board.js';
 import type { RankPoint } from '../domain/rank-history.js';
 import type { PlacedStanding } from '../domain/placing.js';
 import type { Season, SeasonDefinition, SeasonStatus, Window } from '../domain/season.js';
@@ -38,6 +39,8 @@ export interface Services {
   playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
   /** The periods of a window of the season that hold standings, newest first (BoardPeriods in season.ts). */
   periods(seasonId: number, window: Window, first: number, before: string | null): Promise<string[]>;
+  /** The metadata of these players' standings on a board (none: left out). */
+  entryMetadata(board: BoardOfId, playerIds: readonly string[]): Promise<Map<string, unknown>>;
   /** Each player's rank at the season's last `last` daily snapshots, oldest first. */
   rankHistory(seasonId: number, playerIds: readonly string[], last: number): Promise<Map<string, RankPoint[]>>;
   /** Throws RATE_LIMITED when `key` spent its budget. */
@@ -63,6 +66,8 @@ export interface Context {
   clientAddress: string;
   /** A player's display name, lookups of one turn batched. */
   players: { load(id: string): Promise<PlayerName> };
+  /** The metadata of a player's standing on a board (Services.entryMetadata), lookups of one turn batched. */
+  metadata: { load(board: BoardOfId, playerId: string): Promise<unknown> };
   /** A player's rank history (Services.rankHistory), lookups of one turn batched. */
   rankHistory: { load(seasonId: number, playerId: string, last: number): Promise<RankPoint[]> };
   /** Set when the answer may be cached: told every board version the request read. */
@@ -115,6 +120,7 @@ export function createContextFactory(
     let principal: Promise<Principal | null> | undefined;
     let loader: DataLoader<string, PlayerName> | undefined;
     let history: DataLoader<string, RankPoint[]> | undefined;
+    let metadata: DataLoader<readonly [BoardOfId, string], unknown, string> | undefined;
     // Plain data properties only: a getter in this literal (`get players()`) made every context a
     // dictionary-mode object, which V8 kept alive, with the request it reaches, through
     // young-generation GCs, lengthening every pause on the entry path (docs/benchmarks.md).
@@ -136,6 +142,24 @@ export function createContextFactory(
             },
             { cache: false },
           )).load(id),
+      },
+      metadata: {
+        // One query per board asked in a turn; keys are board and player.
+        load: (board, playerId) =>
+          (metadata ??= new DataLoader(
+            async (keys: ReadonlyArray<readonly [BoardOfId, string]>) => {
+              const byBoard = new Map<string, { board: BoardOfId; ids: string[] }>();
+              for (const [b, id] of keys) {
+                const k = boardId(b.season.id, b.window, b.period);
+                (byBoard.get(k) ?? byBoard.set(k, { board: b, ids: [] }).get(k)!).ids.push(id);
+              }
+              const found = new Map<string, unknown>();
+              for (const [k, { board: b, ids }] of byBoard)
+                for (const [id, value] of await services.entryMetadata(b, ids)) found.set(`${k}|${id}`, value);
+              return keys.map(([b, id]) => found.get(`${boardId(b.season.id, b.window, b.period)}|${id}`) ?? null);
+            },
+            { cache: false, cacheKeyFn: ([b, id]) => `${boardId(b.season.id, b.window, b.period)}|${id}` },
+          )).load([board, playerId]),
       },
       rankHistory: {
         // Keys 'season/last/player'; one query per season and length asked in a turn.

@@ -25,16 +25,20 @@ const PlayerRef = builder.objectRef<{ id: string; displayName: string | null }>(
   }),
 });
 
+/** The board an entry is on: the one its read named, or a subscription's season and window now. */
+async function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefined> {
+  if (entry.on?.board) return entry.on.board;
+  if (!entry.on) return undefined;
+  const season = await ctx.services.season(entry.on.seasonId);
+  return season && { season, window: entry.on.window, period: periodOf(entry.on.window, ctx.services.now()) };
+}
+
 /**
  * The size of an entry's board when its read did not tell it: a subscription's entry (its board
  * now), or a closed or expired board read from PostgreSQL (which no longer changes).
  */
 async function boardSizeOf(entry: EntryValue, ctx: Context): Promise<number> {
-  let board: Board | undefined = entry.on?.board;
-  if (!board && entry.on) {
-    const season = await ctx.services.season(entry.on.seasonId);
-    if (season) board = { season, window: entry.on.window, period: periodOf(entry.on.window, ctx.services.now()) };
-  }
+  const board = await boardOf(entry, ctx);
   return board ? ctx.services.boards.size(board, ctx.reads) : entry.rank;
 }
 
@@ -74,6 +78,16 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
       description:
         'Top x%: 100 × rank / the players ranked on the board, at the instant of the rank (0.4: top 0.4%; tied COMPETITION ranks share it; a board of one: 100).',
       resolve: async (entry, _args, ctx) => percentile(entry.rank, entry.boardSize ?? (await boardSizeOf(entry, ctx))),
+    }),
+    metadata: t.field({
+      type: 'JSONObject',
+      nullable: true,
+      description:
+        "What the game server attached to the result that set this standing (BEST: that result's; SUM: the latest counted one's); null: none. Read from PostgreSQL, one query per board, only when selected.",
+      resolve: async (entry, _args, ctx) => {
+        const board = await boardOf(entry, ctx);
+        return board ? ctx.metadata.load(board, entry.playerId) : null;
+      },
     }),
     // Batched: one PostgreSQL query per request, whatever the number of entries.
     player: t.field({

@@ -1,5 +1,10 @@
 import { badInput } from '../domain/errors.js';
-import { MAX_DISPLAY_NAME_LENGTH, MAX_RESULTS_PER_MATCH, MAX_SEASONS_PER_MATCH } from '../domain/submission.js';
+import {
+  MAX_DISPLAY_NAME_LENGTH,
+  MAX_METADATA_BYTES,
+  MAX_RESULTS_PER_MATCH,
+  MAX_SEASONS_PER_MATCH,
+} from '../domain/submission.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 
@@ -10,6 +15,11 @@ const PlayerResultInput = builder.inputType('PlayerResultInput', {
     displayName: t.string({
       required: false,
       description: `up to ${MAX_DISPLAY_NAME_LENGTH} characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT)`,
+    }),
+    metadata: t.field({
+      type: 'JSONObject',
+      required: false,
+      description: `up to ${MAX_METADATA_BYTES} bytes of JSON (the car, the character, a replay id); Entry.metadata shows the one of the result that set the standing`,
     }),
   }),
 });

@@ -1,4 +1,4 @@
-import { GraphQLError, Kind } from 'graphql';
+import { GraphQLError, Kind, valueFromASTUntyped } from 'graphql';
 import { builder } from './builder.js';
 
 // ISO-8601 with an explicit zone: a time without one would mean whatever the server's zone is.
@@ -45,6 +45,21 @@ builder.scalarType('DateTime', {
   serialize: (d) => d.toISOString(),
   parseValue: parseDateTime,
   parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+/** A JSON object as given: its size and content are the domain's business (submission.ts metadataText). */
+function parseJsonObject(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new GraphQLError('JSONObject must be a JSON object', { extensions: { code: 'BAD_USER_INPUT' } });
+  return value as Record<string, unknown>;
+}
+
+builder.scalarType('JSONObject', {
+  description: 'A JSON object.',
+  serialize: (v) => v,
+  parseValue: parseJsonObject,
+  parseLiteral: (ast, variables) =>
+    parseJsonObject(ast.kind === Kind.OBJECT ? valueFromASTUntyped(ast, variables) : undefined),
 });
 
 export const ScoringModeEnum = builder.enumType('ScoringMode', {

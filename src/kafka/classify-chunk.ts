@@ -68,6 +68,7 @@ export async function classifyChunk(
         endedAt,
         partition,
         offset: message.offset,
+        metadata: msg.metadata ?? null,
       });
     } catch (err) {
       if (!isDomainError(err)) throw err; // infrastructure (season lookup): retry the chunk

@@ -13,7 +13,12 @@ import type { ArchiveRecord } from '../service/archive-history.js';
 import type { Sql } from './client.js';
 
 const utc = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-/** Columns as select expressions: times as UTC text, whatever the session's time zone; bytea as hex text. */
+// A jsonb value as a CSV field: quoted, its quotes doubled; null stays an empty field (COPY's NULL).
+const csvJson = (column: string) => `'"' || replace(${column}::text, '"', '""') || '"' as ${column}`;
+/**
+ * Columns as select expressions: times as UTC text, whatever the session's time zone; bytea as hex
+ * text; metadata as a quoted CSV field (jsonb's text never holds a newline, so a row stays a line).
+ */
 const selectList = (columns: readonly string[]) =>
   columns
     .map((c) =>
@@ -21,7 +26,9 @@ const selectList = (columns: readonly string[]) =>
         ? `${utc(c)} as ${c}`
         : c === 'ranks'
           ? `'\\x' || encode(${c}, 'hex') as ${c}`
-          : c,
+          : c === 'metadata'
+            ? csvJson(c)
+            : c,
     )
     .join(', ');
 type RankTable = keyof typeof RANK_ARCHIVE_COLUMNS;
@@ -222,7 +229,8 @@ export function createHistoryArchive(sql: Sql) {
       };
       for (const table of ['match_results', ...RANK_TABLES])
         await sql`create table ${sql(schema)}.${sql(table)} (like public.${sql(table)} including defaults including constraints)`;
-      for (const f of manifest.files) await copyIn('match_results', ARCHIVE_COLUMNS, f.file);
+      // The columns the archive was written with: one made before metadata existed has none.
+      for (const f of manifest.files) await copyIn('match_results', manifest.columns, f.file);
       for (const table of RANK_TABLES) await copyIn(table, RANK_ARCHIVE_COLUMNS[table], `${table}.csv.gz`);
       const [n] = await sql<[{ n: string }]>`select count(*) as n from ${sql(schema)}.match_results`;
       return { manifest, rows: Number(n.n) };

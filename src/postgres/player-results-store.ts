@@ -35,7 +35,7 @@ export function createPlayerResultsStore(sql: Sql) {
           await tx`delete from match_results
                    where season_id = ${season.id} and player_id = ${playerId}
                      and match_id = any(${tx.array(plan.removed.map((r) => r.matchId))}::uuid[])`;
-          await writeStandings(tx, season.id, playerId, plan.boards);
+          await writeStandings(tx, season.id, playerId, plan.boards, season.scoring === 'SUM');
         }
         let auditId: number | null = null;
         if (plan.removed.length > 0 || cmd.auditWhenEmpty) {
@@ -188,12 +188,17 @@ async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<
   return rows.map((r) => ({ matchId: r.match_id, points: r.points, endedAt: new Date(Number(r.ended_ms)) }));
 }
 
-/** Absolute values, not deltas: this is the one path that may lower a standing. */
+/**
+ * Absolute values, not deltas: this is the one path that may lower a standing. Each standing's
+ * metadata is then the kept result's that set it (results-store.ts): the one whose endedAt is
+ * its achievedAt, with its points for BEST, a positive one for SUM (any, when the total is 0).
+ */
 async function writeStandings(
   tx: Tx,
   seasonId: number,
   playerId: string,
   boards: readonly BoardOutcome[],
+  sum: boolean,
 ): Promise<void> {
   const set = boards.filter((b) => b.standing !== null);
   const gone = boards.filter((b) => b.standing === null);
@@ -208,6 +213,14 @@ async function writeStandings(
         ${tx.array(set.map((b) => b.standing!.achievedAt.toISOString()))}::timestamptz[]) as k(w, period, points, achieved_at)
       on conflict (season_id, "window", period, player_id) do update set
         points = excluded.points, achieved_at = excluded.achieved_at, updated_at = now()`;
+    await tx`
+      update standings st set metadata = (
+        select m.metadata from match_results m
+        where m.season_id = st.season_id and m.player_id = st.player_id and m.ended_at = st.achieved_at
+          and ${sum ? tx`(m.points > 0 or st.points = 0)` : tx`m.points = st.points`}
+        order by m.match_id limit 1)
+      from unnest(${tx.array(set.map((b) => b.window))}::board_window[], ${tx.array(set.map((b) => b.period))}::text[]) as k(w, period)
+      where st.season_id = ${seasonId} and st.player_id = ${playerId} and st."window" = k.w and st.period = k.period`;
   }
   if (gone.length > 0) {
     await tx`

@@ -25,29 +25,38 @@ function combineRule(scoring: ScoringMode, order: SortOrder): CombineRule {
 const SEASON_ROW = `excluded."window" = 'SEASON'`;
 const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
   BEST_DESC: {
-    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at
+    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at, metadata
            from b order by season_id, win, period, player_id, points desc, ended_at`,
     combine: `points = greatest(st.points, excluded.points),
               achieved_at = case when excluded.points > st.points then excluded.achieved_at
                                  when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
                                  else st.achieved_at end,
+              metadata = case when excluded.points > st.points
+                                or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)
+                              then excluded.metadata else st.metadata end,
               updated_at = now()
               where ${SEASON_ROW} or excluded.points > st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
   },
   BEST_ASC: {
-    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at
+    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at, metadata
            from b order by season_id, win, period, player_id, points, ended_at`,
     combine: `points = least(st.points, excluded.points),
               achieved_at = case when excluded.points < st.points then excluded.achieved_at
                                  when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
                                  else st.achieved_at end,
+              metadata = case when excluded.points < st.points
+                                or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)
+                              then excluded.metadata else st.metadata end,
               updated_at = now()
               where ${SEASON_ROW} or excluded.points < st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
   },
   // A SUM total was reached when its latest positive result ended; a zero total, at its first.
+  // Its metadata is that result's (the one that set achieved_at).
   SUM: {
     fold: `select season_id, win, period, player_id, sum(points)::int8,
-                  case when sum(points) = 0 then min(ended_at) else max(ended_at) filter (where points > 0) end
+                  case when sum(points) = 0 then min(ended_at) else max(ended_at) filter (where points > 0) end,
+                  case when sum(points) = 0 then (array_agg(metadata order by ended_at))[1]
+                       else (array_agg(metadata order by ended_at desc) filter (where points > 0))[1] end
            from b group by season_id, win, period, player_id order by season_id, win, period, player_id`,
     combine: `points = st.points + excluded.points,
               achieved_at = case when excluded.points = 0 then
@@ -55,6 +64,11 @@ const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
                                         else st.achieved_at end
                                  when st.points = 0 then excluded.achieved_at
                                  else greatest(st.achieved_at, excluded.achieved_at) end,
+              metadata = case when excluded.points = 0 then
+                                case when st.points = 0 and excluded.achieved_at < st.achieved_at then excluded.metadata
+                                     else st.metadata end
+                              when st.points = 0 or excluded.achieved_at > st.achieved_at then excluded.metadata
+                              else st.metadata end,
               updated_at = now()
               where ${SEASON_ROW} or excluded.points <> 0 or (st.points = 0 and excluded.achieved_at < st.achieved_at)`,
   },
@@ -145,7 +159,7 @@ export function createResultsStore(sql: Sql) {
   ): Promise<{ inserted: number; standings: BoardStanding[] }> {
     // The statement's columns, built in one pass.
     const n = rows.length;
-    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week] = [
+    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week, metadata] = [
       [],
       [],
       [],
@@ -155,7 +169,8 @@ export function createResultsStore(sql: Sql) {
       [],
       [],
       [],
-    ] as [string[], string[], number[], number[], string[], number[], string[], string[], string[]];
+      [],
+    ] as [string[], string[], number[], number[], string[], number[], string[], string[], string[], (string | null)[]];
     for (let i = 0; i < n; i++) {
       const r = rows[i]!;
       const [d, w] = periodsOf(r.endedAt);
@@ -168,6 +183,7 @@ export function createResultsStore(sql: Sql) {
       offset.push(r.offset);
       day.push(d);
       week.push(w);
+      metadata.push(r.metadata ?? null);
     }
     const { fold, combine } = ruleSql[rule];
     const result = await sql<StandingRow[]>`
@@ -181,19 +197,20 @@ export function createResultsStore(sql: Sql) {
           ${sql.array(partition)}::int4[],
           ${sql.array(offset)}::int8[],
           ${sql.array(day)}::text[],
-          ${sql.array(week)}::text[])
-          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week)
+          ${sql.array(week)}::text[],
+          ${sql.array(metadata)}::jsonb[])
+          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week, metadata)
       ), ins as (
-        insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset)
-        select season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset from r
+        insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata)
+        select season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata from r
         on conflict do nothing
         returning season_id, match_id, player_id
       ), b as (
-        select r.season_id, w.win, w.period, r.player_id, r.points, r.ended_at
+        select r.season_id, w.win, w.period, r.player_id, r.points, r.ended_at, r.metadata
         from r join ins using (season_id, match_id, player_id)
         cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
       ), up as (
-        insert into standings as st (season_id, "window", period, player_id, points, achieved_at)
+        insert into standings as st (season_id, "window", period, player_id, points, achieved_at, metadata)
         ${sql.unsafe(fold)}
         on conflict (season_id, "window", period, player_id) do update set ${sql.unsafe(combine)}
         returning season_id, "window", period, player_id, points, achieved_at

@@ -85,6 +85,8 @@ export const matchResults = pgTable(
     kafkaPartition: integer('kafka_partition').notNull(),
     kafkaOffset: bigint('kafka_offset', { mode: 'bigint' }).notNull(),
     ingestedAt: tstz('ingested_at').notNull().defaultNow(),
+    /** What the game server attached to this result (a JSON object of at most 1 KB); null: nothing. */
+    metadata: jsonb('metadata'),
   },
   (t) => [
     primaryKey({ columns: [t.seasonId, t.endedAt, t.matchId, t.playerId] }),
@@ -126,6 +128,8 @@ export const standings = pgTable(
     points: bigint('points', { mode: 'number' }).notNull(),
     achievedAt: tstz('achieved_at').notNull(),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
+    /** The metadata of the result that set this standing (the one whose endedAt is achieved_at). */
+    metadata: jsonb('metadata'),
   },
   (t) => [primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] })],
 );

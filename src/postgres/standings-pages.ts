@@ -62,5 +62,16 @@ export function createStandingsPages(sql: Sql) {
           and player_id = any(${sql.array(playerIds as string[])}::int8[])`;
       return rows.map((r) => r.player_id);
     },
+
+    /** The metadata of these players' standings on a board (canonical ids); players without any are left out. */
+    async metadata(board: BoardOfId, playerIds: readonly string[]): Promise<Map<string, unknown>> {
+      if (playerIds.length === 0) return new Map();
+      const { season, window, period } = board;
+      const rows = await sql<Array<{ player_id: string; metadata: unknown }>>`
+        select player_id, metadata from standings
+        where season_id = ${season.id} and "window" = ${window} and period = ${period}
+          and player_id = any(${sql.array(playerIds as string[])}::int8[]) and metadata is not null`;
+      return new Map(rows.map((r) => [r.player_id, r.metadata]));
+    },
   };
 }

@@ -242,6 +242,14 @@ describe('claimText', () => {
     expect(claimText(messages(seasonIds))).toBe(text);
   });
 
+  it('adds metadata as a JSON string after the points: a comma or colon in it cannot pass for another player', () => {
+    const [first, second] = messages([7]);
+    expect(claimText([{ ...first!, metadata: '{"a":"1,10:1"}' }])).toBe(
+      `7|1769947140000|9:300#"{\\"a\\":\\"1,10:1\\"}"`,
+    );
+    expect(claimText([{ ...first!, metadata: '{"a":1}' }, second!])).not.toBe(claimText([first!, second!]));
+  });
+
   it('differs when the seasons, or the points, differ', () => {
     const one = claimText(messages([7, 12]));
     expect(claimText(messages([7]))).not.toBe(one);
@@ -278,6 +286,11 @@ const message = { v: 1, matchId: MATCH, seasonId: 7, endedAt: '2026-02-01T11:59:
 describe('parseMatchResultMessage', () => {
   it('accepts a well-formed message as is', () => {
     expect(parseMatchResultMessage(structuredClone(message))).toEqual(message);
+  });
+
+  it('accepts metadata of up to 1,024 bytes of a JSON object, as its text', () => {
+    const metadata = JSON.stringify({ k: 'x'.repeat(1_016) });
+    expect(parseMatchResultMessage({ ...message, metadata })).toEqual({ ...message, metadata });
   });
 
   it('accepts the largest player id', () => {
@@ -321,6 +334,10 @@ describe('parseMatchResultMessage', () => {
     ],
     ['a player id past 2^63 - 1', { ...message, playerId: '9223372036854775808' }, 'playerId'],
     ['a season id past the GraphQL Int range', { ...message, seasonId: 2 ** 31 }, 'seasonId'],
+    ['metadata as an object, not its text', { ...message, metadata: { car: 'red' } }, 'metadata'],
+    ['metadata that is not JSON', { ...message, metadata: '{car' }, 'metadata'],
+    ['metadata that is a JSON array', { ...message, metadata: '[1]' }, 'metadata'],
+    ['metadata of 1,025 bytes', { ...message, metadata: JSON.stringify({ k: 'x'.repeat(1_017) }) }, 'metadata'],
   ])('rejects %s', (_name, json, field) => {
     expect(thrown(() => parseMatchResultMessage(json))).toEqual({ code: 'BAD_USER_INPUT', field });
   });

@@ -88,6 +88,7 @@ describe('classifying a chunk', () => {
         endedAt: utc('2026-02-01T11:59:00.000Z'),
         partition: 3,
         offset: chunk[0]!.offset,
+        metadata: null,
       },
       {
         matchId: MATCH,
@@ -97,6 +98,7 @@ describe('classifying a chunk', () => {
         endedAt: utc('2026-02-01T11:59:00.000Z'),
         partition: 3,
         offset: chunk[2]!.offset,
+        metadata: null,
       },
     ]);
     expect(poison.map((p) => p.message)).toEqual([chunk[1]]);

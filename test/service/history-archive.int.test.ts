@@ -32,7 +32,7 @@ afterAll(async () => {
 async function fingerprint(table: string, seasonId: number): Promise<{ n: number; md5: string }> {
   const [r] = await s.pg.sql.unsafe<[{ n: number; md5: string }]>(`
     select count(*)::int as n, md5(string_agg(concat_ws('|', season_id, extract(epoch from ended_at), match_id,
-      player_id, points, kafka_partition, kafka_offset, extract(epoch from ingested_at)), ',' order by ended_at, match_id, player_id)) as md5
+      player_id, points, kafka_partition, kafka_offset, extract(epoch from ingested_at), metadata::text), ',' order by ended_at, match_id, player_id)) as md5
     from ${table} where season_id = ${seasonId}`);
   return r;
 }
@@ -59,8 +59,10 @@ describe('archiving a closed season’s raw results', () => {
       const day = new Date(first + d * 86_400_000).toISOString().slice(0, 10);
       await s.pg.sql`select ladder_results_partition(${season.id}, ${day}::date)`;
       await s.pg
-        .sql`insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset)
-        select ${season.id}, ${day}::date + i * interval '1 second', md5(${day} || (i / 4)::text)::uuid, 1 + i % 5000, i % 100, i % 6, i
+        .sql`insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata)
+        select ${season.id}, ${day}::date + i * interval '1 second', md5(${day} || (i / 4)::text)::uuid, 1 + i % 5000, i % 100, i % 6, i,
+          -- Every third result has metadata with what CSV must quote: commas, quotes, a backslash, non-ASCII.
+          case when i % 3 = 0 then jsonb_build_object('car', 'Ré "fast", ' || i, 'path', 'a\\b', 'laps', array[i, 2]) end
         from generate_series(0, ${PER_DAY - 1}) i`;
     }
     const before = await fingerprint('match_results', season.id);

@@ -58,12 +58,17 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function submit(results: Array<[number, number]>): Promise<void> {
+async function submit(results: Array<[number, number, Record<string, unknown>?]>): Promise<void> {
   await game.submitMatchResult({
     matchId: randomUUID(),
     seasonId,
     endedAt: minutesFromNow(-1),
-    results: results.map(([n, points]) => ({ playerId: id(n), points, displayName: playerName(n) })),
+    results: results.map(([n, points, metadata]) => ({
+      playerId: id(n),
+      points,
+      displayName: playerName(n),
+      metadata,
+    })),
   });
 }
 
@@ -97,9 +102,9 @@ it('shows the season board, live, at /', async () => {
 it('shows a submitted result, and the ranks it moves, live', async () => {
   const t0 = Date.now();
   await submit([
-    [13, 500],
+    [13, 500, { car: 'Falcon', colour: 'red' }],
     [5, 395],
-  ]); // a new leader; player 5 climbs from 5th to 3rd
+  ]); // a new leader (with metadata); player 5 climbs from 5th to 3rd
   await page.waitForFunction(
     ([leader, climber]) => {
       const rows = [...document.querySelectorAll('#top tbody tr')].map((r) => r.getAttribute('data-player'));
@@ -119,6 +124,17 @@ it('shows a submitted result, and the ranks it moves, live', async () => {
   ]);
   expect(rows[2]).toEqual([3, id(5), expect.stringMatching(/^(▲[23]|▼1)$/)]);
   expect(await page.$('#top tbody tr:first-child td.move.new')).not.toBeNull(); // highlighted
+  // The leader's metadata beside their points, the whole JSON as its tooltip; none for the others.
+  await page.waitForFunction(
+    () => document.querySelector('#top tbody tr:first-child .meta')?.textContent !== '',
+    undefined,
+    {
+      timeout: 10_000,
+    },
+  );
+  expect(await page.textContent('#top tbody tr:first-child .meta')).toBe('Falcon · red');
+  expect(await page.getAttribute('#top tbody tr:first-child .meta', 'title')).toBe('{"car":"Falcon","colour":"red"}');
+  expect(await page.textContent('#top tbody tr:nth-child(2) .meta')).toBe('');
 });
 
 it("follows a searched player's rank as they are overtaken", async () => {
