@@ -26,6 +26,8 @@ export async function seedBoard(opts: {
   players: number;
   points(p: number): number;
   agoMs(p: number): number;
+  /** The metadata (JSON text) of player p's result; none when absent. */
+  metadata?(p: number): string;
   onProgress?(done: number): void;
 }): Promise<Season> {
   await ensureDatabase(opts.databaseUrl);
@@ -68,6 +70,7 @@ export async function seedBoard(opts: {
             endedAt: new Date(now - opts.agoMs(p)),
             partition: 0,
             offset: String(p),
+            metadata: opts.metadata?.(p) ?? null,
           });
         }
         await applyResults(deps, chunk);

@@ -3,6 +3,8 @@ import { BREAK, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type Grap
 /**
  * Fields whose answer depends only on board state (and display names): the cacheable reads, and
  * the snapshot subscriptions one execution can serve to every client (shared-subscriptions.ts).
+ * Entry.metadata is board state too: a standing's metadata changes only with the standing itself
+ * (postgres/results-store.ts), so with its board's version.
  */
 const BOARD_STATE_FIELDS = new Set([
   'Query.leaderboard',
@@ -23,6 +25,7 @@ const BOARD_STATE_FIELDS = new Set([
   'Entry.achievedAt',
   'Entry.player',
   'Entry.percentile',
+  'Entry.metadata',
   'FriendsPage.entries',
   'FriendsPage.endCursor',
   'FriendsPage.hasNextPage',
