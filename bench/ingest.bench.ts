@@ -10,6 +10,7 @@
 //   a. raw ceiling: one SQL statement per 1000 results + pipelined ZADD GT (bench/raw-ceiling.ts)
 //   b. ladder's applyResults, no Kafka, chunks of 2000 (what the consumer calls per chunk)
 //   d. 10% of the results replayed through b (redelivery after a crash)
+//   w. b on a season keeping the SEASON board only, then all four windows (b keeps the default three)
 //   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
 //      from start to "group committed every offset" (bench/kafka-e2e.ts)
 //   e. game servers through the mutation: the built API process under wrk, with an ingest process
@@ -24,7 +25,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
-import type { Season } from '../src/domain/season.js';
+import type { Season, SeasonDefinition } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
@@ -258,6 +259,24 @@ async function run(): Promise<void> {
     });
   }
 
+  // w. the windows a season keeps: b's traffic on a season with SEASON only, then with all four
+  // (b's season keeps the default three), each on a fresh season.
+  if (runs('w')) {
+    for (const windows of [['SEASON'], ['SEASON', 'DAY', 'WEEK', 'MONTH']] as const) {
+      const season = await createSeason(`windows ${windows.length}`, { windows });
+      seasons.push(season);
+      await checkpoint();
+      const w = await timed(() => ladderApply(season, withMatchTag(traffic, 0xc + windows.length)));
+      rows.push({
+        scenario: `w. b on a season keeping ${windows.join(', ')}`,
+        results: N,
+        seconds: w.seconds,
+        cpu: w.cpu,
+        note: w.value.note,
+      });
+    }
+  }
+
   const e: SubmitReport[] = [];
   if (runs('e')) {
     const submitSeasons: Season[] = [];
@@ -305,10 +324,10 @@ function steadyRate(c: { seconds: number; firstCommitSeconds: number; firstCommi
 }
 
 /** A fresh bench season (bench/season.ts) with an id from FIRST_SEASON_ID up. */
-async function createSeason(label: string): Promise<Season> {
+async function createSeason(label: string, over: Partial<SeasonDefinition> = {}): Promise<Season> {
   await pg.sql`select setval(pg_get_serial_sequence('seasons', 'id'),
                               greatest(${FIRST_SEASON_ID}::int8, (select coalesce(max(id), 0) from seasons)))`;
-  const season = await createBenchSeason(pg.db, `bench ${label} ${runId}`);
+  const season = await createBenchSeason(pg.db, `bench ${label} ${runId}`, undefined, over);
   // Belt and braces: the keys must not exist yet, or cleanup would delete someone else's board.
   if ((await seasonKeys(redis, season.id)).length > 0) throw new Error(`Redis already has keys of season ${season.id}`);
   return season;

@@ -13,6 +13,7 @@ export async function createBenchSeason(
   db: Db,
   name: string,
   startsAt = new Date(Math.floor(Date.now() / DAY) * DAY - 10 * DAY),
+  over: Partial<SeasonDefinition> = {},
 ): Promise<Season> {
   const def: SeasonDefinition = {
     name,
@@ -22,6 +23,7 @@ export async function createBenchSeason(
     order: 'DESC',
     rankStyle: 'ORDINAL',
     maxPointsPerMatch: 1_000_000,
+    ...over,
   };
   return createSeasonsRepo(db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
 }

@@ -62,6 +62,7 @@ async function demoSeasons(app: App, sharded: boolean) {
       order: 'DESC',
       rankStyle: 'ORDINAL',
       maxPointsPerMatch: 10_000,
+      windows: ['SEASON', 'DAY', 'WEEK', 'MONTH'],
       ...(sharded ? { shards: { bounds: [1_000, 3_000] } } : {}),
     },
     now,
@@ -77,6 +78,9 @@ async function demoSeasons(app: App, sharded: boolean) {
       rankStyle: 'COMPETITION',
       // As the demo season's: each simulated match counts in both (one submission, seasonIds).
       maxPointsPerMatch: 10_000,
+      // The week itself is the season: a daily board beside it, turning over at 04:00 UTC.
+      windows: ['SEASON', 'DAY'],
+      resetOffsetMinutes: 240,
     },
     now,
   );

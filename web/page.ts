@@ -268,13 +268,30 @@ function followPlayer(): void {
   void showPlayer().catch(failed);
 }
 
-/** The past days or weeks of the board that hold standings (Season.periods), for the period picker. */
+const WINDOW_LABELS: Record<Window, string> = {
+  SEASON: 'season',
+  MONTH: 'this month',
+  WEEK: 'this week',
+  DAY: 'today',
+};
+
+/** The board picker offers the windows the season keeps (Season.windows); another one falls back to SEASON. */
+function showWindows(windows: readonly Window[]): void {
+  if (!windows.includes(state.window)) state.window = 'SEASON';
+  const order: Window[] = ['SEASON', 'MONTH', 'WEEK', 'DAY'];
+  $<HTMLSelectElement>('#window').replaceChildren(
+    ...order.filter((w) => windows.includes(w)).map((w) => new Option(WINDOW_LABELS[w], w)),
+  );
+  $<HTMLSelectElement>('#window').value = state.window;
+}
+
+/** The past days, weeks or months of the board that hold standings (Season.periods), for the period picker. */
 async function listPeriods(): Promise<void> {
   const picker = $('#period-picker');
   picker.hidden = state.window === 'SEASON';
   if (picker.hidden) return;
   const periods = await client.periods({ seasonId: state.seasonId!, window: state.window, first: 30 });
-  const current = state.window === 'DAY' ? 'today' : 'this week';
+  const current = WINDOW_LABELS[state.window];
   $<HTMLSelectElement>('#period').replaceChildren(
     new Option(`${current} (live)`, ''),
     ...(periods ?? []).map((p) => new Option(`${p.period} · ${count(p.leaderboard.size)} players`, p.periodStart)),
@@ -294,13 +311,15 @@ async function start(): Promise<void> {
   }
   if (!seasons.some((s) => s.id === state.seasonId)) state.seasonId = seasons[0]!.id;
   select.value = String(state.seasonId);
-  $<HTMLSelectElement>('#window').value = state.window;
+  const windowsOf = (id: number) => seasons.find((s) => s.id === id)?.windows ?? ['SEASON'];
+  showWindows(windowsOf(state.seasonId!));
   $<HTMLInputElement>('#player').value = state.player;
   $<HTMLTextAreaElement>('#friends').value = state.friends.join(', ');
 
   select.addEventListener('change', () => {
     state.seasonId = Number(select.value);
     state.at = undefined;
+    showWindows(windowsOf(state.seasonId));
     void listPeriods().catch(failed);
     follow();
   });

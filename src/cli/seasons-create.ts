@@ -1,6 +1,6 @@
 // `seasons create`: a new season, the createSeason mutation's input as options, stored by the same
 // service (src/service/seasons.ts newSeasonOf and createSeason), which checks it as it checks the mutation's.
-import type { RankStyle, ScoringMode, SortOrder } from '../domain/season.js';
+import { ALL_WINDOWS, windowsOf, type RankStyle, type ScoringMode, type SortOrder } from '../domain/season.js';
 import { createSeason, newSeasonOf, type NewSeasonInput } from '../service/seasons.js';
 import { parse, UsageError, withApp, type Command } from './command.js';
 
@@ -22,6 +22,8 @@ const options = {
   'shard-bounds': { type: 'string' },
   shards: { type: 'string' },
   'shards-from-season-id': { type: 'string' },
+  windows: { type: 'string' },
+  'reset-offset-minutes': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: string | undefined };
@@ -71,6 +73,8 @@ async function seasonInput(values: Values): Promise<NewSeasonInput> {
     shardBounds: values['shard-bounds']?.split(',').map((b) => int('shard-bounds', b.trim())!),
     shards: int('shards', values.shards),
     shardsFromSeasonId: int('shards-from-season-id', values['shards-from-season-id']),
+    windows: values.windows?.split(',').map((w) => oneOf('windows', w.trim(), ALL_WINDOWS)!),
+    resetOffsetMinutes: int('reset-offset-minutes', values['reset-offset-minutes']),
   };
 }
 
@@ -78,7 +82,8 @@ export const seasonsCreate: Command = {
   args:
     '--name <text> --starts-at <ISO-8601> --ends-at <ISO-8601> --scoring BEST|SUM --max-points-per-match <n> ' +
     '[--order DESC|ASC] [--rank-style ORDINAL|COMPETITION] [--points-bits <n>] [--time-bits <n>] ' +
-    '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>]',
+    '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>] ' +
+    '[--windows SEASON,DAY,WEEK,MONTH] [--reset-offset-minutes <0..1439>]',
   summary: 'create a season (the createSeason mutation, checked the same way); its last output line is the new id',
   async run(argv, ctx) {
     const input = await seasonInput(parse(argv, options).values);
@@ -87,7 +92,8 @@ export const seasonsCreate: Command = {
     ctx.out(
       `created season ${season.id} "${season.name}": ${season.status} from ${season.startsAt.toISOString()} ` +
         `to ${season.endsAt.toISOString()}, ${season.scoring} ${season.order} ${season.rankStyle}, ` +
-        `at most ${season.maxPointsPerMatch} points a match${shards}`,
+        `at most ${season.maxPointsPerMatch} points a match${shards}; boards ${windowsOf(season).join(', ')}` +
+        (season.resetOffsetMinutes ? `, turning over ${season.resetOffsetMinutes} min after 00:00 UTC` : ''),
     );
     // Last line, alone: scripts capture it with `tail -1`.
     ctx.out(String(season.id));

@@ -46,8 +46,10 @@ export type SortOrder =
   | 'DESC';
 
 export type Window =
-  /** a UTC day */
+  /** a UTC day (from the season's reset offset: resetOffsetMinutes) */
   | 'DAY'
+  /** a calendar month (UTC) */
+  | 'MONTH'
   /** the whole season */
   | 'SEASON'
   /** an ISO week (UTC) */
@@ -176,7 +178,7 @@ export type SeasonsQueryVariables = Exact<{
 }>;
 
 
-export type SeasonsQuery = { seasons: Array<{ id: number, name: string, status: SeasonStatus, scoring: ScoringMode, order: SortOrder, startsAt: string, endsAt: string }> };
+export type SeasonsQuery = { seasons: Array<{ id: number, name: string, status: SeasonStatus, scoring: ScoringMode, order: SortOrder, startsAt: string, endsAt: string, windows: Array<Window>, resetOffsetMinutes: number }> };
 
 export type SeasonQueryVariables = Exact<{
   id: number;
@@ -428,6 +430,8 @@ export const SeasonsDocument = new TypedDocumentString(`
     order
     startsAt
     endsAt
+    windows
+    resetOffsetMinutes
   }
 }
     `) as unknown as TypedDocumentString<SeasonsQuery, SeasonsQueryVariables>;

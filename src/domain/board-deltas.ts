@@ -1,5 +1,5 @@
-import type { Window } from './season.js';
-import { dayPeriod, weekPeriod } from './windows.js';
+import { resetOffsetMs, windowsOf, type Season, type Window } from './season.js';
+import { periodOf } from './windows.js';
 
 /** One accepted player result, as it travels from Kafka into PostgreSQL. */
 export interface AcceptedResult {
@@ -29,20 +29,20 @@ export interface BoardStanding extends BoardRef {
 }
 
 /**
- * The boards a result counts on: its season's, and the day and week of its endedAt (event time).
- * Plain object literals, no spread: this runs three times per result on the ingest hot path, and
- * on Node 20 a spread-then-extend object costs several times a literal (bench/ingest.bench.ts).
+ * The boards a result counts on: its season's SEASON board, and the periods of its endedAt (event
+ * time) of each other window the season keeps. Plain object literals, no spread: this runs per
+ * board per result (bench/ingest.bench.ts: on Node 20 a spread costs several times a literal).
  */
-export function boardsOf(r: Pick<AcceptedResult, 'seasonId' | 'playerId' | 'endedAt'>): BoardRef[] {
+export function boardsOf(
+  r: Pick<AcceptedResult, 'seasonId' | 'playerId' | 'endedAt'>,
+  season: Pick<Season, 'windows' | 'resetOffsetMinutes'>,
+): BoardRef[] {
   const { seasonId, playerId } = r;
-  return [
-    { seasonId, window: 'SEASON', period: '', playerId },
-    { seasonId, window: 'DAY', period: dayPeriod(r.endedAt), playerId },
-    { seasonId, window: 'WEEK', period: weekPeriod(r.endedAt), playerId },
-  ];
+  const offset = resetOffsetMs(season);
+  return windowsOf(season).map((window) => ({ seasonId, window, period: periodOf(window, r.endedAt, offset), playerId }));
 }
 
-const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
+const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2, MONTH: 3 };
 
 /**
  * Sorts refs by the standings primary key (season, window, period, player). Concurrent batches

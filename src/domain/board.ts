@@ -1,5 +1,5 @@
 import { badInput } from './errors.js';
-import type { Season, Window } from './season.js';
+import { resetOffsetMs, windowsOf, type Season, type Window } from './season.js';
 import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from './windows.js';
 
 /**
@@ -13,7 +13,7 @@ import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from '
 export interface Board<S extends SeasonId = Season> {
   season: S;
   window: Window;
-  /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK (see windows.ts). */
+  /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK, 'yyyy-mm' for MONTH (see windows.ts). */
   period: string;
 }
 
@@ -33,15 +33,14 @@ export interface PlacedBoard extends Board {
   periodStart: Date;
 }
 
-/** The board of a season for a window at an instant. */
+/** The board of a season for a window at an instant (its periods turn over at the season's reset offset). */
 export function boardAt(season: Season, window: Window, at: Date): PlacedBoard {
-  const period = periodOf(window, at);
-  return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
+  return boardOfPeriod(season, window, periodOf(window, at, resetOffsetMs(season)));
 }
 
 /** A board of a period that Season.periods listed. */
 export function boardOfPeriod(season: Season, window: Window, period: string): PlacedBoard {
-  return { season, window, period, periodStart: periodStart(window, period, season.startsAt) };
+  return { season, window, period, periodStart: periodStart(window, period, season.startsAt, resetOffsetMs(season)) };
 }
 
 /**
@@ -50,11 +49,22 @@ export function boardOfPeriod(season: Season, window: Window, period: string): P
  * a cache slot: a client sending distinct dates could make them without end.
  */
 export function requestedBoard(season: Season, window: Window, at: Date | null | undefined, now: Date): PlacedBoard {
+  checkWindowKept(season, window);
   const board = boardAt(season, window, at ?? now);
-  if (at && board.window !== 'SEASON' && !periodInReach(board.window, board.period, season, now)) {
-    throw badInput('at', 'at must pick a day or week of the season, at most one period after now');
+  if (
+    at &&
+    board.window !== 'SEASON' &&
+    !periodInReach(board.window, board.period, season, now, resetOffsetMs(season))
+  ) {
+    throw badInput('at', 'at must pick a day, week or month of the season, at most one period after now');
   }
   return board;
+}
+
+/** BAD_USER_INPUT 'window' when the season keeps no board of `window` (Season.windows). */
+export function checkWindowKept(season: Season, window: Window): void {
+  if (!windowsOf(season).includes(window))
+    throw badInput('window', `season ${season.id} keeps no ${window} board; it keeps ${windowsOf(season).join(', ')}`);
 }
 
 /** Checks the arguments of a listing of periods (Season.periods): how many, and before which period. */
@@ -92,12 +102,13 @@ export function boardId(seasonId: number, window: Window, period: string): strin
 }
 
 /**
- * When a board's Redis key expires, in Unix seconds: 0 (never) for SEASON; DAY and WEEK boards
- * `ttlSeconds` after their window ends (docs/design.md#windows).
+ * When a board's Redis key expires, in Unix seconds: 0 (never) for SEASON; DAY, WEEK and MONTH
+ * boards `ttlSeconds` after their period ends (docs/design.md#windows).
  */
 export function boardExpireAt(board: Board, ttlSeconds: number): number {
   if (board.window === 'SEASON') return 0;
-  return Math.floor(periodEnd(board.window, board.period, board.season.endsAt).getTime() / 1000) + ttlSeconds;
+  const end = periodEnd(board.window, board.period, board.season.endsAt, resetOffsetMs(board.season));
+  return Math.floor(end.getTime() / 1000) + ttlSeconds;
 }
 
 /**
@@ -109,7 +120,7 @@ export function isBoardExpired(expireAt: number, nowMs: number, marginMs = 0): b
 }
 
 /**
- * Standings on the boards of a season that are still live at `nowMs` (SEASON always, DAY and WEEK
+ * Standings on the boards of a season that are still live at `nowMs` (SEASON always, the others
  * until their key expires): what a rebuild or reconcile goes through, the total of its progress.
  */
 export function membersOnLiveBoards(

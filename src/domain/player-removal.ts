@@ -100,12 +100,12 @@ export function planRemoval(
   const kept = results.filter((r) => !isRemoved(r));
   const boards = new Map<string, BoardOutcome>();
   for (const r of removed) {
-    for (const ref of boardsOf({ seasonId: season.id, playerId, endedAt: r.endedAt })) {
+    for (const ref of boardsOf({ seasonId: season.id, playerId, endedAt: r.endedAt }, season)) {
       boards.set(refKey(ref), { ...ref, standing: null });
     }
   }
   for (const r of kept) {
-    for (const ref of boardsOf({ seasonId: season.id, playerId, endedAt: r.endedAt })) {
+    for (const ref of boardsOf({ seasonId: season.id, playerId, endedAt: r.endedAt }, season)) {
       const board = boards.get(refKey(ref));
       if (!board) continue; // a board no removed result counted on stays as it is
       board.standing = applyResult(board.standing ?? undefined, r, season.scoring, season.order);

@@ -7,8 +7,12 @@ export type ScoringMode = 'BEST' | 'SUM';
 export type SortOrder = 'DESC' | 'ASC';
 /** ORDINAL: 1,2,3,4 (earlier achievement wins a tie); COMPETITION: 1,2,2,4 (equal points share a rank). */
 export type RankStyle = 'ORDINAL' | 'COMPETITION';
-/** The boards every season has: the whole season, each UTC day and each ISO week. */
-export type Window = 'SEASON' | 'DAY' | 'WEEK';
+/**
+ * The windows a board can keep: the whole season, each UTC day, each ISO week, each UTC calendar
+ * month (the last three turning over at the season's reset offset). A season keeps SEASON and the
+ * ones it declares (Season.windows).
+ */
+export type Window = 'SEASON' | 'DAY' | 'WEEK' | 'MONTH';
 /** Lifecycle of a season; see seasonStatusAt for the status at a given instant. */
 export type SeasonStatus = 'SCHEDULED' | 'ACTIVE' | 'CLOSED';
 
@@ -35,6 +39,10 @@ export interface Season {
   finalizedAt?: Date | null;
   /** Score-range shards of its boards (domain/shards.ts); none: each board is one Redis key. */
   shards?: ShardLayout | null;
+  /** The windows it keeps, SEASON first (windowsOf); absent: DEFAULT_WINDOWS. */
+  windows?: readonly Window[] | undefined;
+  /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over (0..1439); absent: 0. */
+  resetOffsetMinutes?: number | undefined;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -49,6 +57,34 @@ export interface SeasonDefinition {
   split?: ScoreSplit | undefined;
   /** Points that separate score-range shards (domain/shards.ts); absent: one Redis key per board. */
   shardBounds?: number[] | undefined;
+  /** The windows to keep (SEASON among them); absent: DEFAULT_WINDOWS. */
+  windows?: readonly Window[] | undefined;
+  /** When DAY, WEEK and MONTH turn over, in minutes after UTC midnight; absent: 0. */
+  resetOffsetMinutes?: number | undefined;
+}
+
+/** Every window, in the order of the board_window enum (the standings key's order). */
+export const ALL_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK', 'MONTH'];
+/** The windows of a season that declares none: what every season kept before windows were chosen. */
+export const DEFAULT_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK'];
+
+/** The windows a season keeps, in ALL_WINDOWS order. */
+export function windowsOf(season: Pick<Season, 'windows'>): readonly Window[] {
+  return season.windows ?? DEFAULT_WINDOWS;
+}
+
+/** How long after UTC midnight a season's periods turn over, in ms. */
+export function resetOffsetMs(season: Pick<Season, 'resetOffsetMinutes'>): number {
+  return (season.resetOffsetMinutes ?? 0) * 60_000;
+}
+
+/** The windows as a season stores them: the ones declared, SEASON included, in ALL_WINDOWS order. */
+function validateWindows(windows: readonly Window[] | undefined): void {
+  if (windows === undefined) return;
+  if (!Array.isArray(windows) || windows.some((w) => !ALL_WINDOWS.includes(w)) || new Set(windows).size !== windows.length)
+    throw badInput('windows', `windows must be distinct values of ${ALL_WINDOWS.join(', ')}`);
+  if (!windows.includes('SEASON'))
+    throw badInput('windows', 'windows must include SEASON: a season always keeps its whole-season board');
 }
 
 /** Largest value a GraphQL Int (signed 32-bit) can carry; points are exposed as one. */
@@ -152,6 +188,9 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
     );
   }
   if (input.shardBounds) validateShardBounds(input.shardBounds, maxPoints);
+  validateWindows(input.windows);
+  if (input.resetOffsetMinutes !== undefined && !isIntIn(input.resetOffsetMinutes, 0, 1439))
+    throw badInput('resetOffsetMinutes', 'resetOffsetMinutes must be an integer in 0..1439 (minutes after UTC midnight)');
   return { ...split };
 }
 

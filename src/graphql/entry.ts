@@ -2,6 +2,7 @@ import type { Board } from '../domain/board.js';
 import { badInput } from '../domain/errors.js';
 import { percentile, type FriendsPage } from '../domain/placing.js';
 import { RANK_HISTORY_MAX, rankDelta, type RankPoint } from '../domain/rank-history.js';
+import { resetOffsetMs } from '../domain/season.js';
 import { periodOf } from '../domain/windows.js';
 import { builder } from './builder.js';
 import type { Context, EntryValue } from './context.js';
@@ -30,7 +31,8 @@ async function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefin
   if (entry.on?.board) return entry.on.board;
   if (!entry.on) return undefined;
   const season = await ctx.services.season(entry.on.seasonId);
-  return season && { season, window: entry.on.window, period: periodOf(entry.on.window, ctx.services.now()) };
+  const { window } = entry.on;
+  return season && { season, window, period: periodOf(window, ctx.services.now(), resetOffsetMs(season)) };
 }
 
 /**

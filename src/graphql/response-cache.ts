@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Board } from '../domain/board.js';
+import { resetOffsetMs } from '../domain/season.js';
 import { periodEnd } from '../domain/windows.js';
 import type { BoardVersion, BoardVersions } from '../service/board-events.js';
 import type { ReadTracker } from '../service/leaderboard-reads.js';
@@ -129,7 +130,10 @@ export function createResponseCache(opts: {
       let validUntil = startedAt + opts.maxAgeMs;
       for (const d of reads.deps) {
         if (d.board.window !== 'SEASON')
-          validUntil = Math.min(validUntil, periodEnd(d.board.window, d.board.period, d.board.season.endsAt).getTime());
+          validUntil = Math.min(
+            validUntil,
+            periodEnd(d.board.window, d.board.period, d.board.season.endsAt, resetOffsetMs(d.board.season)).getTime(),
+          );
       }
       const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
       const entry: CachedResponse = {

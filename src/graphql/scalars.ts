@@ -80,8 +80,9 @@ export const RankStyleEnum = builder.enumType('RankStyle', {
 export const WindowEnum = builder.enumType('Window', {
   values: {
     SEASON: { description: 'the whole season' },
-    DAY: { description: 'a UTC day' },
+    DAY: { description: "a UTC day (from the season's reset offset: resetOffsetMinutes)" },
     WEEK: { description: 'an ISO week (UTC)' },
+    MONTH: { description: 'a calendar month (UTC)' },
   },
 });
 export const SeasonStatusEnum = builder.enumType('SeasonStatus', {

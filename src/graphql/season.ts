@@ -1,13 +1,13 @@
-import { defaultSplit, type ScoreSplit, type Season } from '../domain/season.js';
+import { defaultSplit, windowsOf, type ScoreSplit, type Season } from '../domain/season.js';
 import { newSeasonOf } from '../service/seasons.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
-import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum } from './scalars.js';
+import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum, WindowEnum } from './scalars.js';
 
 export const SeasonRef = builder.objectRef<Season>('Season');
 
 SeasonRef.implement({
-  description: 'The unit of a board: its rules and its SEASON, DAY and WEEK leaderboards (see leaderboard.ts).',
+  description: 'The unit of a board: its rules and its leaderboards, one per window it keeps (see leaderboard.ts).',
   fields: (t) => ({
     id: t.exposeInt('id'),
     name: t.exposeString('name'),
@@ -26,6 +26,15 @@ SeasonRef.implement({
       description:
         'Points separating the shards, ascending (DESC: points >= a bound reach a better shard; ASC: points < it)',
       resolve: (s) => s.shards?.bounds ?? [],
+    }),
+    windows: t.field({
+      type: [WindowEnum],
+      description: 'The windows whose boards it keeps (SEASON always)',
+      resolve: (s) => [...windowsOf(s)],
+    }),
+    resetOffsetMinutes: t.int({
+      description: 'Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over',
+      resolve: (s) => s.resetOffsetMinutes ?? 0,
     }),
   }),
 });
@@ -67,6 +76,16 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
     shardsFromSeasonId: t.int({
       required: false,
       description: "A previous season whose SEASON board's points histogram sizes the shards",
+    }),
+    windows: t.field({
+      type: [WindowEnum],
+      required: false,
+      description:
+        'The windows whose boards it keeps, SEASON among them (default: SEASON, DAY, WEEK); a result writes one board per window',
+    }),
+    resetOffsetMinutes: t.int({
+      required: false,
+      description: 'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
     }),
   }),
 });

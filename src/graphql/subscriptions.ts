@@ -4,7 +4,7 @@ import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
 import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
-import { boardAt } from '../domain/board.js';
+import { boardAt, checkWindowKept } from '../domain/board.js';
 import { WindowEnum } from './scalars.js';
 
 const RecordUpdateRef = builder
@@ -47,7 +47,9 @@ builder.subscriptionType({
         if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
           throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }
-        const board = boardAt(await seasonOrFail(ctx, args.seasonId), args.window ?? 'SEASON', ctx.services.now());
+        const season = await seasonOrFail(ctx, args.seasonId);
+        checkWindowKept(season, args.window ?? 'SEASON');
+        const board = boardAt(season, args.window ?? 'SEASON', ctx.services.now());
         return ctx.services.live.topChanges(board, limit);
       },
       resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON'),

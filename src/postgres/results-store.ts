@@ -1,7 +1,7 @@
 import type { AcceptedResult, BoardRef, BoardStanding } from '../domain/board-deltas.js';
 import { compareIds } from '../domain/board-deltas.js';
-import type { ScoringMode, Season, SortOrder } from '../domain/season.js';
-import { dayPeriod, weekPeriod } from '../domain/windows.js';
+import { resetOffsetMs, windowsOf, type ScoringMode, type Season, type SortOrder, type Window } from '../domain/season.js';
+import { dayPeriod, monthPeriod, weekPeriod } from '../domain/windows.js';
 import type { Sql } from './client.js';
 
 /** How a stored standing and a batch's delta combine (the rule of domain/ranking.ts applyResult). */
@@ -74,6 +74,15 @@ const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
   },
 };
 
+// Every board a result may count on, with its bit in the row's window mask (windowMask): SEASON,
+// then the periods of its endedAt, shifted by its season's reset offset, of DAY, WEEK and MONTH.
+const BOARDS_OF_ROW = `values ('SEASON'::board_window, '', 1), ('DAY'::board_window, r.day, 2),
+  ('WEEK'::board_window, r.week, 4), ('MONTH'::board_window, r.month, 8)`;
+const WINDOW_BITS: Record<Window, number> = { SEASON: 1, DAY: 2, WEEK: 4, MONTH: 8 };
+
+/** The windows a season keeps as a bit mask of WINDOW_BITS. */
+const windowMask = (season: Season) => windowsOf(season).reduce((mask, w) => mask | WINDOW_BITS[w], 0);
+
 // kind 's': a standing the statement changed; 'd': a board a duplicate counts on; 'n': how many
 // results were new (inserted).
 type StandingRow = {
@@ -98,14 +107,17 @@ const toStanding = (r: Omit<StandingRow, 'kind' | 'inserted'>): BoardStanding =>
 
 /** The batch write path of ingest: match_results and standings in one statement per combine rule. */
 export function createResultsStore(sql: Sql) {
-  // A result's DAY and WEEK periods depend only on its UTC day: computed once per day seen.
-  const periods = new Map<number, [day: string, week: string]>();
-  const periodsOf = (endedAt: Date): [string, string] => {
-    const day = Math.floor(endedAt.getTime() / 86_400_000);
-    let p = periods.get(day);
+  // A result's DAY, WEEK and MONTH periods depend only on its UTC day shifted back by its season's
+  // reset offset: computed once per (day, offset) seen.
+  const periods = new Map<string, [day: string, week: string, month: string]>();
+  const periodsOf = (endedAt: Date, offsetMs = 0): [string, string, string] => {
+    const shifted = endedAt.getTime() - offsetMs;
+    const key = `${Math.floor(shifted / 86_400_000)}|${offsetMs}`;
+    let p = periods.get(key);
     if (!p) {
       if (periods.size > 10_000) periods.clear();
-      periods.set(day, (p = [dayPeriod(endedAt), weekPeriod(endedAt)]));
+      const at = new Date(shifted);
+      periods.set(key, (p = [dayPeriod(at), weekPeriod(at), monthPeriod(at)]));
     }
     return p;
   };
@@ -117,7 +129,7 @@ export function createResultsStore(sql: Sql) {
   async function ensurePartitions(rows: readonly AcceptedResult[]): Promise<void> {
     const needed = new Map<string, [seasonId: number, day: string]>();
     for (const r of rows) {
-      const day = periodsOf(r.endedAt)[0];
+      const day = periodsOf(r.endedAt)[0]; // partitions are UTC days of ended_at, whatever the offset
       needed.set(`${r.seasonId}|${day}`, [r.seasonId, day]);
     }
     for (const [key, [seasonId, day]] of needed) {
@@ -156,10 +168,11 @@ export function createResultsStore(sql: Sql) {
   async function applyRule(
     rule: CombineRule,
     rows: readonly AcceptedResult[],
+    seasonOf: (id: number) => Season,
   ): Promise<{ inserted: number; standings: BoardStanding[] }> {
     // The statement's columns, built in one pass.
     const n = rows.length;
-    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week, metadata] = [
+    const [matchId, playerId, seasonId, points, endedAt, partition, offset, day, week, month, windows, metadata] = [
       [],
       [],
       [],
@@ -170,10 +183,26 @@ export function createResultsStore(sql: Sql) {
       [],
       [],
       [],
-    ] as [string[], string[], number[], number[], string[], number[], string[], string[], string[], (string | null)[]];
+      [],
+      [],
+    ] as [
+      string[],
+      string[],
+      number[],
+      number[],
+      string[],
+      number[],
+      string[],
+      string[],
+      string[],
+      string[],
+      number[],
+      (string | null)[],
+    ];
     for (let i = 0; i < n; i++) {
       const r = rows[i]!;
-      const [d, w] = periodsOf(r.endedAt);
+      const season = seasonOf(r.seasonId);
+      const [d, w, m] = periodsOf(r.endedAt, resetOffsetMs(season));
       matchId.push(r.matchId);
       playerId.push(r.playerId);
       seasonId.push(r.seasonId);
@@ -183,6 +212,8 @@ export function createResultsStore(sql: Sql) {
       offset.push(r.offset);
       day.push(d);
       week.push(w);
+      month.push(m);
+      windows.push(windowMask(season));
       metadata.push(r.metadata ?? null);
     }
     const { fold, combine } = ruleSql[rule];
@@ -198,8 +229,10 @@ export function createResultsStore(sql: Sql) {
           ${sql.array(offset)}::int8[],
           ${sql.array(day)}::text[],
           ${sql.array(week)}::text[],
+          ${sql.array(month)}::text[],
+          ${sql.array(windows)}::int4[],
           ${sql.array(metadata)}::jsonb[])
-          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week, metadata)
+          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week, month, windows, metadata)
       ), ins as (
         insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata)
         select season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata from r
@@ -208,7 +241,8 @@ export function createResultsStore(sql: Sql) {
       ), b as (
         select r.season_id, w.win, w.period, r.player_id, r.points, r.ended_at, r.metadata
         from r join ins using (season_id, match_id, player_id)
-        cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
+        cross join lateral (${sql.unsafe(BOARDS_OF_ROW)}) as w(win, period, bit)
+        where r.windows & w.bit <> 0
       ), up as (
         insert into standings as st (season_id, "window", period, player_id, points, achieved_at, metadata)
         ${sql.unsafe(fold)}
@@ -217,8 +251,8 @@ export function createResultsStore(sql: Sql) {
       ), dup as (
         select distinct r.season_id, w.win, w.period, r.player_id
         from r left join ins using (season_id, match_id, player_id)
-        cross join lateral (values ('SEASON'::board_window, ''), ('DAY'::board_window, r.day), ('WEEK'::board_window, r.week)) as w(win, period)
-        where ins.match_id is null
+        cross join lateral (${sql.unsafe(BOARDS_OF_ROW)}) as w(win, period, bit)
+        where ins.match_id is null and r.windows & w.bit <> 0
       )
       select 's' as kind, season_id, "window", period, player_id, points,
              floor(extract(epoch from achieved_at) * 1000)::int8 as achieved_ms, null::int8 as inserted
@@ -267,7 +301,7 @@ export function createResultsStore(sql: Sql) {
       let inserted = 0;
       const standings: BoardStanding[] = [];
       for (const [rule, rows] of byRule) {
-        const part = await applyRule(rule, rows);
+        const part = await applyRule(rule, rows, seasonOf);
         inserted += part.inserted;
         for (const s of part.standings) standings.push(s);
       }

@@ -23,7 +23,7 @@ export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLO
 export const scoringMode = pgEnum('scoring_mode', ['BEST', 'SUM']);
 export const sortOrder = pgEnum('sort_order', ['DESC', 'ASC']);
 export const rankStyle = pgEnum('rank_style', ['ORDINAL', 'COMPETITION']);
-export const boardWindow = pgEnum('board_window', ['SEASON', 'DAY', 'WEEK']);
+export const boardWindow = pgEnum('board_window', ['SEASON', 'DAY', 'WEEK', 'MONTH']);
 
 /** Raw bytes (a digest); postgres.js reads and writes them as Buffers. */
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
@@ -51,6 +51,10 @@ export const seasons = pgTable(
     finalizedAt: tstz('finalized_at'),
     /** Score-range shards of the season's boards ({bounds, tags}, domain/shards.ts); null: one key per board. */
     shardLayout: jsonb('shard_layout').$type<ShardLayout>(),
+    /** The windows whose boards it keeps (SEASON always among them). */
+    windows: boardWindow('windows').array().notNull().default(sql`'{SEASON,DAY,WEEK}'::board_window[]`),
+    /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over. */
+    resetOffsetMinutes: integer('reset_offset_minutes').notNull().default(0),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),

@@ -1,6 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { ShardLayout } from '../domain/shards.js';
-import type { ScoreSplit, Season, SeasonDefinition, SeasonStatus } from '../domain/season.js';
+import { ALL_WINDOWS, type ScoreSplit, type Season, type SeasonDefinition, type SeasonStatus } from '../domain/season.js';
 import type { Db } from './client.js';
 import { seasons } from './schema.js';
 
@@ -21,6 +21,8 @@ export function toSeason(row: SeasonRow): Season {
     split: { pointsBits: row.pointsBits, timeBits: row.timeBits, timeUnitSeconds: row.timeUnitSeconds },
     finalizedAt: row.finalizedAt,
     shards: row.shardLayout,
+    windows: ALL_WINDOWS.filter((w) => row.windows.includes(w)),
+    resetOffsetMinutes: row.resetOffsetMinutes,
   };
 }
 
@@ -75,6 +77,8 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
           pointsBits: split.pointsBits,
           timeBits: split.timeBits,
           timeUnitSeconds: split.timeUnitSeconds,
+          ...(def.windows ? { windows: ALL_WINDOWS.filter((w) => def.windows!.includes(w)) } : {}),
+          ...(def.resetOffsetMinutes !== undefined ? { resetOffsetMinutes: def.resetOffsetMinutes } : {}),
         })
         .returning();
       return toSeason(row!);

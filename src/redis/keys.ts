@@ -6,17 +6,15 @@ import type { Window } from '../domain/season.js';
 
 const tag = (seasonId: number) => `lb:{s${seasonId}}`;
 
-/** The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`. */
+/** The letter of a window's boards in their keys (SEASON has none). */
+const WINDOW_LETTER = { DAY: 'd', WEEK: 'w', MONTH: 'm' } as const;
+const LETTER_WINDOW = { d: 'DAY', w: 'WEEK', m: 'MONTH' } as const;
+type PeriodBoard = { window: (typeof LETTER_WINDOW)[keyof typeof LETTER_WINDOW]; period: string };
+
+/** The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`, `lb:{s1}:m:2026-11`. */
 export function boardKey(board: BoardOfId): string {
   const seasonTag = tag(board.season.id);
-  switch (board.window) {
-    case 'SEASON':
-      return seasonTag;
-    case 'DAY':
-      return `${seasonTag}:d:${board.period}`;
-    case 'WEEK':
-      return `${seasonTag}:w:${board.period}`;
-  }
+  return board.window === 'SEASON' ? seasonTag : `${seasonTag}:${WINDOW_LETTER[board.window]}:${board.period}`;
 }
 
 /**
@@ -26,7 +24,7 @@ export function boardKey(board: BoardOfId): string {
  */
 export function shardBoardKey(shardTag: string, window: Window, period: string): string {
   const key = `lb:{${shardTag}}`;
-  return window === 'SEASON' ? key : `${key}:${window === 'DAY' ? 'd' : 'w'}:${period}`;
+  return window === 'SEASON' ? key : `${key}:${WINDOW_LETTER[window]}:${period}`;
 }
 
 /** SCAN pattern of every shard key of a sharded season (`lb:{s1.` never matches s10's). */
@@ -124,31 +122,25 @@ export function boardLabel(board: BoardOfId): string {
   return board.window === 'SEASON' ? 'SEASON' : `${board.window}:${board.period}`;
 }
 
-/** SCAN pattern of a season's DAY and WEEK boards (and their scratch keys: windowBoardOfKey tells them apart). */
+/** SCAN pattern of a season's DAY, WEEK and MONTH boards (and their scratch keys: windowBoardOfKey tells them apart). */
 export function windowBoardsPattern(seasonId: number): string {
   return `${tag(seasonId)}:*`;
 }
 
-/** The DAY or WEEK board a key of `seasonId` names, or undefined for any other key (SEASON, copies, markers). */
-export function windowBoardOfKey(
-  seasonId: number,
-  key: string,
-): { window: 'DAY' | 'WEEK'; period: string } | undefined {
+/** The DAY, WEEK or MONTH board a key of `seasonId` names, or undefined for any other key (SEASON, copies, markers). */
+export function windowBoardOfKey(seasonId: number, key: string): PeriodBoard | undefined {
   const prefix = `${tag(seasonId)}:`;
   if (!key.startsWith(prefix)) return undefined;
-  const m = /^([dw]):([^:]+)$/.exec(key.slice(prefix.length));
+  const m = /^([dwm]):([^:]+)$/.exec(key.slice(prefix.length));
   if (!m) return undefined;
-  return { window: m[1] === 'd' ? 'DAY' : 'WEEK', period: m[2]! };
+  return { window: LETTER_WINDOW[m[1] as keyof typeof LETTER_WINDOW], period: m[2]! };
 }
 
-/** The DAY or WEEK board a shard key of a season with these shard tags names, or undefined (SEASON shards, copies). */
-export function windowBoardOfShardKey(
-  tags: readonly string[],
-  key: string,
-): { window: 'DAY' | 'WEEK'; period: string } | undefined {
-  const m = /^lb:\{([^}]+)\}:([dw]):([^:]+)$/.exec(key);
+/** The DAY, WEEK or MONTH board a shard key of a season with these shard tags names, or undefined (SEASON shards, copies). */
+export function windowBoardOfShardKey(tags: readonly string[], key: string): PeriodBoard | undefined {
+  const m = /^lb:\{([^}]+)\}:([dwm]):([^:]+)$/.exec(key);
   if (!m || !tags.includes(m[1]!)) return undefined;
-  return { window: m[2] === 'd' ? 'DAY' : 'WEEK', period: m[3]! };
+  return { window: LETTER_WINDOW[m[2] as keyof typeof LETTER_WINDOW], period: m[3]! };
 }
 
 /** SCAN pattern of every key of a season (boards, rebuild copies and markers): `lb:{s1}*`. */

@@ -1,5 +1,5 @@
 import { badInput, conflict, seasonNotFound } from '../domain/errors.js';
-import type { Season, Window } from '../domain/season.js';
+import { ALL_WINDOWS, type Season, type Window } from '../domain/season.js';
 import { isValidPeriod } from '../domain/windows.js';
 
 /** The export formats: RFC 4180 CSV (with a header line) or one JSON object per line. */
@@ -64,19 +64,22 @@ export function formatRows(rows: readonly ExportRow[], format: ExportFormat): st
     .join('');
 }
 
-/** Checks a filter: a period needs its DAY or WEEK window and must be canonical ('2026-03-01', '2026-W09'). */
+const PERIOD_FORMAT = { DAY: 'yyyy-mm-dd', WEEK: 'YYYY-Www', MONTH: 'yyyy-mm' } as const;
+
+/** Checks a filter: a period needs its DAY, WEEK or MONTH window and must be canonical ('2026-03-01', '2026-W09', '2026-03'). */
 export function parseExportFilter(window: string | undefined, period: string | undefined): ExportFilter {
-  if (window !== undefined && window !== 'SEASON' && window !== 'DAY' && window !== 'WEEK') {
-    throw badInput('window', `window must be SEASON, DAY or WEEK, got "${window}"`);
+  if (window !== undefined && !(ALL_WINDOWS as readonly string[]).includes(window)) {
+    throw badInput('window', `window must be ${ALL_WINDOWS.join(', ')}, got "${window}"`);
   }
-  if (period === undefined) return window ? { window } : {};
-  if (window !== 'DAY' && window !== 'WEEK') {
-    throw badInput('period', 'a period needs --window DAY or --window WEEK');
+  const w = window as Window | undefined;
+  if (period === undefined) return w ? { window: w } : {};
+  if (w === undefined || w === 'SEASON') {
+    throw badInput('period', 'a period needs --window DAY, WEEK or MONTH');
   }
-  if (!isValidPeriod(window, period)) {
-    throw badInput('period', `period must be ${window === 'DAY' ? 'yyyy-mm-dd' : 'YYYY-Www'}, got "${period}"`);
+  if (!isValidPeriod(w, period)) {
+    throw badInput('period', `period must be ${PERIOD_FORMAT[w]}, got "${period}"`);
   }
-  return { window, period };
+  return { window: w, period };
 }
 
 /**

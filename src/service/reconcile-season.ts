@@ -87,7 +87,7 @@ const DEFAULT_PAGE_SIZE = 200;
 const PG_PAGES = 5;
 // Bounds the memory spent de-duplicating extras that ZSCAN returns twice.
 const SEEN_EXTRAS_CAP = 100_000;
-const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2 };
+const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2, MONTH: 3 };
 
 /**
  * Compares every live board of a season (SEASON, and each DAY/WEEK board in PostgreSQL or Redis

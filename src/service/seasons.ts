@@ -10,6 +10,7 @@ import {
   type Season,
   type SeasonDefinition,
   type SeasonStatus,
+  type Window,
   type SortOrder,
 } from '../domain/season.js';
 
@@ -78,14 +79,24 @@ export interface NewSeasonInput {
   shardBounds?: readonly number[] | null;
   shards?: number | null;
   shardsFromSeasonId?: number | null;
+  windows?: readonly Window[] | null;
+  resetOffsetMinutes?: number | null;
 }
 
 /** What createSeason takes: DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
 export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?: ShardChoice } {
-  const { pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId, ...rest } = input;
+  const { pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId, windows, resetOffsetMinutes } =
+    input;
+  const { name, startsAt, endsAt, scoring, maxPointsPerMatch } = input;
   const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
   return {
-    ...rest,
+    name,
+    startsAt,
+    endsAt,
+    scoring,
+    maxPointsPerMatch,
+    ...(windows == null ? {} : { windows: [...windows] }),
+    ...(resetOffsetMinutes == null ? {} : { resetOffsetMinutes }),
     order: input.order ?? 'DESC',
     rankStyle: input.rankStyle ?? 'ORDINAL',
     split: splitWithDefaults(input.scoring, { pointsBits, timeBits, timeUnitSeconds }),

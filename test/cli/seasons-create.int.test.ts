@@ -19,7 +19,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-type Input = Record<string, string | number | number[]>;
+type Input = Record<string, string | number | number[] | string[]>;
 
 /** The CLI's options for a mutation input: each field in kebab case, a list comma-separated. */
 const optionsOf = (input: Input) =>
@@ -45,6 +45,8 @@ describe('seasons create', () => {
       maxPointsPerMatch: 5000,
       pointsBits: 20,
       timeUnitSeconds: 2,
+      windows: ['SEASON', 'MONTH'],
+      resetOffsetMinutes: 240,
     };
     const run = await cli('seasons', 'create', ...optionsOf(input));
     expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
@@ -52,7 +54,7 @@ describe('seasons create', () => {
     const id = Number(lines.at(-1));
     expect(lines.at(-2)).toBe(
       `created season ${id} "${input.name}": ACTIVE from ${input.startsAt} to ${input.endsAt}, ` +
-        'BEST ASC COMPETITION, at most 5000 points a match',
+        'BEST ASC COMPETITION, at most 5000 points a match; boards SEASON, MONTH, turning over 240 min after 00:00 UTC',
     );
     const mutation = await viaMutation(input);
     expect(mutation.errors).toBeUndefined();
@@ -73,7 +75,7 @@ describe('seasons create', () => {
     );
     expect(run, run.stderr).toMatchObject({ code: 0 });
     expect(run.stdout).toContain(': SCHEDULED from ');
-    expect(run.stdout).toContain(', 3 shards at 50,500\n');
+    expect(run.stdout).toContain(', 3 shards at 50,500; boards SEASON, DAY, WEEK\n');
     expect((await api.s.seasons.get(Number(run.stdout.trimEnd().split('\n').at(-1))))?.shards?.bounds).toEqual([
       50, 500,
     ]);
@@ -91,6 +93,8 @@ describe('seasons create', () => {
     ['a season longer than the time bits hold', { timeBits: 10, timeUnitSeconds: 1 }],
     ['shard bounds out of order', { shardBounds: [50, 20] }],
     ['shards without the season to size them by', { shards: 3 }],
+    ['windows without SEASON', { windows: ['DAY', 'WEEK'] }],
+    ['an offset past the day', { resetOffsetMinutes: 1440 }],
   ])('refuses %s with the mutation’s message', async ([, change], { expect }) => {
     const input = { ...valid, ...change };
     const error = (await viaMutation(input)).errors?.[0] as { message: string; extensions: { code: string } };

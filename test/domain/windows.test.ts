@@ -6,6 +6,28 @@ import { thrown, utc } from './helpers.js';
 
 // Expected values were produced by PostgreSQL 15:
 // to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD') and to_char(ts AT TIME ZONE 'UTC', 'IYYY-"W"IW').
+describe('a reset offset', () => {
+  it.each<[Window, string, number, string]>([
+    ['DAY', '2026-12-06T03:59:59.999Z', 240, '2026-12-05'],
+    ['DAY', '2026-12-06T04:00:00.000Z', 240, '2026-12-06'],
+    ['WEEK', '2026-12-07T03:59:59.999Z', 240, '2026-W49'],
+    ['WEEK', '2026-12-07T04:00:00.000Z', 240, '2026-W50'],
+    ['MONTH', '2027-01-01T03:00:00.000Z', 240, '2026-12'],
+    ['MONTH', '2027-01-01T04:00:00.000Z', 240, '2027-01'],
+    ['MONTH', '2026-03-31T23:59:59.999Z', 0, '2026-03'],
+    ['SEASON', '2026-12-06T03:00:00.000Z', 240, ''],
+  ])('puts %s %s with an offset of %i min in %j', (window, at, minutes, period) => {
+    expect(periodOf(window, new Date(at), minutes * 60_000)).toBe(period);
+  });
+
+  it('starts and ends each period the offset after its UTC midnight', () => {
+    const offset = 240 * 60_000;
+    expect(periodStart('DAY', '2026-12-06', seasonStart, offset).toISOString()).toBe('2026-12-06T04:00:00.000Z');
+    expect(periodEnd('MONTH', '2026-12', seasonEnd, offset).toISOString()).toBe('2027-01-01T04:00:00.000Z');
+    expect(periodEnd('WEEK', '2026-W49', seasonEnd, offset).toISOString()).toBe('2026-12-07T04:00:00.000Z');
+  });
+});
+
 describe('dayPeriod and weekPeriod', () => {
   it.each([
     ['2020-12-31T23:59:59.999Z', '2020-12-31', '2020-W53'],
@@ -74,6 +96,12 @@ describe('dayPeriod and weekPeriod', () => {
 const seasonStart = utc('2026-01-07T15:00:00.000Z');
 const seasonEnd = utc('2026-04-01T00:00:00.000Z');
 
+// A reset offset: 0, or any minute of the day (a daily board turning over at 04:00 UTC is 240).
+const offsetMs = fc.oneof(
+  fc.constant(0),
+  fc.integer({ min: 0, max: 1439 }).map((m) => m * 60_000),
+);
+
 describe('periodStart and periodEnd', () => {
   it.each<[Window, string, string, string]>([
     ['SEASON', '', '2026-01-07T15:00:00.000Z', '2026-04-01T00:00:00.000Z'],
@@ -83,6 +111,8 @@ describe('periodStart and periodEnd', () => {
     ['WEEK', '2025-W01', '2024-12-30T00:00:00.000Z', '2025-01-06T00:00:00.000Z'],
     ['WEEK', '2020-W53', '2020-12-28T00:00:00.000Z', '2021-01-04T00:00:00.000Z'],
     ['WEEK', '2026-W02', '2026-01-05T00:00:00.000Z', '2026-01-12T00:00:00.000Z'],
+    ['MONTH', '2024-02', '2024-02-01T00:00:00.000Z', '2024-03-01T00:00:00.000Z'],
+    ['MONTH', '2026-12', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
   ])('bounds %s %j by [%s, %s)', (window, period, start, end) => {
     expect(periodStart(window, period, seasonStart).toISOString()).toBe(start);
     expect(periodEnd(window, period, seasonEnd).toISOString()).toBe(end);
@@ -101,6 +131,10 @@ describe('periodStart and periodEnd', () => {
     ['WEEK', '2026-W1'],
     ['WEEK', '2026-w01'],
     ['WEEK', '2026-01-01'],
+    ['MONTH', '2026-13'],
+    ['MONTH', '2026-00'],
+    ['MONTH', '2026-1'],
+    ['MONTH', '2026-01-01'],
     ['SEASON', '2026-01-01'],
   ])('rejects the %s period %j', (window, period) => {
     expect(isValidPeriod(window, period)).toBe(false);
@@ -111,6 +145,7 @@ describe('periodStart and periodEnd', () => {
     ['DAY', '2024-02-29'],
     ['WEEK', '2026-W53'],
     ['WEEK', '2020-W53'],
+    ['MONTH', '2026-02'],
     ['SEASON', ''],
   ])('accepts the %s period %j', (window, period) => {
     expect(isValidPeriod(window, period)).toBe(true);
@@ -119,18 +154,22 @@ describe('periodStart and periodEnd', () => {
   it('holds every instant inside the period it belongs to, and the period end in the next one', () => {
     const instant = fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2300, 0, 1) }).map((ms) => new Date(ms));
     fc.assert(
-      fc.property(instant, fc.constantFrom<Window>('DAY', 'WEEK'), (at, window) => {
-        const period = periodOf(window, at);
-        const start = periodStart(window, period, seasonStart);
-        const end = periodEnd(window, period, seasonEnd);
+      fc.property(instant, fc.constantFrom<Window>('DAY', 'WEEK', 'MONTH'), offsetMs, (at, window, offset) => {
+        const period = periodOf(window, at, offset);
+        const start = periodStart(window, period, seasonStart, offset);
+        const end = periodEnd(window, period, seasonEnd, offset);
         expect(start.getTime()).toBeLessThanOrEqual(at.getTime());
         expect(at.getTime()).toBeLessThan(end.getTime());
-        expect(periodOf(window, start)).toBe(period);
-        expect(periodOf(window, new Date(end.getTime() - 1))).toBe(period);
-        expect(periodOf(window, end)).not.toBe(period);
+        expect(periodOf(window, start, offset)).toBe(period);
+        expect(periodOf(window, new Date(end.getTime() - 1), offset)).toBe(period);
+        expect(periodOf(window, end, offset)).not.toBe(period);
+        // The period starts at its named UTC midnight plus the offset.
+        expect(start.getTime() - offset).toBe(periodStart(window, period, seasonStart).getTime());
         expect(isValidPeriod(window, period)).toBe(true);
-        expect(start.toISOString().slice(10)).toBe('T00:00:00.000Z');
-        if (window === 'WEEK') expect(start.getUTCDay()).toBe(1);
+        const named = new Date(start.getTime() - offset);
+        expect(named.toISOString().slice(10)).toBe('T00:00:00.000Z');
+        if (window === 'WEEK') expect(named.getUTCDay()).toBe(1);
+        if (window === 'MONTH') expect(named.getUTCDate()).toBe(1);
       }),
       { numRuns: 2000 },
     );

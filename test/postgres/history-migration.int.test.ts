@@ -13,7 +13,6 @@ import type { MatchResultMessage } from '../../src/domain/submission.js';
 import { createPostgres } from '../../src/postgres/client.js';
 import { createMatchClaims } from '../../src/postgres/match-claims.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
-import { createSeasonsRepo } from '../../src/postgres/seasons-repo.js';
 import { payloadHash } from '../../src/service/submission-batcher.js';
 import { TEST_MIGRATION_DATABASE_URL } from '../support/env.js';
 
@@ -67,7 +66,15 @@ beforeAll(async () => {
     rankStyle: 'ORDINAL' as const,
     maxPointsPerMatch: 100,
   };
-  season = await createSeasonsRepo(pg.db, async () => []).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+  // The seasons row as 0004 had it (the repository writes columns added later); read back as today's.
+  const split = validateSeasonDefinition(def);
+  const [{ id }] = await pg.sql<[{ id: number }]>`
+    insert into seasons (name, starts_at, ends_at, status, scoring, sort_order, rank_style, max_points_per_match,
+                         points_bits, time_bits, time_unit_seconds)
+    values (${def.name}, ${def.startsAt.toISOString()}::timestamptz, ${def.endsAt.toISOString()}::timestamptz, 'ACTIVE', ${def.scoring}, ${def.order}, ${def.rankStyle},
+            ${def.maxPointsPerMatch}, ${split.pointsBits}, ${split.timeBits}, ${split.timeUnitSeconds})
+    returning id`;
+  season = { ...def, id, status: 'ACTIVE', split };
   for (const m of matches) for (const r of m) r.seasonId = season.id;
   const rows = matches.flat();
   // What ingest and the API wrote before 0005: results keyed (match_id, player_id), one claim per match.
