@@ -39,7 +39,12 @@ export function boardsOf(
 ): BoardRef[] {
   const { seasonId, playerId } = r;
   const offset = resetOffsetMs(season);
-  return windowsOf(season).map((window) => ({ seasonId, window, period: periodOf(window, r.endedAt, offset), playerId }));
+  return windowsOf(season).map((window) => ({
+    seasonId,
+    window,
+    period: periodOf(window, r.endedAt, offset),
+    playerId,
+  }));
 }
 
 const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2, MONTH: 3 };

@@ -81,7 +81,11 @@ export function resetOffsetMs(season: Pick<Season, 'resetOffsetMinutes'>): numbe
 /** The windows as a season stores them: the ones declared, SEASON included, in ALL_WINDOWS order. */
 function validateWindows(windows: readonly Window[] | undefined): void {
   if (windows === undefined) return;
-  if (!Array.isArray(windows) || windows.some((w) => !ALL_WINDOWS.includes(w)) || new Set(windows).size !== windows.length)
+  if (
+    !Array.isArray(windows) ||
+    windows.some((w) => !ALL_WINDOWS.includes(w)) ||
+    new Set(windows).size !== windows.length
+  )
     throw badInput('windows', `windows must be distinct values of ${ALL_WINDOWS.join(', ')}`);
   if (!windows.includes('SEASON'))
     throw badInput('windows', 'windows must include SEASON: a season always keeps its whole-season board');
@@ -190,7 +194,10 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
   if (input.shardBounds) validateShardBounds(input.shardBounds, maxPoints);
   validateWindows(input.windows);
   if (input.resetOffsetMinutes !== undefined && !isIntIn(input.resetOffsetMinutes, 0, 1439))
-    throw badInput('resetOffsetMinutes', 'resetOffsetMinutes must be an integer in 0..1439 (minutes after UTC midnight)');
+    throw badInput(
+      'resetOffsetMinutes',
+      'resetOffsetMinutes must be an integer in 0..1439 (minutes after UTC midnight)',
+    );
   return { ...split };
 }
 

@@ -85,7 +85,8 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
     }),
     resetOffsetMinutes: t.int({
       required: false,
-      description: 'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
+      description:
+        'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
     }),
   }),
 });

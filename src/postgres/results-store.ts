@@ -1,6 +1,13 @@
 import type { AcceptedResult, BoardRef, BoardStanding } from '../domain/board-deltas.js';
 import { compareIds } from '../domain/board-deltas.js';
-import { resetOffsetMs, windowsOf, type ScoringMode, type Season, type SortOrder, type Window } from '../domain/season.js';
+import {
+  resetOffsetMs,
+  windowsOf,
+  type ScoringMode,
+  type Season,
+  type SortOrder,
+  type Window,
+} from '../domain/season.js';
 import { dayPeriod, monthPeriod, weekPeriod } from '../domain/windows.js';
 import type { Sql } from './client.js';
 

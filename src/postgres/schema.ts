@@ -52,7 +52,10 @@ export const seasons = pgTable(
     /** Score-range shards of the season's boards ({bounds, tags}, domain/shards.ts); null: one key per board. */
     shardLayout: jsonb('shard_layout').$type<ShardLayout>(),
     /** The windows whose boards it keeps (SEASON always among them). */
-    windows: boardWindow('windows').array().notNull().default(sql`'{SEASON,DAY,WEEK}'::board_window[]`),
+    windows: boardWindow('windows')
+      .array()
+      .notNull()
+      .default(sql`'{SEASON,DAY,WEEK}'::board_window[]`),
     /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over. */
     resetOffsetMinutes: integer('reset_offset_minutes').notNull().default(0),
   },

@@ -1,6 +1,12 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { ShardLayout } from '../domain/shards.js';
-import { ALL_WINDOWS, type ScoreSplit, type Season, type SeasonDefinition, type SeasonStatus } from '../domain/season.js';
+import {
+  ALL_WINDOWS,
+  type ScoreSplit,
+  type Season,
+  type SeasonDefinition,
+  type SeasonStatus,
+} from '../domain/season.js';
 import type { Db } from './client.js';
 import { seasons } from './schema.js';
 

@@ -122,7 +122,7 @@ export function boardLabel(board: BoardOfId): string {
   return board.window === 'SEASON' ? 'SEASON' : `${board.window}:${board.period}`;
 }
 
-/** SCAN pattern of a season's DAY, WEEK and MONTH boards (and their scratch keys: windowBoardOfKey tells them apart). */
+/** SCAN pattern of a season's period boards (and their scratch keys: windowBoardOfKey tells them apart). */
 export function windowBoardsPattern(seasonId: number): string {
   return `${tag(seasonId)}:*`;
 }
@@ -136,7 +136,7 @@ export function windowBoardOfKey(seasonId: number, key: string): PeriodBoard | u
   return { window: LETTER_WINDOW[m[1] as keyof typeof LETTER_WINDOW], period: m[2]! };
 }
 
-/** The DAY, WEEK or MONTH board a shard key of a season with these shard tags names, or undefined (SEASON shards, copies). */
+/** The period board a shard key of a season with these shard tags names, or undefined (SEASON shards, copies). */
 export function windowBoardOfShardKey(tags: readonly string[], key: string): PeriodBoard | undefined {
   const m = /^lb:\{([^}]+)\}:([dwm]):([^:]+)$/.exec(key);
   if (!m || !tags.includes(m[1]!)) return undefined;

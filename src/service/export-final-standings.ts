@@ -66,7 +66,7 @@ export function formatRows(rows: readonly ExportRow[], format: ExportFormat): st
 
 const PERIOD_FORMAT = { DAY: 'yyyy-mm-dd', WEEK: 'YYYY-Www', MONTH: 'yyyy-mm' } as const;
 
-/** Checks a filter: a period needs its DAY, WEEK or MONTH window and must be canonical ('2026-03-01', '2026-W09', '2026-03'). */
+/** Checks a filter: a period needs its DAY, WEEK or MONTH window and must be canonical ('2026-03-01', '2026-W09'). */
 export function parseExportFilter(window: string | undefined, period: string | undefined): ExportFilter {
   if (window !== undefined && !(ALL_WINDOWS as readonly string[]).includes(window)) {
     throw badInput('window', `window must be ${ALL_WINDOWS.join(', ')}, got "${window}"`);

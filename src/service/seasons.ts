@@ -85,8 +85,16 @@ export interface NewSeasonInput {
 
 /** What createSeason takes: DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
 export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?: ShardChoice } {
-  const { pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId, windows, resetOffsetMinutes } =
-    input;
+  const {
+    pointsBits,
+    timeBits,
+    timeUnitSeconds,
+    shardBounds,
+    shards,
+    shardsFromSeasonId,
+    windows,
+    resetOffsetMinutes,
+  } = input;
   const { name, startsAt, endsAt, scoring, maxPointsPerMatch } = input;
   const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
   return {
