@@ -66,7 +66,7 @@ export interface SeasonDefinition {
 /** Every window, in the order of the board_window enum (the standings key's order). */
 export const ALL_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK', 'MONTH'];
 /** The windows of a season that declares none: what every season kept before windows were chosen. */
-export const DEFAULT_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK'];
+const DEFAULT_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK'];
 
 /** The windows a season keeps, in ALL_WINDOWS order. */
 export function windowsOf(season: Pick<Season, 'windows'>): readonly Window[] {
