@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Readiness } from './service/readiness.js';
 
 /** The outcomes of a submission, as the `outcome` label of ladder_submissions_total. */
 const SUBMISSION_OUTCOMES = ['accepted', 'rejected', 'unavailable'] as const;
@@ -23,9 +24,28 @@ export function createMetrics() {
   });
   // Export every outcome from the start: rate() over a series that appears late misses its first hits.
   for (const outcome of SUBMISSION_OUTCOMES) submissions.inc({ outcome }, 0);
-
+  // What /ready checks, run again at each scrape (each check bounded in time: service/readiness.ts).
+  let readiness: (() => Promise<Readiness>) | undefined;
+  const ready = new Gauge({
+    name: 'ladder_ready',
+    help: 'What /ready checks, at the scrape: 1 ok, 0 failing, by check (postgres, redis, ingest: its Kafka consumer)',
+    labelNames: ['check'] as const,
+    aggregator: 'min', // several processes: a check failing in any of them
+    registers,
+    async collect() {
+      if (!readiness) return;
+      const { checks } = await readiness();
+      this.reset();
+      for (const [check, state] of Object.entries(checks)) this.set({ check }, state === 'ok' ? 1 : 0);
+    },
+  });
   return {
     registry,
+    /** Has `ladder_ready` report these checks at every scrape. */
+    reportReadiness(source: () => Promise<Readiness>): void {
+      readiness = source;
+    },
+    ready,
     /** inc({ outcome }) with one of SUBMISSION_OUTCOMES. */
     submissions,
     resultsIngested: new Counter({
@@ -49,9 +69,9 @@ export function createMetrics() {
       help: 'Board entries whose score rose in Redis',
       registers,
     }),
-    consumerLagMs: new Gauge({
-      name: 'ladder_consumer_lag_ms',
-      help: 'Age of the newest consumed message when its batch was applied',
+    consumerLagSeconds: new Gauge({
+      name: 'ladder_consumer_lag_seconds',
+      help: 'Age of the newest consumed message when its batch was applied, in seconds',
       // Only a process running the ingest role sets it; the others' 0 must not hide it.
       aggregator: 'max',
       registers,

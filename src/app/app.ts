@@ -60,6 +60,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
     ? createIngest({ config, logger, metrics, kafka, sql: pg.sql, redis, seasons, blocked: playerAdmin.blocked })
     : undefined;
   const readiness = readinessOf({ pg, redis, ingest, cluster: opts.cluster });
+  metrics.reportReadiness(readiness);
   const apiServer = opts.roles.includes('api') ? createApiServer(config.http) : undefined;
   const api =
     apiServer &&

@@ -42,7 +42,7 @@ export function createIngest(deps: {
     onApplied: (r) => {
       metrics.resultsIngested.inc(r.inserted);
       metrics.recordUpdates.inc(r.changed);
-      metrics.consumerLagMs.set(r.lagMs);
+      metrics.consumerLagSeconds.set(r.lagMs / 1000);
     },
     onPoison: (code) => metrics.poisonMessages.inc({ code }),
   });

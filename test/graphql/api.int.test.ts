@@ -365,7 +365,7 @@ describe('the GraphQL API end to end', () => {
     for (const name of [
       'ladder_submissions_total',
       'ladder_results_ingested_total',
-      'ladder_consumer_lag_ms',
+      'ladder_consumer_lag_seconds',
       'ladder_top_cache_age_seconds',
       'ladder_graphql_duration_seconds',
     ]) {
