@@ -164,7 +164,8 @@ describe('the README examples, pasted against npm run demo', () => {
       expect(run.code, where).toBe(0);
       const answers = run.stdout
         .split('\n')
-        .filter((l) => l.startsWith('{'))
+        // GraphQL answers; `cli audit` prints NDJSON entries of its own (checked below).
+        .filter((l) => l.startsWith('{') && !l.startsWith('{"id":'))
         .map((l) => JSON.parse(l) as { data?: unknown; errors?: unknown });
       for (const answer of answers) expect(answer, where).toMatchObject({ data: expect.anything() });
       for (const answer of answers) expect(answer.errors, where).toBeUndefined();
@@ -172,6 +173,7 @@ describe('the README examples, pasted against npm run demo', () => {
       if (code.includes('submitMatchResult'))
         expect(answers, where).toEqual([{ data: { submitMatchResult: { accepted: 2 } } }]);
       if (code.includes('keys revoke')) expect(run.stdout, where).toMatch(/^ldr_[\w-]{43}$/m);
+      if (code.includes('cli -- audit')) expect(run.stdout, where).toMatch(/^\{"id":\d+,.*"action":"history_archive"/m);
       if (code.includes('export')) expect(run.stdout, where).toMatch(/closed season \d+: .*\n[\s\S]*exported \d+ rows/);
       if (code.includes('rebuild')) expect(run.stderr, where).toContain('rebuild [');
       if (code.includes('Winter cup')) expect(run.stdout, where).toMatch(/closed season \d+: /);

@@ -6,12 +6,14 @@ import type { ResultProducer } from '../kafka/producer.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { bounded } from '../postgres/deadline.js';
+import { createAuditLog } from '../postgres/audit-log.js';
 import { createMatchClaims } from '../postgres/match-claims.js';
 import { createRankSnapshots } from '../postgres/rank-snapshots.js';
 import { createStandingsRanker } from '../postgres/ranked-standings.js';
 import { createStandingsPages } from '../postgres/standings-pages.js';
 import { boardPeriods } from '../postgres/standings-reader.js';
 import { createLeaderboardReads } from '../service/leaderboard-reads.js';
+import { audited } from '../service/audit-trail.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
 import { createSeason, listSeasons, requireSeason, withCurrentStatus } from '../service/seasons.js';
 import { submitMatchResult } from '../service/submit-match-result.js';
@@ -42,6 +44,7 @@ export function createServices(
   const rankSnapshots = createRankSnapshots(deps.sql);
   const periods = boardPeriods(deps.sql);
   const standings = createStandingsPages(deps.sql);
+  const auditLog = bounded(createAuditLog(deps.sql), deadline);
   const submitDeps: Parameters<typeof submitMatchResult>[0] = {
     seasonById,
     queue: submissions,
@@ -95,6 +98,14 @@ export function createServices(
     playerNames: (ids) => reads.names.names(ids),
     periods: (seasonId, window, first, before) => deadline(() => periods(seasonId, window, first, before)),
     entryMetadata: (board, ids) => deadline(() => standings.metadata(board, ids)),
+    audited: (principal, entry, action) =>
+      audited(
+        auditLog,
+        { ...entry, actor: principal.name, reason: `GraphQL (API key ${principal.keyId})` },
+        action,
+        (err) => log.error({ err, action: entry.action }, 'admin action not recorded in the audit trail'),
+      ),
+    auditLog: (filter) => auditLog.list(filter),
     rankHistory: (seasonId, ids, last) => deadline(() => rankSnapshots.history(seasonId, ids, last)),
     rateLimit: (kind, key) => {
       if (!limiters[kind].take(key)) throw rateLimited(`too many ${kind} requests; slow down`);

@@ -2,6 +2,8 @@
 // withApp): the API keys alone, and the guard every process installs before touching PostgreSQL.
 import type { Config } from '../config.js';
 import { createApiKeysRepo, type ApiKeysRepo } from '../postgres/api-keys-repo.js';
+import { createAuditLog } from '../postgres/audit-log.js';
+import type { AuditLog } from '../service/audit-trail.js';
 import { createPostgres, migrateDatabase } from '../postgres/client.js';
 import { surviveTypeFetchFailures, TYPE_FETCH_WARNING } from '../postgres/type-fetch-guard.js';
 
@@ -14,6 +16,16 @@ export async function withApiKeys<T>(config: Config, fn: (keys: ApiKeysRepo) => 
   const pg = createPostgres(config.databaseUrl, 1);
   try {
     return await fn(createApiKeysRepo(pg.db));
+  } finally {
+    await pg.close();
+  }
+}
+
+/** The audit trail on a connection of its own, closed after `fn` (the `audit` command, every audited command). */
+export async function withAuditLog<T>(config: Config, fn: (log: AuditLog) => Promise<T>): Promise<T> {
+  const pg = createPostgres(config.databaseUrl, 1);
+  try {
+    return await fn(createAuditLog(pg.sql));
   } finally {
     await pg.close();
   }

@@ -20,6 +20,11 @@ export interface Context {
 export interface Command {
   args: string;
   summary: string;
+  /**
+   * The audit trail's action for this command (main.ts records each run with its outcome); unset
+   * for reads, and for commands whose service writes its own, richer row (seasons close, players).
+   */
+  audit?: string;
   run(argv: string[], ctx: Context): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import { openExportSink } from './export-output.js';
 export const exportStandings: Command = {
   args: '--season <id> [--window SEASON|DAY|WEEK] [--period <yyyy-mm-dd|YYYY-Www>] [--format csv|ndjson] [--out <file>]',
   summary: "write a closed season's final standings (every board, or one window or period) to stdout or --out",
+  audit: 'export_standings',
   async run(argv, ctx) {
     const opts = {
       season: { type: 'string' },

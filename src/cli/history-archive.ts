@@ -5,6 +5,7 @@ export const historyArchive: Command = {
   args: '--season <id>',
   summary:
     'archive a closed season’s raw results to HISTORY_ARCHIVE_DIR, verify, then drop their partitions (idempotent)',
+  audit: 'history_archive',
   async run(argv, ctx) {
     const { values } = parse(argv, { season: { type: 'string' } });
     const seasonId = positiveInt('season', values.season);
@@ -20,6 +21,7 @@ export const historyArchive: Command = {
 export const historyLoad: Command = {
   args: '--dir <archive dir> --schema <name>',
   summary: 'load an archive (checked against its manifest) into <schema>.match_results, a scratch table',
+  audit: 'history_load',
   async run(argv, ctx) {
     const { values } = parse(argv, { dir: { type: 'string' }, schema: { type: 'string' } });
     if (!values.dir) throw new UsageError('--dir is required: a season-<id> directory of an archive');

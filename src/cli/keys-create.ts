@@ -6,6 +6,7 @@ import { parse, UsageError, type Command } from './command.js';
 export const keysCreate: Command = {
   args: `--name <name> --scope <${SCOPES.join('|')}> [--scope ...]`,
   summary: 'create an API key; its last output line is the key, shown only this once',
+  audit: 'keys_create',
   async run(argv, ctx) {
     const { values } = parse(argv, { name: { type: 'string' }, scope: { type: 'string', multiple: true } });
     if (values.name === undefined) throw new UsageError('--name is required');

@@ -5,6 +5,7 @@ import { parse, UsageError, type Command } from './command.js';
 export const keysRevoke: Command = {
   args: '<id>',
   summary: 'revoke an API key',
+  audit: 'keys_revoke',
   async run(argv, ctx) {
     const arg = parse(argv, {}, 1).positionals[0]!;
     const id = /^[1-9]\d{0,9}$/.test(arg) ? Number(arg) : NaN;

@@ -3,7 +3,9 @@
 import { loadConfig, type Config } from '../config.js';
 import { isDomainError } from '../domain/errors.js';
 import { warnOnTypeFetchFailures } from '../app/cli-parts.js';
-import { UsageError, type Command, type Context } from './command.js';
+import type { AuditLog } from '../service/audit-trail.js';
+import { osUser, UsageError, type Command, type Context } from './command.js';
+import { audit } from './audit.js';
 import { exportStandings } from './export.js';
 import { historyArchive, historyLoad } from './history-archive.js';
 import { keysCreate } from './keys-create.js';
@@ -31,6 +33,7 @@ const commands: Record<string, Command> = {
   export: exportStandings,
   'history archive': historyArchive,
   'history load': historyLoad,
+  audit,
 };
 
 function usage(): string {
@@ -51,6 +54,37 @@ function resolve(argv: string[]): { command: Command; rest: string[] } {
   throw new UsageError(argv.length === 0 ? 'no command given' : `unknown command "${argv[0]}"`);
 }
 
+/**
+ * Runs an admin command and records it in the audit trail (postgres/audit-log.ts) as `cli:<os
+ * user>`, with its options (secrets redacted) and outcome. A record that cannot be written is a
+ * warning on stderr: the command's own outcome stands.
+ */
+async function runAudited(action: string, argv: string[], run: () => Promise<void>, config: () => Config) {
+  const options: Record<string, string> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++)
+    if (argv[i]!.startsWith('--')) {
+      const [name, inline] = argv[i]!.slice(2).split(/=(.*)/s);
+      options[name!] = inline ?? (argv[i + 1]?.startsWith('--') === false ? argv[++i]! : '');
+    } else positionals.push(argv[i]!);
+  const season = Number(options['season']);
+  const [{ withAuditLog }, { audited }] = await Promise.all([
+    import('../app/cli-parts.js'),
+    import('../service/audit-trail.js'),
+  ]);
+  const entry = {
+    actor: `cli:${osUser()}`,
+    action,
+    seasonId: Number.isInteger(season) ? season : null,
+    reason: 'CLI',
+    details: positionals.length > 0 ? { options, arguments: positionals } : { options },
+  };
+  const log = { record: (r: Parameters<AuditLog['record']>[0]) => withAuditLog(config(), (l) => l.record(r)) };
+  await audited(log, entry, run, (err) =>
+    process.stderr.write(`warning: not recorded in the audit trail: ${(err as Error).message}\n`),
+  );
+}
+
 /** Runs one command line; returns the exit code: 0 done, 1 failed, 2 bad usage. */
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
@@ -64,7 +98,8 @@ async function main(argv: string[]): Promise<number> {
   };
   try {
     const { command, rest } = resolve(argv);
-    await command.run(rest, ctx);
+    if (!command.audit) await command.run(rest, ctx);
+    else await runAudited(command.audit, rest, () => command.run(rest, ctx), ctx.config);
     return 0;
   } catch (err) {
     const badInput = err instanceof UsageError || (isDomainError(err) && err.code === 'BAD_USER_INPUT');

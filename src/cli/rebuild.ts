@@ -6,6 +6,7 @@ import { rebuildReportLines } from './report-text.js';
 export const rebuild: Command = {
   args: '--season <id>',
   summary: "rebuild a season's Redis boards from PostgreSQL (progress on stderr, report on stdout)",
+  audit: 'rebuild',
   async run(argv, ctx) {
     const seasonId = positiveInt('season', parse(argv, { season: { type: 'string' } }).values.season);
     const report = await withApp(ctx.config(), (app) =>

@@ -5,6 +5,7 @@ import { reconcileReportLines } from './report-text.js';
 export const reconcile: Command = {
   args: '--season <id> [--repair] [--page-size <n>]',
   summary: "compare a season's Redis boards with PostgreSQL; --repair writes PostgreSQL's values over the drift",
+  audit: 'reconcile',
   async run(argv, ctx) {
     const { values } = parse(argv, {
       season: { type: 'string' },

@@ -85,6 +85,7 @@ export const seasonsCreate: Command = {
     '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>] ' +
     '[--windows SEASON,DAY,WEEK,MONTH] [--reset-offset-minutes <0..1439>]',
   summary: 'create a season (the createSeason mutation, checked the same way); its last output line is the new id',
+  audit: 'create_season',
   async run(argv, ctx) {
     const input = await seasonInput(parse(argv, options).values);
     const season = await withApp(ctx.config(), (app) => createSeason(app.seasonsRepo, newSeasonOf(input), new Date()));

@@ -13,6 +13,7 @@ import type { ReconcileReport } from '../service/reconcile-season.js';
 import type { BlockInput, BlockReport } from '../service/blocked-players.js';
 import type { PlayerRemovalReport, RemovalInput } from '../service/remove-player-results.js';
 
+import type { AuditEntry, AuditFilter } from '../service/audit-trail.js';
 import type { Principal } from '../service/api-keys.js';
 
 import type { ShardChoice } from '../service/seasons.js';
@@ -39,6 +40,14 @@ export interface Services {
   playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
   /** The periods of a window of the season that hold standings, newest first (BoardPeriods in season.ts). */
   periods(seasonId: number, window: Window, first: number, before: string | null): Promise<string[]>;
+  /** Runs an admin action and records it, with its outcome, in the audit trail under the principal's key. */
+  audited<T>(
+    principal: Principal,
+    entry: { action: string; seasonId?: number | null; details?: Record<string, unknown> | null },
+    action: () => Promise<T>,
+  ): Promise<T>;
+  /** The audit trail, newest first (service/audit-trail.ts). */
+  auditLog(filter: AuditFilter): Promise<AuditEntry[]>;
   /** The metadata of these players' standings on a board (none: left out). */
   entryMetadata(board: BoardOfId, playerIds: readonly string[]): Promise<Map<string, unknown>>;
   /** Each player's rank at the season's last `last` daily snapshots, oldest first. */

@@ -65,8 +65,11 @@ builder.mutationFields((t) => ({
       repair: t.arg.boolean({ required: false, defaultValue: false }),
     },
     resolve: async (_root, { seasonId, repair }, ctx) => {
-      await requireScope(ctx, 'admin');
-      return ctx.services.reconcile(seasonId, repair ?? false);
+      const principal = await requireScope(ctx, 'admin');
+      const details = { repair: repair ?? false };
+      return ctx.services.audited(principal, { action: 'reconcile', seasonId, details }, () =>
+        ctx.services.reconcile(seasonId, repair ?? false),
+      );
     },
   }),
 }));

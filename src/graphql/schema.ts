@@ -8,6 +8,7 @@ import './leaderboard.js';
 import './match-result.js';
 import './player-admin.js';
 import './reconcile.js';
+import './audit-log.js';
 import './subscriptions.js';
 
 builder.queryType({});

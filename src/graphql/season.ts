@@ -131,8 +131,10 @@ builder.mutationFields((t) => ({
     description: 'Scope: admin.',
     args: { input: t.arg({ type: CreateSeasonInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      await requireScope(ctx, 'admin');
-      return ctx.services.createSeason(newSeasonOf(input));
+      const principal = await requireScope(ctx, 'admin');
+      return ctx.services.audited(principal, { action: 'create_season', details: { input } }, () =>
+        ctx.services.createSeason(newSeasonOf(input)),
+      );
     },
   }),
   closeSeason: t.field({
@@ -156,8 +158,8 @@ builder.mutationFields((t) => ({
     description: "Scope: admin. Rebuilds the season's Redis boards from PostgreSQL; one at a time per season.",
     args: { seasonId: t.arg.int({ required: true }) },
     resolve: async (_root, { seasonId }, ctx) => {
-      await requireScope(ctx, 'admin');
-      return ctx.services.rebuild(seasonId);
+      const principal = await requireScope(ctx, 'admin');
+      return ctx.services.audited(principal, { action: 'rebuild', seasonId }, () => ctx.services.rebuild(seasonId));
     },
   }),
 }));

@@ -232,7 +232,11 @@ export const blockedPlayers = pgTable(
   (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
 );
 
-/** Who did what to which season, and why: removals, blocks, closes, repairs. */
+/**
+ * Who did what, when, with which arguments, and how it ended: every admin action, from GraphQL or
+ * the CLI (postgres/audit-log.ts). Append-only: triggers (drizzle/0010) refuse UPDATE, DELETE and
+ * TRUNCATE.
+ */
 export const adminAudit = pgTable('admin_audit', {
   id: serial('id').primaryKey(),
   at: tstz('at').notNull().defaultNow(),
@@ -243,6 +247,8 @@ export const adminAudit = pgTable('admin_audit', {
   matchId: uuid('match_id'),
   reason: text('reason').notNull(),
   details: jsonb('details'),
+  /** 'ok', or the error code the action failed with. */
+  outcome: text('outcome').notNull().default('ok'),
 });
 
 /** API keys: only a SHA-256 of the key is stored; the key is shown once. */
