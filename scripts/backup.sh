@@ -10,7 +10,7 @@
 # (ATTACH takes SHARE UPDATE EXCLUSIVE on the parent) do not wait for. A history archive's
 # DETACH ... CONCURRENTLY of a finished season waits until the dump ends.
 # Everything in the database comes along: the partitioned match_results and match_claims with
-# every partition and its bounds, the SQL functions of drizzle/0005_partitioned_history.sql,
+# every partition and its bounds, the SQL functions of drizzle/0005 and 0010 (and 0010's triggers),
 # sequences at their values, and drizzle's migration journal (schema "drizzle"), so that the
 # service's migrate-at-startup finds nothing to do after a restore.
 #

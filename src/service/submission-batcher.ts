@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { conflict, unavailable } from '../domain/errors.js';
+import { badInput, conflict, unavailable } from '../domain/errors.js';
 import { claimText, type MatchResultMessage } from '../domain/submission.js';
 import { coalesce } from './coalesce.js';
 
@@ -14,15 +14,26 @@ export interface ClaimStore {
   claim(claims: ReadonlyArray<{ matchId: string; hash: string; endedAt: Date }>): Promise<Map<string, string>>;
 }
 
+/** Most messages whose matchIds one claim statement takes (a submission is never split). */
+const CLAIMS_PER_STATEMENT = 50_000;
 /** Claim statements in flight at once (each a PostgreSQL commit). */
 const CLAIMS_IN_FLIGHT = 4;
 
 interface Waiting {
   messages: readonly MatchResultMessage[];
+  /** About how many bytes its messages take in a produce request (bytesOf). */
+  bytes: number;
   hash: string;
   resolve(): void;
   reject(err: unknown): void;
 }
+
+/** A record's bytes in a produce request beside its value: its key, headers and framing. */
+const RECORD_OVERHEAD = 40;
+
+/** How many bytes `messages` take in a produce request (their JSON as the producer writes it). */
+const bytesOf = (messages: readonly MatchResultMessage[]) =>
+  messages.reduce((n, m) => n + RECORD_OVERHEAD + m.playerId.length + Buffer.byteLength(JSON.stringify(m)), 0);
 
 /** The SHA-256 (hex) of a submission's canonical payload: what its matchId claim holds. */
 export function payloadHash(messages: readonly MatchResultMessage[]): string {
@@ -45,11 +56,15 @@ export function payloadHash(messages: readonly MatchResultMessage[]): string {
 export function createSubmissionBatcher(deps: {
   queue: ResultQueue;
   claims?: ClaimStore;
-  /** Most messages per produce request (a submission is never split): keeps a request small. */
-  maxMessages?: number;
+  /**
+   * Most bytes per produce request (a submission is never split): below the broker's
+   * message.max.bytes (1 MiB by default) even when every message lands on one partition, with
+   * metadata of up to 1 KB each. 900 KB: about 4,000 messages without metadata.
+   */
+  maxRequestBytes?: number;
   onRound?(round: { submissions: number; messages: number }): void;
 }): ResultQueue {
-  const maxMessages = deps.maxMessages ?? 5_000;
+  const maxRequestBytes = deps.maxRequestBytes ?? 900_000;
   const count = (w: Waiting) => w.messages.length;
 
   const produce = coalesce<Waiting>(
@@ -63,8 +78,8 @@ export function createSubmissionBatcher(deps: {
         for (const w of batch) w.reject(err);
       }
     },
-    count,
-    maxMessages,
+    (w) => w.bytes,
+    maxRequestBytes,
   );
 
   const claim = coalesce<Waiting>(
@@ -91,14 +106,26 @@ export function createSubmissionBatcher(deps: {
       // Claims commit (an fsync) several at a time: on a busy disk one commit can take hundreds of ms.
     },
     count,
-    10 * maxMessages,
+    CLAIMS_PER_STATEMENT,
     CLAIMS_IN_FLIGHT,
   );
 
   return {
     send(messages) {
+      const bytes = bytesOf(messages);
+      // A produce request the broker could refuse as too large, on every retry: refused at once.
+      if (bytes > maxRequestBytes)
+        return Promise.reject(
+          badInput('results', `the match is too large to send (${messages.length} results with their metadata)`),
+        );
       return new Promise<void>((resolve, reject) => {
-        (deps.claims ? claim : produce)({ messages, hash: payloadHash(messages), resolve, reject });
+        (deps.claims ? claim : produce)({
+          messages,
+          bytes,
+          hash: payloadHash(messages),
+          resolve,
+          reject,
+        });
       });
     },
   };

@@ -395,7 +395,7 @@ it('a backup restored into an empty database, Redis rebuilt from it: every read,
   });
   expect(backup.stdout).toMatch(/^ {2}size {6}[\d.]+\w*B \(\d+ bytes\)$/m);
   expect(backup.stdout).toMatch(/^ {2}time {6}\d+\.\d{3} s$/m);
-  expect(backup.stdout).toMatch(/partitions attached, 3 ladder_\* functions, the migration journal$/m);
+  expect(backup.stdout).toMatch(/partitions attached, 4 ladder_\* functions, the migration journal$/m);
   const sourcePrint = await fingerprint(sourceDb.url);
   // Each accepted result once: the retried matches stored once, the removed results gone.
   expect(sourcePrint.matchResults.rows).toBe(bestResults.length - count.get(removed)! - 1 + sumResults.length);

@@ -143,7 +143,8 @@ describe('matchId claims (the authoritative conflict check)', () => {
     const batcher = createSubmissionBatcher({
       queue,
       claims: createMatchClaims(s.pg.sql),
-      maxMessages: 100,
+      // 10 submissions of 10 messages (about 180 bytes each, no metadata) per request, not 11.
+      maxRequestBytes: 19_000,
       onRound: (r) => rounds.push(r.submissions),
     });
     const outcomes = await Promise.all(
@@ -160,8 +161,24 @@ describe('matchId claims (the authoritative conflict check)', () => {
     );
     expect(outcomes.every((o) => o === 'accepted')).toBe(true);
     expect(sends.flat()).toHaveLength(500);
-    expect(sends.every((m) => m.length <= 100)).toBe(true); // maxMessages
+    expect(sends.every((m) => m.length <= 100)).toBe(true); // maxRequestBytes
     expect(rounds).toHaveLength(5);
+  });
+
+  it('refuses a match too large for one produce request with BAD_USER_INPUT, claiming and sending nothing', async () => {
+    const { queue, sends } = recordingQueue();
+    const batcher = createSubmissionBatcher({ queue, claims: createMatchClaims(s.pg.sql), maxRequestBytes: 2_000 });
+    const big = match(randomUUID(), [['1', 1]]).map((m) => ({
+      ...m,
+      metadata: JSON.stringify({ k: 'x'.repeat(1_000) }),
+    }));
+    await expect(batcher.send([...big, ...big.map((m) => ({ ...m, seasonId: 2 }))])).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'results',
+    });
+    expect(sends).toEqual([]);
+    const [claimed] = await s.pg.sql`select count(*)::int as n from match_claims where match_id = ${big[0]!.matchId}`;
+    expect(claimed!.n).toBe(0);
   });
 
   it('answers UNAVAILABLE and produces nothing when claims cannot be taken', async () => {
