@@ -148,6 +148,13 @@ describe('the README examples, pasted against npm run demo', () => {
           expect(data.leaderboard.entry).toMatchObject({ rank: expect.any(Number), percentile: expect.any(Number) });
           expect(data.leaderboard.friends).toHaveLength(3);
           expect(data.leaderboard.friendsPage).toMatchObject({ hasNextPage: true, entries: [{}, {}] });
+          // The simulator attaches a character and a map to every result.
+          expect(data.leaderboard.top[0].metadata).toEqual({ character: expect.any(String), map: expect.any(String) });
+        } else if (name === 'Month') {
+          expect(data.leaderboard.size).toBeGreaterThan(0);
+          expect(data.leaderboard.periodStart).toMatch(/^\d{4}-\d{2}-01T00:00:00\.000Z$/);
+        } else if (name === 'Windows') {
+          expect(data.season).toEqual({ windows: ['SEASON', 'DAY'], resetOffsetMinutes: 240 });
         } else if (name === 'RankHistory') {
           expect(data.leaderboard.entry.rankHistory, JSON.stringify(result)).toEqual(expect.any(Array));
         } else {

@@ -68,14 +68,20 @@ function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
     [`move ${move.cls}`, move.text],
     ['name', e.player?.displayName ?? e.playerId],
     ['points', String(e.points)],
-    ['meta', metadataText(e.metadata)],
   ]) {
     const td = document.createElement('td');
     td.className = cls!;
     td.textContent = text!;
     if (cls === 'name') td.title = `player ${e.playerId}`;
-    if (cls === 'meta' && e.metadata) td.title = JSON.stringify(e.metadata);
     tr.append(td);
+  }
+  // Metadata under the name, small: a column of its own would squeeze names on a phone.
+  if (e.metadata) {
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    meta.textContent = metadataText(e.metadata);
+    meta.title = JSON.stringify(e.metadata);
+    tr.querySelector('.name')!.append(meta);
   }
   return tr;
 }
