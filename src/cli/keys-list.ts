@@ -22,7 +22,14 @@ export const keysList: Command = {
     parse(argv, {});
     const keys = await withApiKeys(ctx.config(), (keys) => keys.list());
     if (keys.length === 0) return ctx.out('no API keys');
-    const rows = keys.map((k) => [String(k.id), k.name, k.scopes.join(','), iso(k.createdAt), iso(k.revokedAt)]);
-    for (const line of table([['id', 'name', 'scopes', 'created', 'revoked'], ...rows])) ctx.out(line);
+    const rows = keys.map((k) => [
+      String(k.id),
+      k.name,
+      k.scopes.join(','),
+      iso(k.createdAt),
+      iso(k.revokedAt),
+      iso(k.lastUsedAt),
+    ]);
+    for (const line of table([['id', 'name', 'scopes', 'created', 'revoked', 'last-used'], ...rows])) ctx.out(line);
   },
 };

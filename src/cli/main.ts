@@ -11,6 +11,7 @@ import { historyArchive, historyLoad } from './history-archive.js';
 import { keysCreate } from './keys-create.js';
 import { keysList } from './keys-list.js';
 import { keysRevoke } from './keys-revoke.js';
+import { keysRotate } from './keys-rotate.js';
 import { playersBlock, playersUnblock } from './players-block.js';
 import { playersRemove } from './players-remove.js';
 import { rebuild } from './rebuild.js';
@@ -23,6 +24,7 @@ const commands: Record<string, Command> = {
   'keys create': keysCreate,
   'keys list': keysList,
   'keys revoke': keysRevoke,
+  'keys rotate': keysRotate,
   'seasons create': seasonsCreate,
   'seasons close': seasonsClose,
   rebuild,

@@ -258,5 +258,8 @@ export const apiKeys = pgTable('api_keys', {
   keyHash: text('key_hash').notNull().unique(),
   scopes: text('scopes').array().notNull(),
   createdAt: tstz('created_at').notNull().defaultNow(),
+  /** When it stops working: now for a revoke, later for a rotation's grace period; null: never. */
   revokedAt: tstz('revoked_at'),
+  /** When a request last used it, to the minute (written at most once a minute per key). */
+  lastUsedAt: tstz('last_used_at'),
 });

@@ -17,7 +17,7 @@ export interface Principal {
 /** Where keys live; only their SHA-256 is ever stored (src/postgres/api-keys-repo.ts). */
 export interface ApiKeyStore {
   insert(key: { name: string; keyHash: string; scopes: readonly Scope[] }): Promise<{ id: number }>;
-  /** The key with this hash unless it was revoked. */
+  /** The key with this hash while it works (not revoked, or within a rotation's grace period). */
   findActiveByHash(keyHash: string): Promise<{ id: number; name: string; scopes: readonly string[] } | undefined>;
 }
 
@@ -59,6 +59,28 @@ export async function createApiKey(
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   const { id } = await store.insert({ name, keyHash: hashApiKey(key), scopes });
   return { id, name, scopes, key };
+}
+
+/**
+ * Replaces key `id` by a new one with its name and scopes, shown once; the old key stops working
+ * after `graceSeconds` (0: at once), so game servers can switch without a gap.
+ */
+export async function rotateApiKey(
+  store: ApiKeyStore & {
+    get(id: number): Promise<{ name: string; scopes: string[]; revokedAt: Date | null } | undefined>;
+    revoke(id: number, graceSeconds: number): Promise<boolean>;
+  },
+  id: number,
+  graceSeconds: number,
+): Promise<{ id: number; name: string; scopes: Scope[]; key: string; oldStopsAt: Date }> {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 30 * 86_400)
+    throw badInput('grace-seconds', 'the grace period must be 0..2592000 seconds (30 days)');
+  const old = await store.get(id);
+  if (!old || (old.revokedAt && old.revokedAt.getTime() <= Date.now()))
+    throw badInput('id', `no working API key with id ${id}`);
+  const created = await createApiKey(store, { name: old.name, scopes: old.scopes });
+  if (!(await store.revoke(id, graceSeconds))) throw badInput('id', `no working API key with id ${id}`);
+  return { ...created, oldStopsAt: new Date(Date.now() + graceSeconds * 1000) };
 }
 
 /**

@@ -42,6 +42,8 @@ describe('keys create, list, revoke', () => {
       'submit',
       expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:]{8}Z$/),
       '-',
+      // Used once, by the authentication above.
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:]{8}Z$/),
     ]);
     expect(listed.stdout).not.toContain(key.slice(4));
     expect(listed.stdout).not.toContain(hashApiKey(key));
@@ -62,6 +64,32 @@ describe('keys create, list, revoke', () => {
     const again = await cli('keys', 'revoke', String(principal!.keyId));
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`no active API key with id ${principal!.keyId}`);
+  });
+
+  it('rotates a key: a new one with its name and scopes, the old one working through the grace period only', async () => {
+    const name = uniqueName('rotated');
+    const created = await cli('keys', 'create', '--name', name, '--scope', 'submit', '--scope', 'admin');
+    const old = lines(created.stdout).at(-1)!;
+    const repo = createApiKeysRepo(s.pg.db);
+    const auth = () => createAuthenticator(repo, { cacheTtlMs: 0 });
+    const oldId = (await auth().authenticate(`Bearer ${old}`))!.keyId;
+
+    const rotated = await cli('keys', 'rotate', String(oldId), '--grace-seconds', '2');
+    expect(rotated.stderr).toBe('');
+    const fresh = lines(rotated.stdout).at(-1)!;
+    expect(fresh).toMatch(/^ldr_[A-Za-z0-9_-]{43}$/);
+    const principal = await auth().authenticate(`Bearer ${fresh}`);
+    expect(principal).toMatchObject({ name });
+    expect([...principal!.scopes]).toEqual(['submit', 'admin']);
+    // Both work during the grace period; then only the new one.
+    expect(await auth().authenticate(`Bearer ${old}`)).toMatchObject({ keyId: oldId });
+    await new Promise((r) => setTimeout(r, 2_100));
+    await expect(auth().authenticate(`Bearer ${old}`)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await auth().authenticate(`Bearer ${fresh}`)).toMatchObject({ name });
+    // A stopped key cannot be rotated again.
+    const again = await cli('keys', 'rotate', String(oldId));
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`no working API key with id ${oldId}`);
   });
 
   it('gives a key every --scope it is created with', async () => {
