@@ -62,7 +62,7 @@ export function requestedBoard(season: Season, window: Window, at: Date | null |
 }
 
 /** BAD_USER_INPUT 'window' when the season keeps no board of `window` (Season.windows). */
-export function checkWindowKept(season: Season, window: Window): void {
+function checkWindowKept(season: Season, window: Window): void {
   if (!windowsOf(season).includes(window))
     throw badInput('window', `season ${season.id} keeps no ${window} board; it keeps ${windowsOf(season).join(', ')}`);
 }

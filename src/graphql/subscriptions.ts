@@ -4,7 +4,7 @@ import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
 import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
-import { boardAt, checkWindowKept } from '../domain/board.js';
+import { boardAt, requestedBoard } from '../domain/board.js';
 import { WindowEnum } from './scalars.js';
 
 const RecordUpdateRef = builder
@@ -48,8 +48,7 @@ builder.subscriptionType({
           throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }
         const season = await seasonOrFail(ctx, args.seasonId);
-        checkWindowKept(season, args.window ?? 'SEASON');
-        const board = boardAt(season, args.window ?? 'SEASON', ctx.services.now());
+        const board = requestedBoard(season, args.window ?? 'SEASON', null, ctx.services.now());
         return ctx.services.live.topChanges(board, limit);
       },
       resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON'),

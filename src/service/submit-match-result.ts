@@ -70,12 +70,13 @@ async function refuseBlocked(
   messages: readonly MatchResultMessage[],
 ): Promise<void> {
   if (!deps.blocked) return;
-  const players = new Map<number, string[]>();
-  for (const m of messages) (players.get(m.seasonId) ?? players.set(m.seasonId, []).get(m.seasonId)!).push(m.playerId);
-  for (const [seasonId, ids] of players) {
+  // Every season of the match has the same players (validateSubmission).
+  const seasonIds = [...new Set(messages.map((m) => m.seasonId))];
+  const playerIds = messages.filter((m) => m.seasonId === seasonIds[0]).map((m) => m.playerId);
+  for (const seasonId of seasonIds) {
     let blocked: readonly string[];
     try {
-      blocked = await deps.blocked.blockedAmong(seasonId, ids);
+      blocked = await deps.blocked.blockedAmong(seasonId, playerIds);
     } catch (err) {
       deps.onBlockedCheckFailed?.(err);
       return;

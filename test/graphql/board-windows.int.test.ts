@@ -3,7 +3,7 @@
 // those boards, its days and months turn over at 04:00, and a window it does not keep is refused.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApi, type TestApi } from '../support/api.js';
+import { errorOf, startApi, type TestApi } from '../support/api.js';
 import { waitFor } from '../support/services.js';
 
 let api: TestApi;
@@ -27,10 +27,6 @@ const midnight = Math.floor(Date.now() / DAY) * DAY - DAY;
 const beforeReset = new Date(midnight + 4 * HOUR - 1); // 03:59:59.999: still the day before
 const atReset = new Date(midnight + 4 * HOUR); // 04:00: the new day
 const label = (at: Date, length: number) => new Date(at.getTime() - 4 * HOUR).toISOString().slice(0, length);
-const codeOf = (res: { errors?: Array<{ extensions?: Record<string, unknown> }> }) => [
-  res.errors?.[0]?.extensions?.['code'],
-  res.errors?.[0]?.extensions?.['field'],
-];
 
 describe('a season that keeps SEASON, DAY and MONTH, turning over at 04:00 UTC', () => {
   it('writes only those boards, cuts days and months at 04:00, and refuses the WEEK board', async () => {
@@ -125,12 +121,12 @@ describe('a season that keeps SEASON, DAY and MONTH, turning over at 04:00 UTC',
     expect(keys.filter((k) => k.includes(':w:'))).toEqual([]);
 
     // A window the season does not keep: a clear error, for reads and subscriptions alike.
-    expect(codeOf(await read('WEEK', atReset))).toEqual(['BAD_USER_INPUT', 'window']);
+    expect(errorOf(await read('WEEK', atReset))).toEqual(['BAD_USER_INPUT', 'window']);
     const sub = api.subscribe(`subscription($s: Int!) { topChanged(seasonId: $s, window: WEEK) { playerId } }`, {
       s: season.id,
     });
     const refused = await sub.waitFor('an error', (e) => (e.errors?.length ?? 0) > 0);
-    expect(codeOf(refused)).toEqual(['BAD_USER_INPUT', 'window']);
+    expect(errorOf(refused)).toEqual(['BAD_USER_INPUT', 'window']);
     sub.close();
   });
 
@@ -154,6 +150,6 @@ describe('a season that keeps SEASON, DAY and MONTH, turning over at 04:00 UTC',
       },
       admin,
     );
-    expect(codeOf(res)).toEqual(['BAD_USER_INPUT', field]);
+    expect(errorOf(res)).toEqual(['BAD_USER_INPUT', field]);
   });
 });

@@ -5,7 +5,7 @@
 // stored, and removing a player's result brings back the metadata of the one that now sets it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { errorOf, minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { createSeason, waitFor } from '../support/services.js';
 
 let api: TestApi;
@@ -27,10 +27,6 @@ afterAll(async () => {
 
 const SUBMIT = 'mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }';
 const P = (n: number) => String(832_000_000_000 + n);
-const codeOf = (res: { errors?: Array<{ extensions?: Record<string, unknown> }> }) => [
-  res.errors?.[0]?.extensions?.['code'],
-  res.errors?.[0]?.extensions?.['field'],
-];
 const submit = (input: Record<string, unknown>) => api.gql(SUBMIT, { input }, submitter);
 const match = (minutesAgo: number, results: Array<{ playerId: string; points: number; metadata?: unknown }>) => ({
   matchId: randomUUID(),
@@ -119,19 +115,19 @@ describe('entry metadata', () => {
     // 1,025 bytes of JSON: {"k":"xxx…"} is 8 bytes around the string.
     const big = { k: 'x'.repeat(1_017) };
     expect(JSON.stringify(big)).toHaveLength(1_025);
-    expect(codeOf(await submit({ ...base, results: results(big) }))).toEqual(['BAD_USER_INPUT', 'metadata']);
+    expect(errorOf(await submit({ ...base, results: results(big) }))).toEqual(['BAD_USER_INPUT', 'metadata']);
     // Multi-byte characters count as their UTF-8 bytes: 342 × 3 bytes + 8 > 1024.
-    expect(codeOf(await submit({ ...base, results: results({ k: '€'.repeat(342) }) }))).toEqual([
+    expect(errorOf(await submit({ ...base, results: results({ k: '€'.repeat(342) }) }))).toEqual([
       'BAD_USER_INPUT',
       'metadata',
     ]);
     for (const bad of [[1, 2], 'car', 7])
-      expect(codeOf(await submit({ ...base, results: results(bad) }))[0], JSON.stringify(bad)).toBe('BAD_USER_INPUT');
+      expect(errorOf(await submit({ ...base, results: results(bad) }))[0], JSON.stringify(bad)).toBe('BAD_USER_INPUT');
     // Exactly 1,024 bytes is accepted; the same matchId with other metadata is a CONFLICT.
     const fits = { k: 'x'.repeat(1_016) };
     expect((await submit({ ...base, results: results(fits) })).errors).toBeUndefined();
     expect((await submit({ ...base, results: results(fits) })).errors).toBeUndefined();
-    expect(codeOf(await submit({ ...base, results: results({ k: 'y' }) }))[0]).toBe('CONFLICT');
+    expect(errorOf(await submit({ ...base, results: results({ k: 'y' }) }))[0]).toBe('CONFLICT');
     await waitFor('the accepted match', async () => (await read(best, P(10))).entry !== null);
     const rows = await api.s.pg.sql<Array<{ season_id: number; metadata: unknown }>>`
       select season_id, metadata from match_results where match_id = ${base.matchId} order by season_id`;

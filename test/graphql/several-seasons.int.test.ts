@@ -4,7 +4,7 @@
 // same matchId is a CONFLICT, and a match one of its seasons refuses is refused whole.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { errorOf, minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { createSeason, waitFor } from '../support/services.js';
 
 let api: TestApi;
@@ -27,8 +27,6 @@ afterAll(async () => {
 const SUBMIT = 'mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { matchId accepted } }';
 const P = (n: number) => String(831_000_000_000 + n);
 const submit = (input: Record<string, unknown>) => api.gql(SUBMIT, { input }, submitter);
-const codeOf = (res: { errors?: Array<{ extensions?: Record<string, unknown> }> }) =>
-  res.errors?.[0]?.extensions?.['code'];
 
 const stored = async (matchId: string) =>
   (
@@ -99,7 +97,7 @@ describe('a match that counts in several seasons', () => {
         { playerId: P(2), points: 50 },
       ],
     });
-    expect(codeOf(fewer)).toBe('CONFLICT');
+    expect(errorOf(fewer)[0]).toBe('CONFLICT');
     // A third match after the retry: once it shows, ingest has passed the retried messages.
     const third = await submit({
       matchId: randomUUID(),
@@ -119,14 +117,16 @@ describe('a match that counts in several seasons', () => {
     const results = [{ playerId: P(10), points: 11 }];
     const base = { matchId, endedAt: minutesFromNow(-5), results };
     // 11 points: within this season's range, over the small season's 10.
-    expect(codeOf(await submit({ ...base, seasonIds: [seasons.season, seasons.small] }))).toBe('POINTS_OUT_OF_RANGE');
-    expect(codeOf(await submit({ ...base, seasonIds: [seasons.season, 999_999] }))).toBe('SEASON_NOT_FOUND');
-    expect(codeOf(await submit({ ...base, seasonIds: [seasons.season, seasons.season] }))).toBe('BAD_USER_INPUT');
-    expect(codeOf(await submit({ ...base, seasonIds: [] }))).toBe('BAD_USER_INPUT');
-    expect(codeOf(await submit({ ...base, seasonId: seasons.season, seasonIds: [seasons.event] }))).toBe(
+    expect(errorOf(await submit({ ...base, seasonIds: [seasons.season, seasons.small] }))[0]).toBe(
+      'POINTS_OUT_OF_RANGE',
+    );
+    expect(errorOf(await submit({ ...base, seasonIds: [seasons.season, 999_999] }))[0]).toBe('SEASON_NOT_FOUND');
+    expect(errorOf(await submit({ ...base, seasonIds: [seasons.season, seasons.season] }))[0]).toBe('BAD_USER_INPUT');
+    expect(errorOf(await submit({ ...base, seasonIds: [] }))[0]).toBe('BAD_USER_INPUT');
+    expect(errorOf(await submit({ ...base, seasonId: seasons.season, seasonIds: [seasons.event] }))[0]).toBe(
       'BAD_USER_INPUT',
     );
-    expect(codeOf(await submit(base))).toBe('BAD_USER_INPUT');
+    expect(errorOf(await submit(base))[0]).toBe('BAD_USER_INPUT');
     // The same matchId is still free: nothing was claimed for it.
     const fine = await submit({ ...base, seasonId: seasons.season });
     expect(fine.errors).toBeUndefined();

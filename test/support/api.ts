@@ -117,5 +117,11 @@ export async function startApi(overrides: Record<string, string> = {}, opts: { l
 
 export type TestApi = Awaited<ReturnType<typeof startApi>>;
 
+/** The code and field of a response's first error: [undefined, undefined] without one. */
+export const errorOf = (res: Pick<GqlResponse, 'errors'>) => [
+  res.errors?.[0]?.extensions?.code,
+  res.errors?.[0]?.extensions?.field,
+];
+
 /** An ISO instant `minutes` from now. */
 export const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
