@@ -1,4 +1,4 @@
-// `npm run demo`: a live ladder on this machine in one process: migrations, two demo seasons,
+// `npm run demo`: a live ladder on this machine in one process: migrations, three demo seasons,
 // API keys, the API and ingest consumer, and simulated game servers submitting matches. Its
 // banner leads with the live board page's URL (built by `npm run build:web` first).
 //   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>
@@ -10,10 +10,9 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app/app.js';
 import { parseConfig, type Config } from '../src/config.js';
-import type { SeasonDefinition } from '../src/domain/season.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
-import { createSeason, listSeasons, type ShardChoice, type SeasonStore } from '../src/service/seasons.js';
+import { createSeason, listSeasons, newSeasonOf, type NewSeason, type SeasonStore } from '../src/service/seasons.js';
 import { StartupError } from '../src/app/startup.js';
 import { ensureDatabase } from './ensure-database.js';
 import { regularPlayerId, startSimulator } from './simulator.js';
@@ -38,13 +37,15 @@ function demoSettings(env: NodeJS.ProcessEnv) {
 }
 
 /** The active season with this name, or a new one: rerunning the demo keeps its board. */
-async function ensureSeason(store: SeasonStore, def: SeasonDefinition & { shards?: ShardChoice }, now: Date) {
+async function ensureSeason(store: SeasonStore, def: NewSeason, now: Date) {
   const active = await listSeasons(store, 'ACTIVE', now);
   return active.filter((s) => s.name === def.name).at(-1) ?? createSeason(store, def, now);
 }
 
 /**
- * Creates (or reuses) the two demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles show.
+ * Creates (or reuses) the three demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles
+ * show, and a battle royale of three boards (docs/design.md#boards): points, lap_time ascending,
+ * and royale, ranked by wins, then kills, then who got there first.
  * On a Redis Cluster the first has 3 score-range shards: bounds that split the simulator's players
  * (points about (0.1 + 0.7 x skill)^2 x 10,000) into thirds.
  */
@@ -84,7 +85,27 @@ async function demoSeasons(app: App, sharded: boolean) {
     },
     now,
   );
-  return { best, sum };
+  const royale = await ensureSeason(
+    app.seasonsRepo,
+    newSeasonOf({
+      name: 'Demo battle royale',
+      startsAt: start,
+      endsAt: new Date(start.getTime() + 30 * DAY_MS),
+      boards: [
+        { name: 'points', maxValue: 10_000 },
+        { name: 'lap_time', order: 'ASC', maxValue: 600_000 },
+        {
+          name: 'royale',
+          keys: [
+            { stat: 'wins', max: 1 },
+            { stat: 'kills', max: 50 },
+          ],
+        },
+      ],
+    }),
+    now,
+  );
+  return { best, sum, royale };
 }
 
 function banner(o: {
@@ -92,6 +113,7 @@ function banner(o: {
   url: string;
   bestId: number;
   sumId: number;
+  royaleId: number;
   player: string;
   submitKey: string;
   adminKey: string;
@@ -116,7 +138,8 @@ function banner(o: {
 
  Seasons:  ${o.bestId} "Demo season"        best match counts, ranks 1,2,3,4
            ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
- Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to both seasons.
+           ${o.royaleId} "Demo battle royale"  three boards: points, lap_time (fastest first), royale (wins, then kills)
+ Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to all three seasons.
 
  Paste into GraphiQL:
 
@@ -131,6 +154,9 @@ function banner(o: {
 
    # their rank at each UTC midnight (the scheduler snapshots the season board then) and the places gained since
    { leaderboard(seasonId: ${o.bestId}) { entry(playerId: "${o.player}") { rank rankDelta rankHistory(last: 30) { at rank } } } }
+
+   # a board of several keys: wins, then kills, then who got there first
+   { leaderboard(seasonId: ${o.royaleId}, board: "royale") { top(limit: 5) { rank keys player { displayName } } } }
 
    # live: the top 5 of the weekly total, pushed as it changes (press ▶ and watch)
    subscription { topChanged(seasonId: ${o.sumId}, limit: 5) { rank playerId points } }
@@ -242,7 +268,7 @@ try {
   say('[demo] starting the API and the ingest consumer (migrations, Kafka topics)');
   // The service's own "waiting for ..." lines are warnings, below the demo's log level: say them.
   await app.start({ onWaiting: (line) => say(`[demo] ${line}`) });
-  const { best, sum } = await demoSeasons(app, process.env.REDIS_CLUSTER_NODES !== undefined);
+  const { best, sum, royale } = await demoSeasons(app, process.env.REDIS_CLUSTER_NODES !== undefined);
   const keys = createApiKeysRepo(app.pg.db);
   const submitKey = await createApiKey(keys, { name: 'demo simulator', scopes: ['submit'] });
   const adminKey = await createApiKey(keys, { name: 'demo admin', scopes: ['admin'] });
@@ -251,7 +277,7 @@ try {
   simulator = startSimulator({
     url: `http://127.0.0.1:${port}/graphql`,
     apiKey: submitKey.key,
-    seasonIds: [best.id, sum.id],
+    seasonIds: [best.id, sum.id, royale.id],
     ratePerSec: settings.rate,
     players: settings.players,
     log: say,
@@ -267,6 +293,7 @@ try {
       url: `http://localhost:${port}/graphql`,
       bestId: best.id,
       sumId: sum.id,
+      royaleId: royale.id,
       player: regularPlayerId(settings.players),
       submitKey: submitKey.key,
       adminKey: adminKey.key,

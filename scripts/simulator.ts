@@ -94,6 +94,23 @@ function pointsFor(id: number, maxPoints: number): number {
   return Math.round(performance * performance * maxPoints);
 }
 
+/**
+ * A player's further stats in one match, for the boards of its seasons that rank them (max: each
+ * stat's largest value): `wins` 1 for the match's winner, a stat whose name holds `time` lower for
+ * better players (a lap time), any other higher (kills).
+ */
+function statsFor(id: number, winner: boolean, maxes: ReadonlyMap<string, number>) {
+  const luck = (Math.random() - 0.5) * 0.3;
+  const performance = Math.min(1, Math.max(0, 0.1 + 0.7 * skillOf(id) + luck));
+  return [...maxes].map(([name, max]) => ({
+    name,
+    value:
+      name === 'wins'
+        ? Math.min(max, winner ? 1 : 0)
+        : Math.round(max * (name.includes('time') ? 0.1 + 0.15 * (1 - performance) : 0.9 * performance ** 2)),
+  }));
+}
+
 // Retryable errors (UNAVAILABLE, RATE_LIMITED, the network) are retried by the client with the
 // same input, so the same matchId: resubmitting it is safe (docs/design.md#data-flow).
 const MAX_ATTEMPTS = 8;
@@ -116,8 +133,10 @@ export function startSimulator(opts: SimulatorOptions) {
   const inFlight = new Set<Promise<void>>();
   const client = createLadderClient({ url: opts.url, apiKey: opts.apiKey });
   let maxPoints: number | undefined;
+  /** The further stats the seasons' boards rank, each with the least of its boards' largest values. */
+  const statMaxes = new Map<string, number>();
 
-  /** The most points a match may carry: the least of its seasons' maxPointsPerMatch. */
+  /** The most points a match may carry: the least of its seasons' maxPointsPerMatch; and statMaxes. */
   async function loadSeasons(): Promise<number> {
     const entries = await Promise.all(
       opts.seasonIds.map(async (id) => {
@@ -125,6 +144,11 @@ export function startSimulator(opts: SimulatorOptions) {
         if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
         if (season.status !== 'ACTIVE')
           log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
+        for (const b of season.boards) {
+          const ranked = b.keys.length > 0 ? b.keys : [{ stat: b.stat!, max: b.maxValue }];
+          for (const { stat, max } of ranked)
+            if (stat !== 'points') statMaxes.set(stat, Math.min(max, statMaxes.get(stat) ?? max));
+        }
         return season.maxPointsPerMatch;
       }),
     );
@@ -137,9 +161,12 @@ export function startSimulator(opts: SimulatorOptions) {
    */
   async function submit(ids: number[]): Promise<void> {
     const map = MAPS[Math.floor(Math.random() * MAPS.length)]!;
-    const results = ids.map((id) => ({
+    const points = ids.map((id) => pointsFor(id, maxPoints!));
+    const winner = points.indexOf(Math.max(...points));
+    const results = ids.map((id, i) => ({
       playerId: String(id),
-      points: pointsFor(id, maxPoints!),
+      points: points[i]!,
+      ...(statMaxes.size > 0 ? { stats: statsFor(id, i === winner, statMaxes) } : {}),
       // What a game server attaches to a result; the board shows the one of the result that set the standing.
       metadata: { character: CHARACTERS[hash32(id) % CHARACTERS.length]!, map },
       ...(named.has(id) ? {} : { displayName: playerName(id) }),

@@ -1,17 +1,26 @@
-// The live board page (web/index.html): pick a season and a board; the top 100 follows
+// The live board page (web/index.html): pick a season, one of its boards and a window; the top 100 follows
 // topChanged with each row's movement since the previous update; a searched player's entry and
 // neighbours follow rankChanged, under their rank line (the SEASON board's daily snapshots, then
 // now) and percentile; friends compare a pasted list of up to 1,000 ids, a page at a time; the
 // top's heading tells the board's size and what the top 1,000 takes. State lives in the URL
-// (?season=1&window=DAY&player=42&friends=7,9) so a view can be shared or reloaded.
+// (?season=1&board=kills&window=DAY&player=42&friends=7,9) so a view can be shared or reloaded. A
+// multi-key board shows each entry's keys (wins · kills · time) where a board of one stat shows points.
 // Plain DOM on the typed client; compiled by `npm run build:web` (tsconfig.web.json).
-import { createLadderClient, type Entry, type LadderError, type Window } from '../src/client/ladder-client.js';
+import {
+  createLadderClient,
+  type Entry,
+  type LadderError,
+  type SeasonsQuery,
+  type Window,
+} from '../src/client/ladder-client.js';
 
 const client = createLadderClient({ url: new URL('/graphql', location.href).href });
 const $ = <T extends HTMLElement = HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 const params = new URLSearchParams(location.search);
 const state = {
   seasonId: Number(params.get('season')) || (undefined as number | undefined),
+  /** One of the season's boards by name; undefined: its first. */
+  board: params.get('board') ?? undefined,
   window: (params.get('window') ?? 'SEASON') as Window,
   player: params.get('player') ?? '',
   friends: (params.get('friends') ?? '').split(',').filter(Boolean),
@@ -26,6 +35,7 @@ let stopPlayer = () => {};
 function saveState(): void {
   const p = new URLSearchParams();
   if (state.seasonId) p.set('season', String(state.seasonId));
+  if (state.board) p.set('board', state.board);
   if (state.window !== 'SEASON') p.set('window', state.window);
   if (state.player) p.set('player', state.player);
   if (state.friends.length > 0) p.set('friends', state.friends.join(','));
@@ -67,7 +77,7 @@ function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
     ['rank', `#${e.rank}`],
     [`move ${move.cls}`, move.text],
     ['name', e.player?.displayName ?? e.playerId],
-    ['points', String(e.points)],
+    ['points', e.keys ? e.keys.join(' · ') : String(e.points)],
   ]) {
     const td = document.createElement('td');
     td.className = cls!;
@@ -110,13 +120,15 @@ function showTop(entries: Entry[]): void {
   // after an update, at most twice a second however often the top changes.
   sizeTimer ??= setTimeout(() => {
     sizeTimer = undefined;
-    void client.cutoff({ seasonId: state.seasonId!, window: state.window, at: state.at, rank: CUTOFF_PLACE }).then(
-      (b) => {
-        const needs = b?.cutoff ? ` · top ${count(CUTOFF_PLACE)} needs ${count(b.cutoff.points)} points` : '';
-        $('#size').textContent = b ? `of ${count(b.size)} players${needs}` : '';
-      },
-      () => {},
-    );
+    void client
+      .cutoff({ seasonId: state.seasonId!, board: state.board, window: state.window, at: state.at, rank: CUTOFF_PLACE })
+      .then(
+        (b) => {
+          const needs = b?.cutoff ? ` · top ${count(CUTOFF_PLACE)} needs ${count(b.cutoff.points)} points` : '';
+          $('#size').textContent = b ? `of ${count(b.size)} players${needs}` : '';
+        },
+        () => {},
+      );
   }, 500);
 }
 
@@ -133,13 +145,18 @@ let snapshots: { key: string; points: Array<{ at: string; rank: number | null }>
 /** The SEASON rank line: each daily snapshot, then `now`; rank 1 at the top. Hidden elsewhere. */
 async function showRankLine(now: number | undefined): Promise<void> {
   const figure = $('#rank-line');
-  const key = `${state.seasonId}/${state.player}`;
+  const key = `${state.seasonId}/${state.board ?? ''}/${state.player}`;
   if (state.window !== 'SEASON' || state.at || now === undefined) {
     figure.hidden = true;
     return;
   }
   if (snapshots?.key !== key) {
-    const entry = await client.rankHistory({ seasonId: state.seasonId!, playerId: state.player, last: 30 });
+    const entry = await client.rankHistory({
+      seasonId: state.seasonId!,
+      board: state.board,
+      playerId: state.player,
+      last: 30,
+    });
     snapshots = { key, points: (entry?.rankHistory ?? []).map((p) => ({ at: p.at, rank: p.rank })) };
   }
   const ranks = [...snapshots.points.flatMap((p) => (p.rank === null ? [] : [p.rank])), now];
@@ -165,7 +182,13 @@ async function showPlayer(): Promise<void> {
     $('#around tbody').replaceChildren();
     return;
   }
-  const vars = { seasonId: state.seasonId!, window: state.window, at: state.at, playerId: state.player };
+  const vars = {
+    seasonId: state.seasonId!,
+    board: state.board,
+    window: state.window,
+    at: state.at,
+    playerId: state.player,
+  };
   const [entry, around] = await Promise.all([client.entry(vars), client.around({ ...vars, radius: 3 })]);
   const e = entry?.entry;
   if (!e) {
@@ -194,6 +217,7 @@ async function showFriends(): Promise<void> {
       ? null
       : await client.friendsPage({
           seasonId: state.seasonId!,
+          board: state.board,
           window: state.window,
           at: state.at,
           playerIds: state.friends,
@@ -225,7 +249,14 @@ function follow(): void {
   const past = state.at !== undefined;
   const readTop = () =>
     client
-      .top({ seasonId: state.seasonId!, window: state.window, at: state.at, limit: 100, metadata: true })
+      .top({
+        seasonId: state.seasonId!,
+        board: state.board,
+        window: state.window,
+        at: state.at,
+        limit: 100,
+        metadata: true,
+      })
       .then((b) => {
         status(`${state.window.toLowerCase()} of ${state.at!.slice(0, 10)}`);
         showTop(b?.top ?? []);
@@ -234,7 +265,7 @@ function follow(): void {
   else
     stops.push(
       client.topChanged(
-        { seasonId: state.seasonId, window: state.window, limit: 100, metadata: true },
+        { seasonId: state.seasonId, board: state.board, window: state.window, limit: 100, metadata: true },
         (top) => {
           status('live', true);
           showTop(top);
@@ -264,7 +295,7 @@ function followPlayer(): void {
   if (state.player && state.seasonId) {
     // rankChanged follows the SEASON board; for a day or a week it is the cue to look again.
     stopPlayer = client.rankChanged(
-      { seasonId: state.seasonId, playerId: state.player },
+      { seasonId: state.seasonId, board: state.board, playerId: state.player },
       () => {
         void showPlayer().catch(failed);
       },
@@ -281,7 +312,25 @@ const WINDOW_LABELS: Record<Window, string> = {
   DAY: 'today',
 };
 
-/** The board picker offers the windows the season keeps (Season.windows); another one falls back to SEASON. */
+type SeasonInfo = SeasonsQuery['seasons'][number];
+
+/**
+ * The board picker offers the season's boards (Season.boards: another name falls back to its
+ * first), the heading names what the board ranks; returns the windows that board keeps.
+ */
+function showBoards(season: SeasonInfo | undefined): readonly Window[] {
+  const boards = season?.boards ?? [];
+  if (!boards.some((b) => b.name === state.board)) state.board = undefined;
+  const board = boards.find((b) => b.name === state.board) ?? boards[0];
+  $<HTMLSelectElement>('#board').replaceChildren(...boards.map((b) => new Option(b.name.replaceAll('_', ' '), b.name)));
+  $<HTMLSelectElement>('#board').value = board?.name ?? '';
+  $('#board-picker').hidden = boards.length < 2;
+  const ranks = board?.keys.length ? board.keys.map((k) => k.stat).join(' · ') : (board?.stat ?? 'points');
+  for (const th of document.querySelectorAll('th.points')) th.textContent = ranks.replaceAll('_', ' ');
+  return board?.windows ?? ['SEASON'];
+}
+
+/** The window picker offers the windows the board keeps (Board.windows); another one falls back to SEASON. */
 function showWindows(windows: readonly Window[]): void {
   if (!windows.includes(state.window)) state.window = 'SEASON';
   const order: Window[] = ['SEASON', 'MONTH', 'WEEK', 'DAY'];
@@ -296,7 +345,12 @@ async function listPeriods(): Promise<void> {
   const picker = $('#period-picker');
   picker.hidden = state.window === 'SEASON';
   if (picker.hidden) return;
-  const periods = await client.periods({ seasonId: state.seasonId!, window: state.window, first: 30 });
+  const periods = await client.periods({
+    seasonId: state.seasonId!,
+    board: state.board,
+    window: state.window,
+    first: 30,
+  });
   const current = WINDOW_LABELS[state.window];
   $<HTMLSelectElement>('#period').replaceChildren(
     new Option(`${current} (live)`, ''),
@@ -317,15 +371,23 @@ async function start(): Promise<void> {
   }
   if (!seasons.some((s) => s.id === state.seasonId)) state.seasonId = seasons[0]!.id;
   select.value = String(state.seasonId);
-  const windowsOf = (id: number) => seasons.find((s) => s.id === id)?.windows ?? ['SEASON'];
-  showWindows(windowsOf(state.seasonId!));
+  const seasonOf = (id: number) => seasons.find((s) => s.id === id);
+  showWindows(showBoards(seasonOf(state.seasonId!)));
   $<HTMLInputElement>('#player').value = state.player;
   $<HTMLTextAreaElement>('#friends').value = state.friends.join(', ');
 
   select.addEventListener('change', () => {
     state.seasonId = Number(select.value);
     state.at = undefined;
-    showWindows(windowsOf(state.seasonId));
+    state.board = undefined;
+    showWindows(showBoards(seasonOf(state.seasonId)));
+    void listPeriods().catch(failed);
+    follow();
+  });
+  $<HTMLSelectElement>('#board').addEventListener('change', (ev) => {
+    state.board = (ev.target as HTMLSelectElement).value || undefined;
+    state.at = undefined;
+    showWindows(showBoards(seasonOf(state.seasonId!)));
     void listPeriods().catch(failed);
     follow();
   });

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { boardExpireAt, membersOnLiveBoards, type Board } from '../domain/board.js';
+import { boardsOf } from '../domain/season.js';
 import { DRIFT_KINDS } from '../domain/drift.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { Logger } from '../logger.js';
@@ -34,12 +35,27 @@ export function createBoardMaintenance(deps: {
   const ttl = config.windowTtlSeconds;
   const expireAt = (b: Board) => boardExpireAt(b, ttl);
 
-  /** Refills every live board of the season from PostgreSQL into a copy and swaps it in. */
+  /**
+   * Refills every live board of the season from PostgreSQL into a copy and swaps it in: of each
+   * of its boards (docs/design.md#boards), one after the other, the report summed.
+   */
   async function rebuild(seasonId: number, onProgress?: (members: number) => void): Promise<RebuildReport> {
     const season = await requireSeason(deps.seasonStore, seasonId);
     const source = createStandingsReader(deps.sql);
     const target = createBoardRebuilder(deps.redis, ttl);
-    return rebuildSeason({ source, target, expireAt, now: Date.now, onProgress }, season);
+    const total: RebuildReport = { seasonId, boards: 0, members: 0, expiredBoardsSkipped: 0, durationMs: 0 };
+    for (const board of boardsOf(season)) {
+      const done = total.members;
+      const report = await rebuildSeason(
+        { source, target, expireAt, now: Date.now, onProgress: onProgress && ((n) => onProgress(done + n)) },
+        board,
+      );
+      total.boards += report.boards;
+      total.members += report.members;
+      total.expiredBoardsSkipped += report.expiredBoardsSkipped;
+      total.durationMs += report.durationMs;
+    }
+    return total;
   }
 
   /** Reconciles one season. Its Redis connection is its own: the inspector WATCHes keys. */
@@ -109,7 +125,9 @@ export function createBoardMaintenance(deps: {
       marker: createBoardsMarker(deps.redis),
       intervalMs: config.boardRestoreIntervalMs,
       leaseMs: 60_000,
-      activeSeasons: () => listSeasons(deps.seasonStore, 'ACTIVE', new Date()),
+      // Seasons only: a season's rebuild covers its further boards.
+      activeSeasons: async () =>
+        (await listSeasons(deps.seasonStore, 'ACTIVE', new Date())).filter((s) => s.parentId == null),
       rebuild: (seasonId) => rebuild(seasonId),
       onRestored: (r) => restoreLog.warn(r, 'Redis held no boards: rebuilt them from PostgreSQL'),
       onError: (err) => restoreLog.warn({ err }, 'restoring the boards failed; retried at the next check'),
@@ -124,8 +142,11 @@ export function createBoardMaintenance(deps: {
     /** Standings on the season's live (unexpired) boards per PostgreSQL: the total of a progress bar. */
     async liveMembers(seasonId: number): Promise<number> {
       const season = await requireSeason(deps.seasonStore, seasonId);
-      const sizes = await createStandingsPages(deps.sql).boardSizes(seasonId);
-      return membersOnLiveBoards(season, sizes, ttl, Date.now());
+      const pages = createStandingsPages(deps.sql);
+      let members = 0;
+      for (const board of boardsOf(season))
+        members += membersOnLiveBoards(board, await pages.boardSizes(board.id), ttl, Date.now());
+      return members;
     },
   };
 }

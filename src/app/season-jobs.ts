@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Config } from '../config.js';
+import { boardsOf } from '../domain/season.js';
 import { createFinalStandingsExport } from '../postgres/final-standings-export.js';
 import { exportFinalStandings } from '../service/export-final-standings.js';
 import { createIngestProgress } from '../kafka/ingest-progress.js';
@@ -38,6 +39,7 @@ export function createSeasonJobs(deps: {
   const { config } = deps;
   const log = deps.logger.child({ component: 'seasons' });
   const store = createSeasonLifecycleStore(deps.pg);
+  const seasonsRepo = createSeasonsRepo(deps.pg.db);
   const progress = createIngestProgress(deps.kafka, config.kafka.topic, config.kafka.groupId);
   const closeDeps: CloseDeps = {
     store,
@@ -63,13 +65,23 @@ export function createSeasonJobs(deps: {
     const deps = onProgress
       ? { ...closeDeps, onProgress: (_id: number, p: CloseProgress) => onProgress(p) }
       : closeDeps;
-    const report = await closeSeason(deps, seasonId, by, signal);
+    // A season's further boards close with it, together (each its own close: docs/design.md#boards).
+    const season = await seasonsRepo.get(seasonId);
+    const ids = season ? boardsOf(season).map((b) => b.id) : [seasonId];
+    const reports = await Promise.all(ids.map((id) => closeSeason(deps, id, by, signal)));
+    const report = reports.reduce((sum, r) => ({
+      ...sum,
+      finalized: sum.finalized || r.finalized,
+      boards: sum.boards + r.boards,
+      rows: sum.rows + r.rows,
+      keysRemoved: sum.keysRemoved + r.keysRemoved,
+      durationMs: Math.max(sum.durationMs, r.durationMs),
+    }));
     if (report.finalized || report.keysRemoved > 0)
       log.info({ ...report, actor: by.actor, reason: by.reason }, 'season closed');
     return report;
   }
 
-  const seasonsRepo = createSeasonsRepo(deps.pg.db);
   const archiveDeps: ArchiveDeps = {
     store: createHistoryArchive(deps.pg.sql),
     seasonById: (id) => seasonsRepo.get(id),

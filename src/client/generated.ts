@@ -24,8 +24,10 @@ export type PlayerResultInput = {
   metadata?: Record<string, unknown> | null | undefined;
   /** a positive 64-bit integer, as a string */
   playerId: string;
-  /** 0..the season's maxPointsPerMatch */
-  points: number;
+  /** the stat 'points': 0..the season's maxPointsPerMatch (a season without boards needs it) */
+  points?: number | null | undefined;
+  /** up to 16 further stats; each board of the match's seasons counts the ones it ranks, and each stat must count on one */
+  stats?: Array<StatInput> | null | undefined;
 };
 
 export type ScoringMode =
@@ -45,6 +47,14 @@ export type SortOrder =
   /** more points rank first */
   | 'DESC';
 
+/** One named stat of a player's result (kills, lap_time): the boards that rank it count it. */
+export type StatInput = {
+  /** a-z, 0-9 and _, starting with a letter, at most 32 */
+  name: string;
+  /** within the range of each board that ranks it (BAD_USER_INPUT otherwise) */
+  value: number;
+};
+
 export type Window =
   /** a UTC day (from the season's reset offset: resetOffsetMinutes) */
   | 'DAY'
@@ -57,6 +67,7 @@ export type Window =
 
 export type TopQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   window?: Window | null | undefined;
   at?: string | null | undefined;
   limit?: number | null | undefined;
@@ -65,10 +76,11 @@ export type TopQueryVariables = Exact<{
 }>;
 
 
-export type TopQuery = { leaderboard: { size: number, periodStart: string, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
+export type TopQuery = { leaderboard: { size: number, periodStart: string, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
 
 export type EntryQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerId: string;
   window?: Window | null | undefined;
   at?: string | null | undefined;
@@ -76,10 +88,11 @@ export type EntryQueryVariables = Exact<{
 }>;
 
 
-export type EntryQuery = { leaderboard: { size: number, entry: { percentile: number, rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } | null } | null };
+export type EntryQuery = { leaderboard: { size: number, entry: { percentile: number, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } | null } | null };
 
 export type AroundQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerId: string;
   radius?: number | null | undefined;
   window?: Window | null | undefined;
@@ -88,10 +101,11 @@ export type AroundQueryVariables = Exact<{
 }>;
 
 
-export type AroundQuery = { leaderboard: { size: number, around: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
+export type AroundQuery = { leaderboard: { size: number, around: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
 
 export type FriendsQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerIds: Array<string> | string;
   window?: Window | null | undefined;
   at?: string | null | undefined;
@@ -99,10 +113,11 @@ export type FriendsQueryVariables = Exact<{
 }>;
 
 
-export type FriendsQuery = { leaderboard: { size: number, friends: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
+export type FriendsQuery = { leaderboard: { size: number, friends: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
 
 export type FriendsPageQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerIds: Array<string> | string;
   first?: number | null | undefined;
   after?: string | null | undefined;
@@ -112,10 +127,11 @@ export type FriendsPageQueryVariables = Exact<{
 }>;
 
 
-export type FriendsPageQuery = { leaderboard: { friendsPage: { endCursor: string | null, hasNextPage: boolean, ranked: number, entries: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } } | null };
+export type FriendsPageQuery = { leaderboard: { friendsPage: { endCursor: string | null, hasNextPage: boolean, ranked: number, entries: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } } | null };
 
 export type CutoffQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   rank: number;
   window?: Window | null | undefined;
   at?: string | null | undefined;
@@ -126,6 +142,7 @@ export type CutoffQuery = { leaderboard: { size: number, cutoff: { place: number
 
 export type PeriodsQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   window: Window;
   first?: number | null | undefined;
   before?: string | null | undefined;
@@ -133,10 +150,11 @@ export type PeriodsQueryVariables = Exact<{
 }>;
 
 
-export type PeriodsQuery = { season: { periods: Array<{ period: string, periodStart: string, leaderboard: { size: number, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } }> } | null };
+export type PeriodsQuery = { season: { periods: Array<{ period: string, periodStart: string, leaderboard: { size: number, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } }> } | null };
 
 export type RankHistoryQueryVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerId: string;
   last?: number | null | undefined;
 }>;
@@ -144,29 +162,32 @@ export type RankHistoryQueryVariables = Exact<{
 
 export type RankHistoryQuery = { leaderboard: { entry: { rank: number, rankDelta: number | null, rankHistory: Array<{ at: string, takenAt: string, rank: number | null }> } | null } | null };
 
-export type EntryFieldsFragment = { rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null };
+export type EntryFieldsFragment = { rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null };
 
 export type TopChangedSubscriptionVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   window?: Window | null | undefined;
   limit?: number | null | undefined;
   metadata?: boolean | null | undefined;
 }>;
 
 
-export type TopChangedSubscription = { topChanged: Array<{ rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> };
+export type TopChangedSubscription = { topChanged: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> };
 
 export type RankChangedSubscriptionVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerId: string;
   metadata?: boolean | null | undefined;
 }>;
 
 
-export type RankChangedSubscription = { rankChanged: { rank: number, playerId: string, points: number, achievedAt: string, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } };
+export type RankChangedSubscription = { rankChanged: { rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } };
 
 export type RecordUpdatedSubscriptionVariables = Exact<{
   seasonId: number;
+  board?: string | null | undefined;
   playerId?: string | null | undefined;
 }>;
 
@@ -178,14 +199,14 @@ export type SeasonsQueryVariables = Exact<{
 }>;
 
 
-export type SeasonsQuery = { seasons: Array<{ id: number, name: string, status: SeasonStatus, scoring: ScoringMode, order: SortOrder, startsAt: string, endsAt: string, windows: Array<Window>, resetOffsetMinutes: number }> };
+export type SeasonsQuery = { seasons: Array<{ id: number, name: string, status: SeasonStatus, scoring: ScoringMode, order: SortOrder, startsAt: string, endsAt: string, windows: Array<Window>, resetOffsetMinutes: number, boards: Array<{ name: string, stat: string | null, order: SortOrder, windows: Array<Window>, keys: Array<{ stat: string, order: SortOrder, max: number }> }> }> };
 
 export type SeasonQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type SeasonQuery = { season: { id: number, name: string, status: SeasonStatus, maxPointsPerMatch: number } | null };
+export type SeasonQuery = { season: { id: number, name: string, status: SeasonStatus, maxPointsPerMatch: number, boards: Array<{ name: string, stat: string | null, maxValue: number, keys: Array<{ stat: string, max: number }> }> } | null };
 
 export type SubmitMatchResultMutationVariables = Exact<{
   input: MatchResultInput;
@@ -218,6 +239,7 @@ export const EntryFieldsFragmentDoc = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
@@ -225,8 +247,8 @@ export const EntryFieldsFragmentDoc = new TypedDocumentString(`
 }
     `, {"fragmentName":"EntryFields"}) as unknown as TypedDocumentString<EntryFieldsFragment, unknown>;
 export const TopDocument = new TypedDocumentString(`
-    query Top($seasonId: Int!, $window: Window = SEASON, $at: DateTime, $limit: Int = 100, $offset: Int = 0, $metadata: Boolean = false) {
-  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    query Top($seasonId: Int!, $board: String, $window: Window = SEASON, $at: DateTime, $limit: Int = 100, $offset: Int = 0, $metadata: Boolean = false) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
     size
     periodStart
     top(limit: $limit, offset: $offset) {
@@ -239,14 +261,15 @@ export const TopDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<TopQuery, TopQueryVariables>;
 export const EntryDocument = new TypedDocumentString(`
-    query Entry($seasonId: Int!, $playerId: ID!, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
-  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    query Entry($seasonId: Int!, $board: String, $playerId: ID!, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
     size
     entry(playerId: $playerId) {
       ...EntryFields
@@ -259,14 +282,15 @@ export const EntryDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<EntryQuery, EntryQueryVariables>;
 export const AroundDocument = new TypedDocumentString(`
-    query Around($seasonId: Int!, $playerId: ID!, $radius: Int = 5, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
-  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    query Around($seasonId: Int!, $board: String, $playerId: ID!, $radius: Int = 5, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
     size
     around(playerId: $playerId, radius: $radius) {
       ...EntryFields
@@ -278,14 +302,15 @@ export const AroundDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<AroundQuery, AroundQueryVariables>;
 export const FriendsDocument = new TypedDocumentString(`
-    query Friends($seasonId: Int!, $playerIds: [ID!]!, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
-  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    query Friends($seasonId: Int!, $board: String, $playerIds: [ID!]!, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
     size
     friends(playerIds: $playerIds) {
       ...EntryFields
@@ -297,14 +322,15 @@ export const FriendsDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<FriendsQuery, FriendsQueryVariables>;
 export const FriendsPageDocument = new TypedDocumentString(`
-    query FriendsPage($seasonId: Int!, $playerIds: [ID!]!, $first: Int = 100, $after: String, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
-  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    query FriendsPage($seasonId: Int!, $board: String, $playerIds: [ID!]!, $first: Int = 100, $after: String, $window: Window = SEASON, $at: DateTime, $metadata: Boolean = false) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
     friendsPage(playerIds: $playerIds, first: $first, after: $after) {
       entries {
         ...EntryFields
@@ -320,14 +346,15 @@ export const FriendsPageDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<FriendsPageQuery, FriendsPageQueryVariables>;
 export const CutoffDocument = new TypedDocumentString(`
-    query Cutoff($seasonId: Int!, $rank: Int!, $window: Window = SEASON, $at: DateTime) {
-  leaderboard(seasonId: $seasonId, window: $window, at: $at) {
+    query Cutoff($seasonId: Int!, $board: String, $rank: Int!, $window: Window = SEASON, $at: DateTime) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
     size
     cutoff(rank: $rank) {
       place
@@ -338,9 +365,9 @@ export const CutoffDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<CutoffQuery, CutoffQueryVariables>;
 export const PeriodsDocument = new TypedDocumentString(`
-    query Periods($seasonId: Int!, $window: Window!, $first: Int = 30, $before: String, $metadata: Boolean = false) {
+    query Periods($seasonId: Int!, $board: String, $window: Window!, $first: Int = 30, $before: String, $metadata: Boolean = false) {
   season(id: $seasonId) {
-    periods(window: $window, first: $first, before: $before) {
+    periods(board: $board, window: $window, first: $first, before: $before) {
       period
       periodStart
       leaderboard {
@@ -357,14 +384,15 @@ export const PeriodsDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<PeriodsQuery, PeriodsQueryVariables>;
 export const RankHistoryDocument = new TypedDocumentString(`
-    query RankHistory($seasonId: Int!, $playerId: ID!, $last: Int = 30) {
-  leaderboard(seasonId: $seasonId) {
+    query RankHistory($seasonId: Int!, $board: String, $playerId: ID!, $last: Int = 30) {
+  leaderboard(seasonId: $seasonId, board: $board) {
     entry(playerId: $playerId) {
       rank
       rankDelta
@@ -378,8 +406,8 @@ export const RankHistoryDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<RankHistoryQuery, RankHistoryQueryVariables>;
 export const TopChangedDocument = new TypedDocumentString(`
-    subscription TopChanged($seasonId: Int!, $window: Window = SEASON, $limit: Int = 10, $metadata: Boolean = false) {
-  topChanged(seasonId: $seasonId, window: $window, limit: $limit) {
+    subscription TopChanged($seasonId: Int!, $board: String, $window: Window = SEASON, $limit: Int = 10, $metadata: Boolean = false) {
+  topChanged(seasonId: $seasonId, board: $board, window: $window, limit: $limit) {
     ...EntryFields
   }
 }
@@ -388,14 +416,15 @@ export const TopChangedDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<TopChangedSubscription, TopChangedSubscriptionVariables>;
 export const RankChangedDocument = new TypedDocumentString(`
-    subscription RankChanged($seasonId: Int!, $playerId: ID!, $metadata: Boolean = false) {
-  rankChanged(seasonId: $seasonId, playerId: $playerId) {
+    subscription RankChanged($seasonId: Int!, $board: String, $playerId: ID!, $metadata: Boolean = false) {
+  rankChanged(seasonId: $seasonId, board: $board, playerId: $playerId) {
     ...EntryFields
   }
 }
@@ -404,14 +433,15 @@ export const RankChangedDocument = new TypedDocumentString(`
   playerId
   points
   achievedAt
+  keys
   player {
     displayName
   }
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<RankChangedSubscription, RankChangedSubscriptionVariables>;
 export const RecordUpdatedDocument = new TypedDocumentString(`
-    subscription RecordUpdated($seasonId: Int!, $playerId: ID) {
-  recordUpdated(seasonId: $seasonId, playerId: $playerId) {
+    subscription RecordUpdated($seasonId: Int!, $board: String, $playerId: ID) {
+  recordUpdated(seasonId: $seasonId, board: $board, playerId: $playerId) {
     seasonId
     playerId
     points
@@ -432,6 +462,17 @@ export const SeasonsDocument = new TypedDocumentString(`
     endsAt
     windows
     resetOffsetMinutes
+    boards {
+      name
+      stat
+      keys {
+        stat
+        order
+        max
+      }
+      order
+      windows
+    }
   }
 }
     `) as unknown as TypedDocumentString<SeasonsQuery, SeasonsQueryVariables>;
@@ -442,6 +483,15 @@ export const SeasonDocument = new TypedDocumentString(`
     name
     status
     maxPointsPerMatch
+    boards {
+      name
+      stat
+      keys {
+        stat
+        max
+      }
+      maxValue
+    }
   }
 }
     `) as unknown as TypedDocumentString<SeasonQuery, SeasonQueryVariables>;

@@ -1,5 +1,5 @@
 import { badInput } from './errors.js';
-import { resetOffsetMs, windowsOf, type Season, type Window } from './season.js';
+import { boardName, boardsOf, resetOffsetMs, windowsOf, type Season, type Window } from './season.js';
 import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from './windows.js';
 
 /**
@@ -26,6 +26,21 @@ export type BoardOfId = Board<SeasonId>;
 /** The SEASON board of a season (or of a season id: `seasonBoard({ id })`). */
 export function seasonBoard<S extends SeasonId>(season: S): Board<S> {
   return { season, window: 'SEASON', period: '' };
+}
+
+/**
+ * The board of a season named `name` (absent: its first, the season's own row); BAD_USER_INPUT
+ * 'board' when it has none of that name.
+ */
+export function boardNamed(season: Season, name: string | null | undefined): Season {
+  if (name == null) return season;
+  const board = boardsOf(season).find((b) => boardName(b) === name);
+  if (!board)
+    throw badInput(
+      'board',
+      `season ${season.id} has no board ${JSON.stringify(name)}; it has ${boardsOf(season).map(boardName).join(', ')}`,
+    );
+  return board;
 }
 
 /** A board with the instant its period starts (the season's start for SEASON). */

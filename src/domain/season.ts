@@ -23,7 +23,19 @@ export interface ScoreSplit {
   timeUnitSeconds: number;
 }
 
-/** A season: the unit of a board. */
+/** One key of a multi-key board: a stat, its direction, and its largest value (its range is 0..max). */
+export interface BoardKey {
+  stat: string;
+  order: SortOrder;
+  max: number;
+}
+
+/**
+ * A season, or one of its further boards (docs/design.md#boards). Each board of a season is a row
+ * of its own, with its own rules, windows and Redis keys; the season's row is its first board, the
+ * others name it as their parent. A board ranks one stat (`stat`) or several (`keys`, packed into
+ * its points: domain/board-keys.ts).
+ */
 export interface Season {
   id: number;
   name: string;
@@ -43,6 +55,16 @@ export interface Season {
   windows?: readonly Window[] | undefined;
   /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over (0..1439); absent: 0. */
   resetOffsetMinutes?: number | undefined;
+  /** The board's name within its season; absent: 'points'. */
+  board?: string | undefined;
+  /** The stat it ranks (a result's `points` is the stat 'points'); absent: 'points'. Unused with keys. */
+  stat?: string | undefined;
+  /** The keys of a multi-key board, most significant first; absent: one key, `stat`. */
+  keys?: readonly BoardKey[] | null | undefined;
+  /** Set on a further board: the season (its first board) it belongs to. */
+  parentId?: number | null | undefined;
+  /** On a season's own row: its further boards, in the order they were declared. */
+  boards?: readonly Season[] | undefined;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -61,7 +83,23 @@ export interface SeasonDefinition {
   windows?: readonly Window[] | undefined;
   /** When DAY, WEEK and MONTH turn over, in minutes after UTC midnight; absent: 0. */
   resetOffsetMinutes?: number | undefined;
+  /** The board it defines (absent: 'points', the stat 'points'), and the season it belongs to. */
+  board?: string | undefined;
+  stat?: string | undefined;
+  keys?: readonly BoardKey[] | undefined;
+  parentId?: number | undefined;
 }
+
+/** Every board of a season, its own first; a further board has only itself. */
+export function boardsOf(season: Season): readonly Season[] {
+  return season.boards ? [season, ...season.boards] : [season];
+}
+
+/** The name of a season's board. */
+export const boardName = (season: Pick<Season, 'board'>): string => season.board ?? 'points';
+
+/** The season a board belongs to (its own id for a season's first board). */
+export const seasonIdOf = (board: Pick<Season, 'id' | 'parentId'>): number => board.parentId ?? board.id;
 
 /** Every window, in the order of the board_window enum (the standings key's order). */
 export const ALL_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK', 'MONTH'];

@@ -9,7 +9,8 @@ import {
   seasonNotStarted,
   timeOutOfRange,
 } from './errors.js';
-import { MAX_GRAPHQL_INT, seasonStatusAt, type Season } from './season.js';
+import { checkName, packKeys } from './board-keys.js';
+import { boardsOf, MAX_GRAPHQL_INT, seasonStatusAt, type Season } from './season.js';
 
 /** One player's result of one match: the Kafka message on `match-results`, keyed by playerId. */
 export interface MatchResultMessage {
@@ -31,7 +32,10 @@ export interface SubmissionInput {
   endedAt: Date;
   results: ReadonlyArray<{
     playerId: string;
-    points: number;
+    /** The stat 'points' (what a season without boards ranks). */
+    points?: number | null | undefined;
+    /** Further named stats, for the boards that rank them (docs/design.md#boards). */
+    stats?: ReadonlyArray<{ name: string; value: number }> | null | undefined;
     displayName?: string | null | undefined;
     metadata?: Record<string, unknown> | null | undefined;
   }>;
@@ -43,6 +47,8 @@ export const MAX_RESULTS_PER_MATCH = 100;
 export const MAX_METADATA_BYTES = 1024;
 /** Most seasons one match may count in (an all-time board, this season, a weekend event, ...). */
 export const MAX_SEASONS_PER_MATCH = 8;
+/** Most stats one player's result may carry. */
+export const MAX_STATS_PER_RESULT = 16;
 /** Longest display name, in Unicode code points. */
 export const MAX_DISPLAY_NAME_LENGTH = 64;
 
@@ -189,7 +195,11 @@ export function checkResultAgainstSeason(
   skewMs: number,
 ): void {
   if (!Number.isInteger(msg.points) || msg.points < 0 || msg.points > season.maxPointsPerMatch) {
-    throw pointsOutOfRange('points', `points must be an integer in 0..${season.maxPointsPerMatch}`);
+    // A board of another stat names it (a multi-key board's keys are checked by packKeys).
+    const stat = season.keys ? 'points' : (season.stat ?? 'points');
+    const range = `an integer in 0..${season.maxPointsPerMatch}`;
+    if (stat !== 'points') throw badInput('stats', `stat ${stat} must be ${range} on board ${season.board}`);
+    throw pointsOutOfRange('points', `points must be ${range}`);
   }
   const ended = msg.endedAt.getTime();
   if (Number.isNaN(ended)) throw badInput('endedAt', 'endedAt must be a valid date');
@@ -267,9 +277,40 @@ function parseSeasonIds(ids: readonly number[]): number[] {
 }
 
 /**
+ * A result's stats by name: `points` is the stat 'points', `stats` the others. BAD_USER_INPUT
+ * 'stats' for a bad or repeated name, a value that is not an integer, or too many.
+ */
+function statsOf(r: SubmissionInput['results'][number], index: number): Map<string, number> {
+  const stats = new Map<string, number>();
+  if (r.points != null) stats.set('points', r.points);
+  const extra = r.stats ?? [];
+  if (!Array.isArray(extra) || extra.length > MAX_STATS_PER_RESULT)
+    throw badInput('stats', `results[${index}].stats must hold at most ${MAX_STATS_PER_RESULT} stats`);
+  for (const { name, value } of extra) {
+    checkName(name, 'stats');
+    if (stats.has(name))
+      throw badInput('stats', `results[${index}] carries the stat ${name} twice (points is the stat points)`);
+    if (!Number.isSafeInteger(value)) throw badInput('stats', `stat ${name} must be an integer`);
+    stats.set(name, value);
+  }
+  if (stats.size === 0) throw badInput('stats', `results[${index}] carries neither points nor stats`);
+  return stats;
+}
+
+/**
+ * The value a result counts on a board: its stat, or its keys packed (domain/board-keys.ts);
+ * undefined when it lacks one (it does not count on that board).
+ */
+function boardValue(board: Season, stats: ReadonlyMap<string, number>): number | undefined {
+  return board.keys ? packKeys(board.keys, (stat) => stats.get(stat)) : stats.get(board.stat ?? 'points');
+}
+
+/**
  * Validates a whole submission against each of its seasons (`seasons[i]` is the one of
- * `input.seasonIds[i]`, undefined if none) and returns one Kafka message per season and player,
- * ids canonicalised: every season must take every result, or nothing is sent.
+ * `input.seasonIds[i]`, undefined if none) and returns one Kafka message per board and player
+ * that counts there, ids canonicalised: a season's board takes a player's result when it carries
+ * the board's stats, each within the board's range. Every season must take every player on at
+ * least one of its boards and every stat must count somewhere, or nothing is sent.
  */
 export function validateSubmission(
   input: SubmissionInput,
@@ -289,38 +330,75 @@ export function validateSubmission(
     throw badInput('results', `results must hold 1..${MAX_RESULTS_PER_MATCH} entries`);
   }
   const endedAt = input.endedAt;
+  if (Number.isNaN(endedAt.getTime())) throw badInput('endedAt', 'endedAt must be a valid date');
+  const ended = endedAt.toISOString();
   const seen = new Set<string>();
   const players = results.map((r, index) => {
     const playerId = parsePlayerId(r.playerId);
-    // Two points for one player in one match would make the (match, player) key ambiguous.
+    // Two results for one player in one match would make the (match, player) key ambiguous.
     if (seen.has(playerId)) throw badInput('results', `player ${playerId} appears twice in one match`);
     seen.add(playerId);
     checkDisplayName(r.displayName, index);
-    for (const season of open) checkResultAgainstSeason({ points: r.points, endedAt }, season, now, skewMs);
-    return { playerId, points: r.points, ...(r.metadata == null ? {} : { metadata: metadataText(r.metadata) }) };
+    const metadata = r.metadata == null ? {} : { metadata: metadataText(r.metadata) };
+    return { playerId, stats: statsOf(r, index), metadata };
   });
-  const ended = endedAt.toISOString();
-  return open.flatMap((season) =>
-    players.map((p) => ({ v: 1 as const, matchId, seasonId: season.id, endedAt: ended, ...p })),
-  );
+  const used = new Set<string>();
+  const messages: MatchResultMessage[] = [];
+  for (const season of open) {
+    const counted = new Set<string>();
+    for (const board of boardsOf(season)) {
+      for (const stat of board.keys?.map((k) => k.stat) ?? [board.stat ?? 'points']) used.add(stat);
+      for (const p of players) {
+        const points = boardValue(board, p.stats);
+        if (points === undefined) continue;
+        checkResultAgainstSeason({ points, endedAt }, board, now, skewMs);
+        counted.add(p.playerId);
+        messages.push({
+          v: 1,
+          matchId,
+          seasonId: board.id,
+          endedAt: ended,
+          playerId: p.playerId,
+          points,
+          ...p.metadata,
+        });
+      }
+    }
+    const missing = players.find((p) => !counted.has(p.playerId));
+    if (missing)
+      throw badInput('stats', `player ${missing.playerId}'s result counts on no board of season ${season.id}`);
+  }
+  for (const p of players)
+    for (const stat of p.stats.keys())
+      if (!used.has(stat)) throw badInput('stats', `no board of the match's seasons ranks the stat ${stat}`);
+  return messages;
 }
 
 /**
- * The canonical text of a submission for its matchId claim: its seasons (ascending, comma
- * separated), endedAt in epoch ms, and `player:points` in player id order, each followed by
- * `#` and its metadata as a JSON string literal when it has some. Two submissions are the same
- * match exactly when their texts are equal; a match counted in one season without metadata has
- * the text it had before either existed. drizzle/0002_match_claims.sql writes the same text in
- * SQL (for matches stored before claims existed): change both or neither.
+ * The canonical text of a submission for its matchId claim: its boards (season ids, ascending,
+ * comma separated), endedAt in epoch ms, and `player:points` of the first board in player id
+ * order, each followed by `#` and its metadata as a JSON string literal when it has some; then,
+ * for each further board whose results differ from the first's, `|id:` and its own. Two
+ * submissions are the same match exactly when their texts are equal; a match counted on one
+ * board per season without metadata has the text it had before boards or metadata existed.
+ * drizzle/0002_match_claims.sql writes the same text in SQL (for matches stored before claims
+ * existed): change both or neither.
  */
 export function claimText(messages: readonly MatchResultMessage[]): string {
-  const first = messages[0]!;
   const seasons = [...new Set(messages.map((m) => m.seasonId))].sort((a, b) => a - b);
-  const players = messages
-    .filter((m) => m.seasonId === first.seasonId)
-    .map(
-      (m) => [m.playerId, m.metadata === undefined ? m.points : `${m.points}#${JSON.stringify(m.metadata)}`] as const,
-    )
-    .sort(([a], [b]) => compareIds(a, b));
-  return `${seasons.join(',')}|${Date.parse(first.endedAt)}|${players.map(([p, points]) => `${p}:${points}`).join(',')}`;
+  const resultsOf = (seasonId: number) =>
+    messages
+      .filter((m) => m.seasonId === seasonId)
+      .map(
+        (m) => [m.playerId, m.metadata === undefined ? m.points : `${m.points}#${JSON.stringify(m.metadata)}`] as const,
+      )
+      .sort(([a], [b]) => compareIds(a, b))
+      .map(([p, points]) => `${p}:${points}`)
+      .join(',');
+  const first = resultsOf(seasons[0]!);
+  const further = seasons.slice(1).flatMap((id) => {
+    const own = resultsOf(id);
+    return own === first ? [] : [`|${id}:${own}`];
+  });
+  return `${seasons.join(',')}|${Date.parse(messages[0]!.endedAt)}|${first}${further.join('')}`;
 }

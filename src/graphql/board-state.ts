@@ -4,7 +4,8 @@ import { BREAK, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type Grap
  * Fields whose answer depends only on board state (and display names): the cacheable reads, and
  * the snapshot subscriptions one execution can serve to every client (shared-subscriptions.ts).
  * Entry.metadata is board state too: a standing's metadata changes only with the standing itself
- * (postgres/results-store.ts), so with its board's version.
+ * (postgres/results-store.ts), so with its board's version. Entry.keys follow from the points and
+ * the board's keys, which never change.
  */
 const BOARD_STATE_FIELDS = new Set([
   'Query.leaderboard',
@@ -19,6 +20,7 @@ const BOARD_STATE_FIELDS = new Set([
   'Leaderboard.cutoff',
   'Leaderboard.window',
   'Leaderboard.periodStart',
+  'Leaderboard.board',
   'Entry.rank',
   'Entry.playerId',
   'Entry.points',
@@ -26,6 +28,7 @@ const BOARD_STATE_FIELDS = new Set([
   'Entry.player',
   'Entry.percentile',
   'Entry.metadata',
+  'Entry.keys',
   'FriendsPage.entries',
   'FriendsPage.endCursor',
   'FriendsPage.hasNextPage',

@@ -92,11 +92,21 @@ export interface LeaderboardValue extends BoardView {
  * An entry, and the board it is on when a field of it needs to know (rankHistory, rankDelta,
  * percentile): a query's entries know the board itself, a subscription's its season and window.
  */
-export type EntryValue = PlacedStanding & { on?: { seasonId: number; window: Window; board?: BoardView } };
+/**
+ * An entry and the board it is on: the one its read named (`board`), or a subscription's season,
+ * board name and window, whose board is the one of now.
+ */
+export type EntryValue = PlacedStanding & {
+  on?: { seasonId: number; window: Window; board?: BoardView; boardName?: string | null | undefined };
+};
 
 /** `entries` told which board they are on. */
-export const onBoard = (entries: readonly PlacedStanding[], seasonId: number, window: Window): EntryValue[] =>
-  entries.map((e) => ({ ...e, on: { seasonId, window } }));
+export const onBoard = (
+  entries: readonly PlacedStanding[],
+  seasonId: number,
+  window: Window,
+  boardName?: string | null,
+): EntryValue[] => entries.map((e) => ({ ...e, on: { seasonId, window, boardName } }));
 
 /** A query's `entries` told the board they were read from. */
 export const onView = (entries: readonly PlacedStanding[], board: BoardView): EntryValue[] =>

@@ -1,4 +1,5 @@
-import type { Board } from '../domain/board.js';
+import { boardNamed, type Board } from '../domain/board.js';
+import { unpackKeys } from '../domain/board-keys.js';
 import { badInput } from '../domain/errors.js';
 import { percentile, type FriendsPage } from '../domain/placing.js';
 import { RANK_HISTORY_MAX, rankDelta, type RankPoint } from '../domain/rank-history.js';
@@ -30,9 +31,16 @@ const PlayerRef = builder.objectRef<{ id: string; displayName: string | null }>(
 async function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefined> {
   if (entry.on?.board) return entry.on.board;
   if (!entry.on) return undefined;
-  const season = await ctx.services.season(entry.on.seasonId);
+  const found = await ctx.services.season(entry.on.seasonId);
+  const season = found && boardNamed(found, entry.on.boardName);
   const { window } = entry.on;
   return season && { season, window, period: periodOf(window, ctx.services.now(), resetOffsetMs(season)) };
+}
+
+/** The id of the row of an entry's board (a further board's differs from its season's). */
+async function boardIdOf(on: NonNullable<EntryValue['on']>, entry: EntryValue, ctx: Context): Promise<number> {
+  if (on.board) return on.board.season.id;
+  return on.boardName == null ? on.seasonId : ((await boardOf(entry, ctx))?.season.id ?? on.seasonId);
 }
 
 /**
@@ -54,16 +62,26 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
       type: 'DateTime',
       description: "When the player reached these points, truncated to the season's time unit",
     }),
+    keys: t.intList({
+      nullable: true,
+      description:
+        "A multi-key board: the standing's value of each key, most significant first (Board.keys); null on a one-stat board",
+      // Without a promise when the read named its board (every query; a subscription looks it up).
+      resolve: (entry, _args, ctx) => {
+        const keysOf = (board: Board | undefined) => (board?.season.keys ? unpackKeys(board.season.keys, entry.points) : null);
+        return entry.on?.board ? keysOf(entry.on.board) : boardOf(entry, ctx).then(keysOf);
+      },
+    }),
     rankHistory: t.field({
       type: [RankPointRef],
       description: `SEASON board: the player's rank at its last \`last\` (1..${RANK_HISTORY_MAX}) daily snapshots, oldest first. [] on DAY and WEEK boards.`,
       args: { last: t.arg.int({ required: false, defaultValue: 30 }) },
-      resolve: (entry, args, ctx) => {
+      resolve: async (entry, args, ctx) => {
         const last = args.last ?? 30;
         if (!Number.isInteger(last) || last < 1 || last > RANK_HISTORY_MAX)
           throw badInput('last', `last must be an integer in 1..${RANK_HISTORY_MAX}`);
         if (entry.on?.window !== 'SEASON') return [];
-        return ctx.rankHistory.load(entry.on.seasonId, entry.playerId, last);
+        return ctx.rankHistory.load(await boardIdOf(entry.on, entry, ctx), entry.playerId, last);
       },
     }),
     rankDelta: t.int({
@@ -72,7 +90,7 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
         'SEASON board: places gained since the last daily snapshot (12: up twelve; -3: down three); null when not ranked then, or on DAY and WEEK boards.',
       resolve: async (entry, _args, ctx) => {
         if (entry.on?.window !== 'SEASON') return null;
-        const [then] = await ctx.rankHistory.load(entry.on.seasonId, entry.playerId, 1);
+        const [then] = await ctx.rankHistory.load(await boardIdOf(entry.on, entry, ctx), entry.playerId, 1);
         return rankDelta(then?.rank, entry.rank);
       },
     }),

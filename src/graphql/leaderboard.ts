@@ -1,14 +1,27 @@
-import { boardOfPeriod, checkPeriodsPage, LIMITS, READ_DEFAULTS, requestedBoard } from '../domain/board.js';
+import { boardNamed, boardOfPeriod, checkPeriodsPage, LIMITS, READ_DEFAULTS, requestedBoard } from '../domain/board.js';
+import { boardName } from '../domain/season.js';
 import { builder } from './builder.js';
 import { onView, type LeaderboardValue } from './context.js';
 import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
 import { WindowEnum } from './scalars.js';
-import { SeasonRef } from './season.js';
+import { publicSeason, SeasonRef } from './season.js';
+
+/** What the `board` argument of every read and subscription of a board says. */
+export const BOARD_ARG = {
+  required: false,
+  description: "one of the season's boards by name (Season.boards); default its first",
+} as const;
 
 const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
   description: 'One board: a season, or one UTC day or ISO week of it.',
   fields: (t) => ({
-    season: t.field({ type: SeasonRef, resolve: (b) => b.season }),
+    season: t.field({
+      type: SeasonRef,
+      // A further board's row is not a season: its parent is.
+      resolve: async (b, _args, ctx) =>
+        b.season.parentId == null ? b.season : ((await publicSeason(ctx, b.season.parentId)) ?? b.season),
+    }),
+    board: t.string({ description: 'its name among the season’s boards', resolve: (b) => boardName(b.season) }),
     window: t.expose('window', { type: WindowEnum }),
     periodStart: t.expose('periodStart', { type: 'DateTime' }),
     size: t.int({
@@ -99,6 +112,7 @@ builder.objectField(SeasonRef, 'periods', (t) =>
     type: [BoardPeriodRef],
     description: `The periods of \`window\` that hold standings, newest first: \`first\` (1..${LIMITS.periods}) of them, those before the period \`before\` when given. Each answers every read of a board, after its Redis keys are gone too.`,
     args: {
+      board: t.arg.string(BOARD_ARG),
       window: t.arg({ type: WindowEnum, required: true }),
       first: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.periodsFirst }),
       before: t.arg.string({ required: false }),
@@ -106,8 +120,9 @@ builder.objectField(SeasonRef, 'periods', (t) =>
     resolve: async (season, args, ctx) => {
       const first = args.first ?? READ_DEFAULTS.periodsFirst;
       checkPeriodsPage(args.window, first, args.before);
-      const periods = await ctx.services.periods(season.id, args.window, first, args.before ?? null);
-      return periods.map((period) => boardOfPeriod(season, args.window, period));
+      const board = boardNamed(season, args.board);
+      const periods = await ctx.services.periods(board.id, args.window, first, args.before ?? null);
+      return periods.map((period) => boardOfPeriod(board, args.window, period));
     },
   }),
 );
@@ -116,6 +131,7 @@ builder.objectField(SeasonRef, 'leaderboard', (t) =>
   t.field({
     type: LeaderboardRef,
     args: {
+      board: t.arg.string(BOARD_ARG),
       window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
       at: t.arg({
         type: 'DateTime',
@@ -123,7 +139,8 @@ builder.objectField(SeasonRef, 'leaderboard', (t) =>
         description: 'picks the day or week (of the season, at most one period after now); default now',
       }),
     },
-    resolve: (season, args, ctx) => requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()),
+    resolve: (season, args, ctx) =>
+      requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, ctx.services.now()),
   }),
 );
 
@@ -134,6 +151,7 @@ builder.queryField('leaderboard', (t) =>
     description: 'null: unknown season.',
     args: {
       seasonId: t.arg.int({ required: true }),
+      board: t.arg.string(BOARD_ARG),
       window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
       at: t.arg({
         type: 'DateTime',
@@ -142,8 +160,9 @@ builder.queryField('leaderboard', (t) =>
       }),
     },
     resolve: async (_root, args, ctx) => {
-      const season = await ctx.services.season(args.seasonId);
-      return season ? requestedBoard(season, args.window ?? 'SEASON', args.at, ctx.services.now()) : null;
+      const season = await publicSeason(ctx, args.seasonId);
+      if (!season) return null;
+      return requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, ctx.services.now());
     },
   }),
 );

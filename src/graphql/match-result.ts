@@ -4,14 +4,34 @@ import {
   MAX_METADATA_BYTES,
   MAX_RESULTS_PER_MATCH,
   MAX_SEASONS_PER_MATCH,
+  MAX_STATS_PER_RESULT,
 } from '../domain/submission.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 
+const StatInput = builder.inputType('StatInput', {
+  description: "One named stat of a player's result (kills, lap_time): the boards that rank it count it.",
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'a-z, 0-9 and _, starting with a letter, at most 32' }),
+    value: t.int({
+      required: true,
+      description: 'within the range of each board that ranks it (BAD_USER_INPUT otherwise)',
+    }),
+  }),
+});
+
 const PlayerResultInput = builder.inputType('PlayerResultInput', {
   fields: (t) => ({
     playerId: t.id({ required: true, description: 'a positive 64-bit integer, as a string' }),
-    points: t.int({ required: true, description: "0..the season's maxPointsPerMatch" }),
+    points: t.int({
+      required: false,
+      description: "the stat 'points': 0..the season's maxPointsPerMatch (a season without boards needs it)",
+    }),
+    stats: t.field({
+      type: [StatInput],
+      required: false,
+      description: `up to ${MAX_STATS_PER_RESULT} further stats; each board of the match's seasons counts the ones it ranks, and each stat must count on one`,
+    }),
     displayName: t.string({
       required: false,
       description: `up to ${MAX_DISPLAY_NAME_LENGTH} characters, stored in NFC, never sent through Kafka or Redis; no control, invisible or bidirectional formatting characters (BAD_USER_INPUT)`,
@@ -48,7 +68,9 @@ const MatchResultInput = builder.inputType('MatchResultInput', {
 const SubmitPayload = builder.objectRef<{ matchId: string; accepted: number }>('SubmitMatchResultPayload').implement({
   fields: (t) => ({
     matchId: t.exposeID('matchId'),
-    accepted: t.exposeInt('accepted', { description: 'results durably in Kafka: one per player per season' }),
+    accepted: t.exposeInt('accepted', {
+      description: 'results durably in Kafka: one per player per board it counts on',
+    }),
   }),
 });
 

@@ -1,6 +1,8 @@
-import { defaultSplit, windowsOf, type ScoreSplit, type Season } from '../domain/season.js';
+import { boardsOf, defaultSplit, windowsOf, type ScoreSplit, type Season } from '../domain/season.js';
 import { newSeasonOf } from '../service/seasons.js';
 import { requireScope } from './auth.js';
+import type { Context } from './context.js';
+import { BoardInput, BoardRef } from './boards.js';
 import { builder } from './builder.js';
 import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum, WindowEnum } from './scalars.js';
 
@@ -36,6 +38,11 @@ SeasonRef.implement({
       description: 'Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over',
       resolve: (s) => s.resetOffsetMinutes ?? 0,
     }),
+    boards: t.field({
+      type: [BoardRef],
+      description: "Its boards, its own first ('points' unless it declared boards); a read names one with `board`.",
+      resolve: (s) => [...boardsOf(s)],
+    }),
   }),
 });
 
@@ -47,10 +54,16 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
     name: t.string({ required: true }),
     startsAt: t.field({ type: 'DateTime', required: true }),
     endsAt: t.field({ type: 'DateTime', required: true }),
-    scoring: t.field({ type: ScoringModeEnum, required: true }),
+    scoring: t.field({ type: ScoringModeEnum, required: false, description: 'default BEST' }),
     order: t.field({ type: SortOrderEnum, required: false, defaultValue: 'DESC' }),
     rankStyle: t.field({ type: RankStyleEnum, required: false, defaultValue: 'ORDINAL' }),
-    maxPointsPerMatch: t.int({ required: true }),
+    maxPointsPerMatch: t.int({ required: false, description: 'the range of points, 0..max (required without boards)' }),
+    boards: t.field({
+      type: [BoardInput],
+      required: false,
+      description:
+        "Its boards, each ranking a stat or several (docs/design.md#boards); absent: one board, 'points', by the rules above",
+    }),
     pointsBits: t.int({
       required: false,
       description: `Bits of the composite score for points (default: ${defaults('pointsBits')})`,
@@ -91,6 +104,12 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
   }),
 });
 
+/** A season by id; a further board's own row is not one (its season's `boards` lists it). */
+export async function publicSeason(ctx: Context, id: number): Promise<Season | undefined> {
+  const season = await ctx.services.season(id);
+  return season?.parentId == null ? season : undefined;
+}
+
 const RebuildReportRef = builder
   .objectRef<{
     seasonId: number;
@@ -116,12 +135,13 @@ builder.queryFields((t) => ({
     type: SeasonRef,
     nullable: true,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (_root, { id }, ctx) => ctx.services.season(id),
+    resolve: (_root, { id }, ctx) => publicSeason(ctx, id),
   }),
   seasons: t.field({
     type: [SeasonRef],
     args: { status: t.arg({ type: SeasonStatusEnum, required: false }) },
-    resolve: (_root, { status }, ctx) => ctx.services.seasons(status ?? undefined),
+    resolve: async (_root, { status }, ctx) =>
+      (await ctx.services.seasons(status ?? undefined)).filter((s) => s.parentId == null),
   }),
 }));
 

@@ -4,7 +4,9 @@ import { parsePlayerId } from '../domain/submission.js';
 import { builder } from './builder.js';
 import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
-import { boardAt, requestedBoard } from '../domain/board.js';
+import { boardAt, boardNamed, requestedBoard } from '../domain/board.js';
+import { BOARD_ARG } from './leaderboard.js';
+import { publicSeason } from './season.js';
 import { WindowEnum } from './scalars.js';
 
 const RecordUpdateRef = builder
@@ -26,10 +28,11 @@ const RecordUpdateRef = builder
     }),
   });
 
-async function seasonOrFail(ctx: Context, seasonId: number) {
-  const season = await ctx.services.season(seasonId);
+/** The board a subscription names: its season's first, or the one of `board`. */
+async function boardOrFail(ctx: Context, seasonId: number, board: string | null | undefined) {
+  const season = await publicSeason(ctx, seasonId);
   if (!season) throw seasonNotFound(seasonId);
-  return season;
+  return boardNamed(season, board);
 }
 
 builder.subscriptionType({
@@ -39,6 +42,7 @@ builder.subscriptionType({
       description: `The top \`limit\` (1..${LIMITS.topChangedLimit}) now, then whenever it changes (a few times a second at most).`,
       args: {
         seasonId: t.arg.int({ required: true }),
+        board: t.arg.string(BOARD_ARG),
         window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
         limit: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.topChangedLimit }),
       },
@@ -47,19 +51,23 @@ builder.subscriptionType({
         if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.topChangedLimit) {
           throw badInput('limit', `limit must be an integer in 1..${LIMITS.topChangedLimit}`);
         }
-        const season = await seasonOrFail(ctx, args.seasonId);
+        const season = await boardOrFail(ctx, args.seasonId, args.board);
         const board = requestedBoard(season, args.window ?? 'SEASON', null, ctx.services.now());
         return ctx.services.live.topChanges(board, limit);
       },
-      resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON'),
+      resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON', args.board),
     }),
     recordUpdated: t.field({
       type: RecordUpdateRef,
       description: "Every improvement on the season's board; of one player when playerId is given.",
-      args: { seasonId: t.arg.int({ required: true }), playerId: t.arg.id({ required: false }) },
+      args: {
+        seasonId: t.arg.int({ required: true }),
+        board: t.arg.string(BOARD_ARG),
+        playerId: t.arg.id({ required: false }),
+      },
       subscribe: async (_root, args, ctx) => {
         const playerId = args.playerId == null ? undefined : parsePlayerId(args.playerId);
-        return ctx.services.live.recordUpdates(await seasonOrFail(ctx, args.seasonId), playerId);
+        return ctx.services.live.recordUpdates(await boardOrFail(ctx, args.seasonId, args.board), playerId);
       },
       resolve: (update) => update,
     }),
@@ -67,13 +75,17 @@ builder.subscriptionType({
       type: EntryRef,
       description:
         "The player's entry now (when ranked), then whenever their rank moves (checked about once a second).",
-      args: { seasonId: t.arg.int({ required: true }), playerId: t.arg.id({ required: true }) },
+      args: {
+        seasonId: t.arg.int({ required: true }),
+        board: t.arg.string(BOARD_ARG),
+        playerId: t.arg.id({ required: true }),
+      },
       subscribe: async (_root, args, ctx) => {
         const playerId = parsePlayerId(args.playerId);
-        const board = boardAt(await seasonOrFail(ctx, args.seasonId), 'SEASON', ctx.services.now());
+        const board = boardAt(await boardOrFail(ctx, args.seasonId, args.board), 'SEASON', ctx.services.now());
         return ctx.services.live.rankChanges(board, playerId);
       },
-      resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON')[0]!,
+      resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON', args.board)[0]!,
     }),
   }),
 });

@@ -1,7 +1,7 @@
 import type { KafkaMessage } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
 import { badInput, DomainError, isDomainError, seasonNotFound } from '../domain/errors.js';
-import type { Season } from '../domain/season.js';
+import { seasonIdOf, type Season } from '../domain/season.js';
 import { checkIngestable, parseMatchResultMessage } from '../domain/submission.js';
 
 /** A message that can never be applied, and why: it goes to the DLQ. */
@@ -55,7 +55,8 @@ export async function classifyChunk(
       if (!known) {
         const season = await lookups.seasonById(msg.seasonId);
         if (!season) throw seasonNotFound(msg.seasonId);
-        known = { season, blocked: (await lookups.blockedIn?.(season.id)) ?? NOBODY };
+        // A player blocked in a season is blocked on each of its boards.
+        known = { season, blocked: (await lookups.blockedIn?.(seasonIdOf(season))) ?? NOBODY };
         seasons.set(season.id, known);
       }
       const endedAt = checkIngestable(msg, known.season, known.blocked);

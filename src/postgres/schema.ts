@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
+import type { BoardKey } from '../domain/season.js';
 import type { ShardLayout } from '../domain/shards.js';
 import {
+  type AnyPgColumn,
   bigint,
   check,
   customType,
@@ -58,10 +60,20 @@ export const seasons = pgTable(
       .default(sql`'{SEASON,DAY,WEEK}'::board_window[]`),
     /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over. */
     resetOffsetMinutes: integer('reset_offset_minutes').notNull().default(0),
+    /** A further board of a season names the season (its first board) here; null on a season's own row. */
+    parentId: integer('parent_id').references((): AnyPgColumn => seasons.id),
+    /** The board's name within its season. */
+    board: text('board').notNull().default('points'),
+    /** The stat it ranks (one key). */
+    stat: text('stat').notNull().default('points'),
+    /** The keys of a multi-key board ([{stat, order, max}], domain/board-keys.ts); null: one key, `stat`. */
+    boardKeys: jsonb('board_keys').$type<BoardKey[]>(),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
     check('seasons_split_fits_double', sql`${t.pointsBits} + ${t.timeBits} <= 53`),
+    // Also how a season finds its boards (led by parent_id).
+    uniqueIndex('seasons_board_name').on(t.parentId, t.board),
   ],
 );
 

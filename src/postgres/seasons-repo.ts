@@ -29,6 +29,10 @@ export function toSeason(row: SeasonRow): Season {
     shards: row.shardLayout,
     windows: ALL_WINDOWS.filter((w) => row.windows.includes(w)),
     resetOffsetMinutes: row.resetOffsetMinutes,
+    board: row.board,
+    stat: row.stat,
+    keys: row.boardKeys,
+    parentId: row.parentId,
   };
 }
 
@@ -38,11 +42,15 @@ export function toSeason(row: SeasonRow): Season {
  */
 export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count: number) => Promise<string[]>) {
   return {
+    /** A season with its further boards, or one further board alone. */
     async get(id: number): Promise<Season | undefined> {
       const [row] = await db.select().from(seasons).where(eq(seasons.id, id));
-      return row && toSeason(row);
+      if (!row || row.parentId !== null) return row && toSeason(row);
+      const boards = await db.select().from(seasons).where(eq(seasons.parentId, id)).orderBy(asc(seasons.id));
+      return { ...toSeason(row), ...(boards.length > 0 ? { boards: boards.map(toSeason) } : {}) };
     },
 
+    /** Every row: seasons and their further boards alike (the jobs that keep boards run on each). */
     async list(status?: SeasonStatus): Promise<Season[]> {
       const rows = await db
         .select()
@@ -85,6 +93,10 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
           timeUnitSeconds: split.timeUnitSeconds,
           ...(def.windows ? { windows: ALL_WINDOWS.filter((w) => def.windows!.includes(w)) } : {}),
           ...(def.resetOffsetMinutes !== undefined ? { resetOffsetMinutes: def.resetOffsetMinutes } : {}),
+          ...(def.board === undefined ? {} : { board: def.board }),
+          ...(def.stat === undefined ? {} : { stat: def.stat }),
+          ...(def.keys === undefined ? {} : { boardKeys: [...def.keys] }),
+          ...(def.parentId === undefined ? {} : { parentId: def.parentId }),
         })
         .returning();
       return toSeason(row!);

@@ -2,7 +2,7 @@ import type { Board } from '../domain/board.js';
 import { unavailable } from '../domain/errors.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { createCodec } from '../domain/score-codec.js';
-import type { Season } from '../domain/season.js';
+import { seasonIdOf, type Season } from '../domain/season.js';
 import type { BoardEvent } from './board-events.js';
 import { pushStream } from './push-stream.js';
 import type { TopSnapshot } from './top-cache.js';
@@ -66,7 +66,7 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
             for (const c of e.changes) {
               if (c.score === null || (playerId !== undefined && c.playerId !== playerId)) continue;
               const { points, achievedAt } = codec.decode(codec.fromRedis(c.score));
-              push({ seasonId: season.id, playerId: c.playerId, points, achievedAt, rank: c.rank });
+              push({ seasonId: seasonIdOf(season), playerId: c.playerId, points, achievedAt, rank: c.rank });
             }
           }),
         ),

@@ -1,7 +1,10 @@
 import { badInput, seasonNotFound } from '../domain/errors.js';
+import { checkName, packedMax, validateKeys } from '../domain/board-keys.js';
 import { boundsFromHistogram } from '../domain/shards.js';
 import {
+  defaultSplit,
   seasonStatusAt,
+  type BoardKey,
   splitWithDefaults,
   validateSeasonDefinition,
   type RankStyle,
@@ -26,7 +29,9 @@ export interface SeasonStore {
 /** A season with the status it has at `now` (the stored one lags until the scheduler runs). */
 export function withCurrentStatus(season: Season, now: Date): Season {
   const status = seasonStatusAt(season, now);
-  return status === season.status ? season : { ...season, status };
+  if (status === season.status) return season;
+  const boards = season.boards?.map((b) => withCurrentStatus(b, now));
+  return { ...season, status, ...(boards ? { boards } : {}) };
 }
 
 /** How a new season's shards are chosen: bounds given, or `count` shards from a previous season's scores. */
@@ -69,8 +74,11 @@ export interface NewSeasonInput {
   name: string;
   startsAt: Date;
   endsAt: Date;
-  scoring: ScoringMode;
-  maxPointsPerMatch: number;
+  scoring?: ScoringMode | null;
+  /** Without boards: the range of `points`. With boards: each board has its own. */
+  maxPointsPerMatch?: number | null;
+  /** The season's boards, its first one the season's own; absent: one board, 'points'. */
+  boards?: readonly NewBoardInput[] | null;
   order?: SortOrder | null;
   rankStyle?: RankStyle | null;
   pointsBits?: number | null;
@@ -83,8 +91,123 @@ export interface NewSeasonInput {
   resetOffsetMinutes?: number | null;
 }
 
+/** One board of a new season; unset rules are the season's. */
+interface NewBoardInput {
+  name: string;
+  /** The stat it ranks; absent: the board's name. */
+  stat?: string | null;
+  /** 2..5 stats it ranks by, most significant first (instead of stat). */
+  keys?: ReadonlyArray<{ stat: string; order?: SortOrder | null; max: number }> | null;
+  scoring?: ScoringMode | null;
+  order?: SortOrder | null;
+  rankStyle?: RankStyle | null;
+  /** The stat's range is 0..maxValue (one key; the keys carry theirs). */
+  maxValue?: number | null;
+  timeUnitSeconds?: number | null;
+  windows?: readonly Window[] | null;
+  resetOffsetMinutes?: number | null;
+  shardBounds?: readonly number[] | null;
+}
+
+/** Most boards one season keeps. */
+export const MAX_BOARDS = 8;
+
+/** A new season with its further boards: each a definition of its own. */
+export type NewSeason = SeasonDefinition & { shards?: ShardChoice; boards?: SeasonDefinition[] };
+
+/**
+ * A board's definition: the season's times and defaults, its own stat or keys and rules. A
+ * multi-key board is BEST and DESC on its packed points (domain/board-keys.ts), each key its own
+ * direction; its points take the keys' bits and the time what is left (at most 32 bits).
+ */
+function boardDefinition(season: NewSeasonInput, board: NewBoardInput): SeasonDefinition {
+  checkName(board.name, 'boards');
+  const keys = board.keys?.map(({ stat, order, max }): BoardKey => ({ stat, order: order ?? 'DESC', max }));
+  const base = {
+    name: season.name,
+    startsAt: season.startsAt,
+    endsAt: season.endsAt,
+    board: board.name,
+    rankStyle: board.rankStyle ?? season.rankStyle ?? 'ORDINAL',
+    ...definedOf({
+      windows: board.windows ?? season.windows,
+      resetOffsetMinutes: board.resetOffsetMinutes ?? season.resetOffsetMinutes,
+      shardBounds: board.shardBounds && [...board.shardBounds],
+    }),
+  };
+  if (keys) {
+    if (board.stat != null || board.maxValue != null)
+      throw badInput('boards', `board ${board.name}: give keys, or stat and maxValue, not both`);
+    if (board.scoring === 'SUM' || board.order != null)
+      throw badInput('boards', `board ${board.name}: a multi-key board is BEST, each key with its own order`);
+    validateKeys(keys);
+    const maxPointsPerMatch = packedMax(keys);
+    const pointsBits = maxPointsPerMatch.toString(2).length;
+    const timeBits = Math.min(32, 53 - pointsBits);
+    const timeUnitSeconds = board.timeUnitSeconds ?? 1;
+    return {
+      ...base,
+      keys,
+      scoring: 'BEST',
+      order: 'DESC',
+      maxPointsPerMatch,
+      split: { pointsBits, timeBits, timeUnitSeconds },
+    };
+  }
+  const stat = board.stat ?? board.name;
+  checkName(stat, 'boards');
+  if (board.maxValue == null) throw badInput('boards', `board ${board.name}: maxValue is required (or keys)`);
+  const scoring = board.scoring ?? season.scoring ?? 'BEST';
+  // A BEST board whose values need more bits than the default gets them, the time what is left.
+  const d = defaultSplit(scoring);
+  const pointsBits = Math.max(d.pointsBits, Number.isInteger(board.maxValue) ? board.maxValue.toString(2).length : 0);
+  return {
+    ...base,
+    stat,
+    scoring,
+    order: board.order ?? season.order ?? 'DESC',
+    maxPointsPerMatch: board.maxValue,
+    split: splitWithDefaults(scoring, {
+      pointsBits,
+      timeBits: Math.min(d.timeBits, 53 - pointsBits),
+      timeUnitSeconds: board.timeUnitSeconds,
+    }),
+  };
+}
+
+/** The fields of `o` that are set (not null or undefined). */
+function definedOf<T extends object>(o: T): Partial<{ [K in keyof T]: NonNullable<T[K]> }> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v != null)) as Partial<{
+    [K in keyof T]: NonNullable<T[K]>;
+  }>;
+}
+
+/** A season declared by its boards: the first one is the season's own row, the others its further boards. */
+function seasonOfBoards(input: NewSeasonInput, boards: readonly NewBoardInput[]): NewSeason {
+  const { maxPointsPerMatch, pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId } = input;
+  if (
+    [maxPointsPerMatch, pointsBits, timeBits, timeUnitSeconds, shardBounds, shards, shardsFromSeasonId].some(
+      (v) => v != null,
+    )
+  )
+    throw badInput(
+      'boards',
+      'with boards, give maxValue, timeUnitSeconds and shardBounds per board (not maxPointsPerMatch, the split or shards)',
+    );
+  if (!Array.isArray(boards) || boards.length < 1 || boards.length > MAX_BOARDS)
+    throw badInput('boards', `boards must hold 1..${MAX_BOARDS} boards`);
+  if (new Set(boards.map((b) => b.name)).size !== boards.length)
+    throw badInput('boards', 'board names must be distinct');
+  const [first, ...rest] = boards.map((b) => boardDefinition(input, b));
+  return { ...first!, boards: rest };
+}
+
 /** What createSeason takes: DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
-export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?: ShardChoice } {
+export function newSeasonOf(input: NewSeasonInput): NewSeason {
+  if (input.boards != null) return seasonOfBoards(input, input.boards);
+  if (input.maxPointsPerMatch == null)
+    throw badInput('maxPointsPerMatch', 'maxPointsPerMatch is required (or boards, each with its maxValue)');
+  const scoring = input.scoring ?? 'BEST';
   const {
     pointsBits,
     timeBits,
@@ -95,7 +218,7 @@ export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?
     windows,
     resetOffsetMinutes,
   } = input;
-  const { name, startsAt, endsAt, scoring, maxPointsPerMatch } = input;
+  const { name, startsAt, endsAt, maxPointsPerMatch } = input;
   const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
   return {
     name,
@@ -107,7 +230,7 @@ export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?
     ...(resetOffsetMinutes == null ? {} : { resetOffsetMinutes }),
     order: input.order ?? 'DESC',
     rankStyle: input.rankStyle ?? 'ORDINAL',
-    split: splitWithDefaults(input.scoring, { pointsBits, timeBits, timeUnitSeconds }),
+    split: splitWithDefaults(scoring, { pointsBits, timeBits, timeUnitSeconds }),
     ...(sharded == null
       ? {}
       : {
@@ -120,18 +243,22 @@ export function newSeasonOf(input: NewSeasonInput): SeasonDefinition & { shards?
   };
 }
 
-/** Validates and stores a new season; its status follows from its times. */
-export async function createSeason(
-  store: SeasonStore,
-  input: SeasonDefinition & { shards?: ShardChoice },
-  now: Date,
-): Promise<Season> {
-  const { shards, ...rest } = input;
+/**
+ * Validates and stores a new season and its further boards, every one validated before any is
+ * stored; its status follows from its times.
+ */
+export async function createSeason(store: SeasonStore, input: NewSeason, now: Date): Promise<Season> {
+  const { shards, boards = [], ...rest } = input;
   const def: SeasonDefinition = shards ? { ...rest, shardBounds: await chooseShardBounds(store, rest, shards) } : rest;
-  const split = validateSeasonDefinition(def);
+  const splits = [def, ...boards].map((d) => validateSeasonDefinition(d));
   const status = seasonStatusAt({ status: 'SCHEDULED', startsAt: def.startsAt, endsAt: def.endsAt }, now);
   if (status === 'CLOSED') throw badInput('endsAt', 'endsAt is in the past');
-  return store.insert(def, split, status);
+  const season = await store.insert(def, splits[0]!, status);
+  if (boards.length === 0) return season;
+  const further: Season[] = [];
+  for (const [i, board] of boards.entries())
+    further.push(await store.insert({ ...board, parentId: season.id }, splits[i + 1]!, status));
+  return { ...season, boards: further };
 }
 
 /** Lists seasons; a status filter applies to the status at `now`. */

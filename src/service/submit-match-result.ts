@@ -1,6 +1,6 @@
 import { isDomainError, playerBlocked, unavailable } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
-import { validateSubmission, type MatchResultMessage, type SubmissionInput } from '../domain/submission.js';
+import { parsePlayerId, validateSubmission, type SubmissionInput } from '../domain/submission.js';
 import type { ResultQueue } from './submission-batcher.js';
 
 export type { ResultQueue } from './submission-batcher.js';
@@ -39,15 +39,16 @@ export async function submitMatchResult(
 ): Promise<{ matchId: string; accepted: number }> {
   const seasons = await Promise.all(input.seasonIds.map((id) => deps.seasonById(id)));
   const messages = validateSubmission(input, seasons, deps.now(), deps.skewMs);
-  await refuseBlocked(deps, messages);
+  // Valid, so every season exists and every id parses.
+  const playerIds = input.results.map((r) => parsePlayerId(r.playerId));
+  await refuseBlocked(deps, input.seasonIds, playerIds);
   // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
   // submission carries it again), so a PostgreSQL hiccup here must not fail the match. They are
   // stored (and their change announced) before the results are sent: the boards' update events
   // come after, so a push of the new top shows the new names. A match then refused by Kafka has
   // only refreshed what its game server says its players are called.
-  // The first season's messages are one per result, in the results' order.
   const names = input.results.flatMap((r, i) =>
-    r.displayName ? [{ id: messages[i]!.playerId, displayName: r.displayName }] : [],
+    r.displayName ? [{ id: playerIds[i]!, displayName: r.displayName }] : [],
   );
   if (names.length > 0) await deps.names.upsert(names).catch((err) => deps.onNamesFailed?.(err));
   try {
@@ -67,12 +68,11 @@ export async function submitMatchResult(
  */
 async function refuseBlocked(
   deps: { blocked?: BlockedPlayers; onBlockedCheckFailed?(err: unknown): void },
-  messages: readonly MatchResultMessage[],
+  seasonIds: readonly number[],
+  playerIds: readonly string[],
 ): Promise<void> {
   if (!deps.blocked) return;
-  // Every season of the match has the same players (validateSubmission).
-  const seasonIds = [...new Set(messages.map((m) => m.seasonId))];
-  const playerIds = messages.filter((m) => m.seasonId === seasonIds[0]).map((m) => m.playerId);
+  // A player blocked in a season is blocked on each of its boards.
   for (const seasonId of seasonIds) {
     let blocked: readonly string[];
     try {

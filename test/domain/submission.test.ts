@@ -398,3 +398,104 @@ describe('checkIngestable', () => {
     expect(checkIngestable(message(), season, blocked)).toEqual(utc('2026-02-01T11:59:00.000Z'));
   });
 });
+
+describe('validateSubmission on a season of several boards', () => {
+  // Season 7's own board ranks score; 8 ranks kills (SUM), 9 lap_time (ASC), 10 wins then kills.
+  const board = (id: number, more: Partial<Season>): Season => ({ ...season, id, parentId: 7, ...more });
+  const boards: Season = {
+    ...season,
+    board: 'score',
+    stat: 'score',
+    boards: [
+      board(8, { board: 'kills', stat: 'kills', scoring: 'SUM', maxPointsPerMatch: 100 }),
+      board(9, { board: 'lap_time', stat: 'lap_time', order: 'ASC', maxPointsPerMatch: 600_000 }),
+      board(10, {
+        board: 'royale',
+        keys: [
+          { stat: 'wins', order: 'DESC', max: 1 },
+          { stat: 'kills', order: 'DESC', max: 100 },
+        ],
+        maxPointsPerMatch: 255,
+      }),
+    ],
+  };
+  const stats = (s: Record<string, number>) => Object.entries(s).map(([name, value]) => ({ name, value }));
+  const submit = (results: SubmissionInput['results']) =>
+    validateSubmission({ ...input, results }, [boards], now, SKEW).map((m) => [m.seasonId, m.playerId, m.points]);
+
+  it.each<[string, SubmissionInput['results'], Array<[number, string, number]>]>([
+    [
+      'every stat on every board that ranks it; the multi-key board packs them',
+      [{ playerId: '1', stats: stats({ score: 50, kills: 3, wins: 1 }) }],
+      [
+        [7, '1', 50],
+        [8, '1', 3],
+        [10, '1', (1 << 7) + 3],
+      ],
+    ],
+    [
+      'a board whose stats a result lacks does not take it',
+      [
+        { playerId: '1', stats: stats({ lap_time: 61_000 }) },
+        { playerId: '2', stats: stats({ score: 1, kills: 0 }) },
+      ],
+      [
+        [7, '2', 1],
+        [8, '2', 0],
+        [9, '1', 61_000],
+      ],
+    ],
+  ])('%s', (_name, results, messages) => {
+    expect(submit(results)).toEqual(messages);
+  });
+
+  it.each<[string, SubmissionInput['results'], string]>([
+    ['a stat over its board’s range', [{ playerId: '1', stats: stats({ kills: 101 }) }], 'stats'],
+    ['a key over its range', [{ playerId: '1', stats: stats({ wins: 2, kills: 1 }) }], 'stats'],
+    ['a stat no board ranks', [{ playerId: '1', stats: stats({ score: 1, deaths: 2 }) }], 'stats'],
+    [
+      'points, which no board of this season ranks',
+      [{ playerId: '1', points: 5, stats: stats({ score: 1 }) }],
+      'stats',
+    ],
+    ['a stat given twice', [{ playerId: '1', stats: [...stats({ score: 1 }), ...stats({ score: 2 })] }], 'stats'],
+    ['a stat name with a capital', [{ playerId: '1', stats: stats({ Score: 1 }) }], 'stats'],
+    ['a fractional value', [{ playerId: '1', stats: stats({ score: 1.5 }) }], 'stats'],
+    ['neither points nor stats', [{ playerId: '1' }], 'stats'],
+    [
+      'a player who counts on no board while another does',
+      [
+        { playerId: '1', stats: stats({ score: 1 }) },
+        { playerId: '2', stats: stats({ wins: 1 }) },
+      ],
+      'stats',
+    ],
+  ])('refuses %s: BAD_USER_INPUT, nothing sent', (_name, results, field) => {
+    expect(thrown(() => submit(results))).toEqual({ code: 'BAD_USER_INPUT', field });
+  });
+
+  it('claims a different text when any board’s value differs, and the old text for one board per season', () => {
+    const claim = (kills: number) =>
+      claimText(
+        validateSubmission(
+          { ...input, results: [{ playerId: '1', stats: stats({ score: 5, kills }) }] },
+          [boards],
+          now,
+          SKEW,
+        ),
+      );
+    expect(claim(3)).toBe('7,8|1769947140000|1:5|8:1:3');
+    expect(claim(4)).not.toBe(claim(3));
+    // Boards whose values equal the first board's add nothing: the multi-season text stays as it was.
+    expect(
+      claimText(
+        validateSubmission(
+          { ...input, results: [{ playerId: '1', stats: stats({ score: 5, kills: 5 }) }] },
+          [boards],
+          now,
+          SKEW,
+        ),
+      ),
+    ).toBe('7,8|1769947140000|1:5');
+  });
+});
