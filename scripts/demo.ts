@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app/app.js';
 import { parseConfig, type Config } from '../src/config.js';
+import { seasonsWithBoards } from '../src/domain/season.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
 import { createSeason, listSeasons, newSeasonOf, type NewSeason, type SeasonStore } from '../src/service/seasons.js';
@@ -38,7 +39,8 @@ function demoSettings(env: NodeJS.ProcessEnv) {
 
 /** The active season with this name, or a new one: rerunning the demo keeps its board. */
 async function ensureSeason(store: SeasonStore, def: NewSeason, now: Date) {
-  const active = await listSeasons(store, 'ACTIVE', now);
+  // Seasons only: the rows of a season's further boards carry its name too.
+  const active = seasonsWithBoards(await listSeasons(store, 'ACTIVE', now));
   return active.filter((s) => s.name === def.name).at(-1) ?? createSeason(store, def, now);
 }
 

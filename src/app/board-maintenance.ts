@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { boardExpireAt, membersOnLiveBoards, type Board } from '../domain/board.js';
-import { boardsOf } from '../domain/season.js';
+import { boardsOf, seasonsWithBoards } from '../domain/season.js';
 import { DRIFT_KINDS } from '../domain/drift.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { Logger } from '../logger.js';
@@ -126,8 +126,7 @@ export function createBoardMaintenance(deps: {
       intervalMs: config.boardRestoreIntervalMs,
       leaseMs: 60_000,
       // Seasons only: a season's rebuild covers its further boards.
-      activeSeasons: async () =>
-        (await listSeasons(deps.seasonStore, 'ACTIVE', new Date())).filter((s) => s.parentId == null),
+      activeSeasons: async () => seasonsWithBoards(await listSeasons(deps.seasonStore, 'ACTIVE', new Date())),
       rebuild: (seasonId) => rebuild(seasonId),
       onRestored: (r) => restoreLog.warn(r, 'Redis held no boards: rebuilt them from PostgreSQL'),
       onError: (err) => restoreLog.warn({ err }, 'restoring the boards failed; retried at the next check'),

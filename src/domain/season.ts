@@ -95,6 +95,18 @@ export function boardsOf(season: Season): readonly Season[] {
   return season.boards ? [season, ...season.boards] : [season];
 }
 
+/** The seasons among `rows` (seasons and further boards alike), each with its further boards, in id order. */
+export function seasonsWithBoards(rows: readonly Season[]): Season[] {
+  const byParent = new Map<number, Season[]>();
+  for (const r of [...rows].sort((a, b) => a.id - b.id))
+    if (r.parentId != null) byParent.set(r.parentId, [...(byParent.get(r.parentId) ?? []), r]);
+  return rows.flatMap((r) => {
+    if (r.parentId != null) return [];
+    const boards = byParent.get(r.id);
+    return [boards ? { ...r, boards } : r];
+  });
+}
+
 /** The name of a season's board. */
 export const boardName = (season: Pick<Season, 'board'>): string => season.board ?? 'points';
 

@@ -68,7 +68,8 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
         "A multi-key board: the standing's value of each key, most significant first (Board.keys); null on a one-stat board",
       // Without a promise when the read named its board (every query; a subscription looks it up).
       resolve: (entry, _args, ctx) => {
-        const keysOf = (board: Board | undefined) => (board?.season.keys ? unpackKeys(board.season.keys, entry.points) : null);
+        const keysOf = (board: Board | undefined) =>
+          board?.season.keys ? unpackKeys(board.season.keys, entry.points) : null;
         return entry.on?.board ? keysOf(entry.on.board) : boardOf(entry, ctx).then(keysOf);
       },
     }),

@@ -17,7 +17,9 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
+import { MAX_KEYS } from '../domain/board-keys.js';
 import { RANK_HISTORY_MAX } from '../domain/rank-history.js';
+import { MAX_BOARDS } from '../service/seasons.js';
 
 /** Items assumed for a list whose size no argument bounds (seasons, report samples). */
 export const UNBOUNDED_LIST_SIZE = 20;
@@ -48,6 +50,8 @@ const LIST_SIZES: Record<string, (arg: Arg) => number> = {
   'Subscription.topChanged': (arg) => sizeOf(arg('limit'), 10, LIMITS.topChangedLimit),
   'Entry.rankHistory': (arg) => sizeOf(arg('last'), 30, RANK_HISTORY_MAX),
   'Season.periods': (arg) => sizeOf(arg('first'), READ_DEFAULTS.periodsFirst, LIMITS.periods),
+  'Season.boards': () => MAX_BOARDS,
+  'Board.keys': () => MAX_KEYS,
 };
 
 /**

@@ -1,4 +1,11 @@
-import { boardsOf, defaultSplit, windowsOf, type ScoreSplit, type Season } from '../domain/season.js';
+import {
+  boardsOf,
+  defaultSplit,
+  seasonsWithBoards,
+  windowsOf,
+  type ScoreSplit,
+  type Season,
+} from '../domain/season.js';
 import { newSeasonOf } from '../service/seasons.js';
 import { requireScope } from './auth.js';
 import type { Context } from './context.js';
@@ -140,8 +147,7 @@ builder.queryFields((t) => ({
   seasons: t.field({
     type: [SeasonRef],
     args: { status: t.arg({ type: SeasonStatusEnum, required: false }) },
-    resolve: async (_root, { status }, ctx) =>
-      (await ctx.services.seasons(status ?? undefined)).filter((s) => s.parentId == null),
+    resolve: async (_root, { status }, ctx) => seasonsWithBoards(await ctx.services.seasons(status ?? undefined)),
   }),
 }));
 

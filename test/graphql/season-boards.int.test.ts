@@ -224,8 +224,15 @@ describe('a season with several boards', () => {
       id: kills[0]!.id,
     });
     expect(hidden.data).toEqual({ season: null, leaderboard: null });
-    const list = await api.gql('{ seasons { id } }');
-    expect(list.data?.['seasons'].map((s: { id: number }) => s.id)).not.toContain(kills[0]!.id);
+    const list = await api.gql('{ seasons { id boards { name } } }');
+    const listed = list.data?.['seasons'] as Array<{ id: number; boards: Array<{ name: string }> }>;
+    expect(listed.map((s) => s.id)).not.toContain(kills[0]!.id);
+    expect(listed.find((s) => s.id === seasonId)?.boards.map((b) => b.name)).toEqual([
+      'score',
+      'kills',
+      'lap_time',
+      'royale',
+    ]);
   });
 
   it('pushes a further board over topChanged, and rebuilds every board of the season from PostgreSQL', async () => {

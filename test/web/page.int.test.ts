@@ -291,3 +291,62 @@ it('serves the page offline: every asset from the API, none from elsewhere', asy
   expect(missing).toEqual([]);
   await fresh.close();
 });
+
+it('picks a board of a season with several: a multi-key board shows each entry’s keys, its heading names them', async () => {
+  const admin = await api.key('admin');
+  const made = await api.gql(
+    'mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }',
+    {
+      input: {
+        name: 'Royale Cup',
+        startsAt: minutesFromNow(-60),
+        endsAt: minutesFromNow(24 * 60),
+        boards: [
+          { name: 'points', maxValue: 1000 },
+          {
+            name: 'royale',
+            keys: [
+              { stat: 'wins', max: 1 },
+              { stat: 'kills', max: 50 },
+            ],
+            windows: ['SEASON'],
+          },
+        ],
+      },
+    },
+    admin,
+  );
+  const royaleId = made.data!['createSeason'].id as number;
+  await game.submitMatchResult({
+    matchId: randomUUID(),
+    seasonId: royaleId,
+    endedAt: minutesFromNow(-1),
+    results: [
+      { playerId: id(1), points: 10, stats: [stat('wins', 0), stat('kills', 12)] },
+      { playerId: id(2), points: 5, stats: [stat('wins', 1), stat('kills', 3)] },
+    ],
+  });
+  await page.goto(`${api.base}/?season=${royaleId}`);
+  await page.waitForSelector('#board-picker:not([hidden])', { timeout: 10_000 });
+  expect(await page.$$eval('#board option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
+    'points',
+    'royale',
+  ]);
+  await page.selectOption('#board', 'royale');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('board') === 'royale');
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 2, undefined, {
+    timeout: 10_000,
+  });
+  // The winner first, whatever their kills; the window picker offers what the board keeps.
+  expect(await page.$$eval('#top tbody tr .points', (cells) => cells.map((c) => c.textContent))).toEqual([
+    '1 · 3',
+    '0 · 12',
+  ]);
+  expect((await topRows()).map(([, player]) => player)).toEqual([id(2), id(1)]);
+  expect(await page.textContent('#top th.points')).toBe('wins · kills');
+  expect(await page.$$eval('#window option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
+    'SEASON',
+  ]);
+});
+
+const stat = (name: string, value: number) => ({ name, value });
