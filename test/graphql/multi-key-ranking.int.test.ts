@@ -62,7 +62,11 @@ const caseArb = keysArb.chain((keys) =>
 
 // Ids of 1, 10 and 19 digits: byte order differs from numeric order.
 const idOf = (n: number) =>
-  n % 3 === 0 ? String(n + 1) : n % 3 === 1 ? String(9_000_000_000 + n) : String(9_100_000_000_000_000_000n + BigInt(n));
+  n % 3 === 0
+    ? String(n + 1)
+    : n % 3 === 1
+      ? String(9_000_000_000 + n)
+      : String(9_100_000_000_000_000_000n + BigInt(n));
 
 /** < 0 when tuple a is better than b: lexicographic, each key its own direction. */
 function compareTuples(keys: readonly Key[], a: readonly number[], b: readonly number[]): number {
@@ -115,7 +119,10 @@ describe('a multi-key board', () => {
               startsAt: new Date(startsAt),
               endsAt: minutesFromNow(24 * 60),
               // A first board of its own, so that the ranked one is a further board.
-              boards: [{ name: 'points', maxValue: 10 }, { name: 'ranked', keys, rankStyle, shardBounds }],
+              boards: [
+                { name: 'points', maxValue: 10 },
+                { name: 'ranked', keys, rankStyle, shardBounds },
+              ],
             },
           },
           admin,
