@@ -68,6 +68,10 @@ if (!SUBMIT_INGEST.every((m) => ['none', 'process', 'inline'].includes(m)))
 const SUBMIT_SEASONS = (process.env.BENCH_SUBMIT_SEASONS ?? '1').split(',').map(Number);
 if (!SUBMIT_SEASONS.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
   throw new Error(`BENCH_SUBMIT_SEASONS: a list of 1..8; got ${process.env.BENCH_SUBMIT_SEASONS}`);
+// Scenario e's boards per season (BENCH_SUBMIT_BOARDS=1,3): points, then a board per further stat s2, s3, ...
+const SUBMIT_BOARDS = (process.env.BENCH_SUBMIT_BOARDS ?? '1').split(',').map(Number);
+if (!SUBMIT_BOARDS.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
+  throw new Error(`BENCH_SUBMIT_BOARDS: a list of 1..8; got ${process.env.BENCH_SUBMIT_BOARDS}`);
 // Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
 const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
 const runs = (s: string) => SCENARIOS.includes(s);
@@ -279,36 +283,39 @@ async function run(): Promise<void> {
 
   const e: SubmitReport[] = [];
   if (runs('e')) {
-    const submitSeasons: Season[] = [];
-    for (let i = 0; i < Math.max(...SUBMIT_SEASONS); i++) submitSeasons.push(await createSeason(`submit ${i + 1}`));
-    seasons.push(...submitSeasons);
     const ladder = builtLadder();
     // With ingest first: its consumer group then starts from an empty topic.
-    for (const count of SUBMIT_SEASONS)
-      for (const ingest of SUBMIT_INGEST) {
-        e.push(
-          await runSubmitLoad({
-            ladder,
-            env: {
-              DATABASE_URL,
-              REDIS_URL,
-              KAFKA_BROKERS,
-              KAFKA_TOPIC: SUBMIT_TOPIC,
-              KAFKA_GROUP_ID: SUBMIT_TOPIC,
-              KAFKA_PARTITIONS: String(PARTITIONS),
-              WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
-            },
-            db: pg.db,
-            seasonIds: submitSeasons.slice(0, count).map((s) => s.id),
-            endedAt: new Date(submitSeasons[0]!.startsAt.getTime() + 9 * DAY),
-            players: PLAYERS,
-            inFlight: SUBMIT_IN_FLIGHT,
-            perMatch: SUBMIT_PER_MATCH,
-            seconds: SUBMIT_SECONDS,
-            ingest,
-          }),
-        );
-      }
+    for (const boards of SUBMIT_BOARDS) {
+      const submitSeasons: Season[] = [];
+      for (let i = 0; i < Math.max(...SUBMIT_SEASONS); i++)
+        submitSeasons.push(await createSeasonOfBoards(`submit ${i + 1} of ${boards} boards`, boards));
+      for (const count of SUBMIT_SEASONS)
+        for (const ingest of SUBMIT_INGEST) {
+          e.push(
+            await runSubmitLoad({
+              ladder,
+              env: {
+                DATABASE_URL,
+                REDIS_URL,
+                KAFKA_BROKERS,
+                KAFKA_TOPIC: SUBMIT_TOPIC,
+                KAFKA_GROUP_ID: SUBMIT_TOPIC,
+                KAFKA_PARTITIONS: String(PARTITIONS),
+                WINDOW_TTL_SECONDS: String(config.windowTtlSeconds),
+              },
+              db: pg.db,
+              seasonIds: submitSeasons.slice(0, count).map((s) => s.id),
+              boards,
+              endedAt: new Date(submitSeasons[0]!.startsAt.getTime() + 9 * DAY),
+              players: PLAYERS,
+              inFlight: SUBMIT_IN_FLIGHT,
+              perMatch: SUBMIT_PER_MATCH,
+              seconds: SUBMIT_SECONDS,
+              ingest,
+            }),
+          );
+        }
+    }
   }
 
   printTable(rows, aSeconds);
@@ -330,6 +337,18 @@ async function createSeason(label: string, over: Partial<SeasonDefinition> = {})
   const season = await createBenchSeason(pg.db, `bench ${label} ${runId}`, undefined, over);
   // Belt and braces: the keys must not exist yet, or cleanup would delete someone else's board.
   if ((await seasonKeys(redis, season.id)).length > 0) throw new Error(`Redis already has keys of season ${season.id}`);
+  return season;
+}
+
+/**
+ * A bench season of `boards` boards (docs/design.md#boards): its own, ranking points, then one per
+ * further stat s2, s3, ... (the wrk script sends them), each a row of its own as createSeason makes.
+ */
+async function createSeasonOfBoards(label: string, boards: number): Promise<Season> {
+  const season = await createSeason(label);
+  seasons.push(season);
+  for (let b = 2; b <= boards; b++)
+    seasons.push(await createSeason(`${label} s${b}`, { parentId: season.id, board: `s${b}`, stat: `s${b}` }));
   return season;
 }
 
@@ -445,7 +464,9 @@ function printSubmit(reports: SubmitReport[], producerRate: number): void {
     const perMatch = (cpu: number) => ((cpu * 1e6) / Math.max(1, e.matches)).toFixed(0);
     console.log(
       `  ${how[e.ingest].padEnd(29)} ${`${e.seasons} season${e.seasons > 1 ? 's' : ''}`.padEnd(9)} ` +
-        `${rate.toFixed(0).padStart(6)} matches/s (${(rate * SUBMIT_PER_MATCH * e.seasons).toFixed(0)} results/s), ` +
+        `${`${e.boards} board${e.boards > 1 ? 's' : ''}`.padEnd(8)} ` +
+        `${rate.toFixed(0).padStart(6)} matches/s (${(rate * SUBMIT_PER_MATCH * e.seasons).toFixed(0)} results/s` +
+        `, ${(rate * SUBMIT_PER_MATCH * e.seasons * e.boards).toFixed(0)} board results/s), ` +
         `p50 ${e.p50Ms.toFixed(1)} ms, p99 ${e.p99Ms.toFixed(1)} ms; API ${perMatch(e.apiCpu)} µs/match ` +
         `(${((e.apiCpu / e.seconds) * 100).toFixed(0)}% of a core)` +
         (e.ingest === 'process' ? `, ingest ${perMatch(e.ingestCpu)} µs/match` : '') +

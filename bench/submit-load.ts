@@ -24,6 +24,8 @@ export interface SubmitReport {
   ingest: IngestMode;
   /** Seasons each match counts in (submitMatchResult's seasonIds). */
   seasons: number;
+  /** Boards of each season: each result carries points and a stat per further board. */
+  boards: number;
   inFlight: number;
   matches: number;
   seconds: number;
@@ -79,6 +81,8 @@ export async function runSubmitLoad(opts: {
   db: Db;
   /** The seasons each match counts in: one submission, `seasonIds`. */
   seasonIds: readonly number[];
+  /** Boards of each season (1: points alone; n: points and stats s2..sn). */
+  boards: number;
   /** endedAt of every match: inside the season, in the past. */
   endedAt: Date;
   players: number;
@@ -129,12 +133,14 @@ export async function runSubmitLoad(opts: {
       opts.endedAt.toISOString(),
       String(opts.players),
       String(opts.perMatch),
+      String(opts.boards - 1),
     ]);
     const cpu = children.map((c, i) => treeSeconds(cpu0[i]!, sampleTree(c.pid!)));
     const e = wrk.errors;
     return {
       ingest: opts.ingest,
       seasons: opts.seasonIds.length,
+      boards: opts.boards,
       inFlight: opts.inFlight,
       matches: wrk.requests - wrk.badResponses,
       seconds: wrk.seconds,

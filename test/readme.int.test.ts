@@ -1,6 +1,6 @@
 // The README's examples as a newcomer pastes them: every fenced block after the marker comment runs
 // against `npm run demo` (scripts/demo.ts as a real child process, as in demo.int.test.ts) on a new
-// database, so the demo's seasons are 1 and 2 and its keys 1 and 2, as the README says.
+// database, so the demo's seasons are 1, 2 and 3 and its keys 1 and 2, as the README says.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,11 +1,12 @@
 -- wrk script of the submission load (bench/submit-load.ts, not by hand):
 --
 --   wrk -t1 -c64 -d20s --latency -s bench/wrk/submit.lua http://127.0.0.1:4700 -- \
---       <api key> <season ids, comma separated> <endedAt ISO> <players> <results per match>
+--       <api key> <season ids, comma separated> <endedAt ISO> <players> <results per match> [<stats>]
 --
 -- Every request is one submitMatchResult of a fresh random matchId (a UUID v4) for <results per
 -- match> consecutive players from a random one in 1..<players>, points random, counted in every
--- season listed (seasonIds). A response with
+-- season listed (seasonIds); with <stats> > 0, each result carries stats s2..s<stats + 1> too, random
+-- (for the seasons' further boards: docs/design.md#boards). A response with
 -- status other than 200 or a body without "accepted" counts as bad (its body is kept by code).
 -- done() prints one JSON line, starting with {"wrk":, that the bench parses.
 
@@ -16,7 +17,7 @@ function setup(thread)
   thread:set("thread_id", #threads)
 end
 
-local season, ended, players, per_match
+local season, ended, players, per_match, stats
 local query = "mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }"
 
 local function uuid()
@@ -32,6 +33,7 @@ function init(args)
   wrk.headers["content-type"] = "application/json"
   wrk.headers["authorization"] = "Bearer " .. args[1]
   season, ended, players, per_match = args[2], args[3], tonumber(args[4]), tonumber(args[5])
+  stats = tonumber(args[6] or "0")
   bad = 0 -- globals: done() reads them from each thread with thread:get()
   codes = ""
 end
@@ -40,7 +42,12 @@ function request()
   local first = math.random(1, players - per_match)
   local results = {}
   for i = 1, per_match do
-    results[i] = string.format('{"playerId":"%d","points":%d}', first + i - 1, math.random(0, 100000))
+    local extra = {}
+    for s = 1, stats do
+      extra[s] = string.format('{"name":"s%d","value":%d}', s + 1, math.random(0, 100000))
+    end
+    local with_stats = stats > 0 and string.format(',"stats":[%s]', table.concat(extra, ",")) or ""
+    results[i] = string.format('{"playerId":"%d","points":%d%s}', first + i - 1, math.random(0, 100000), with_stats)
   end
   local body = string.format(
     '{"query":"%s","variables":{"input":{"matchId":"%s","seasonIds":[%s],"endedAt":"%s","results":[%s]}}}',
