@@ -28,7 +28,7 @@ import {
   type ResultSelection,
   type StoredRemoval,
 } from '../domain/player-removal.js';
-import type { Season } from '../domain/season.js';
+import { boardsOf, type Season } from '../domain/season.js';
 import { parseMatchId, parsePlayerId } from '../domain/submission.js';
 import { parseSeasonId } from './blocked-players.js';
 
@@ -105,14 +105,15 @@ function parseInput(input: RemovalInput) {
 }
 
 /**
- * Removes a player's results from a season (all, or one match), recomputes their standings in
- * PostgreSQL, optionally blocks them, audits, then sets their boards in Redis. Returns the
- * report and the ticket for settlePlayerRemoval, which the caller runs after the settle delay.
+ * Removes a player's results from a season (all, or one match) on each of its boards
+ * (docs/design.md#boards), recomputes their standings in PostgreSQL, optionally blocks them in the
+ * season, audits, then sets their boards in Redis. Returns the report and the tickets for
+ * settlePlayerRemoval (one a board), which the caller runs after the settle delay.
  */
 export async function removePlayerResults(
   deps: RemovalDeps,
   input: RemovalInput,
-): Promise<{ report: PlayerRemovalReport; settle: SettleTicket }> {
+): Promise<{ report: PlayerRemovalReport; settle: SettleTicket[] }> {
   const { seasonId, playerId, matchId, reason, block } = parseInput(input);
   const season = await deps.seasonById(seasonId);
   if (!season) throw seasonNotFound(seasonId);
@@ -123,41 +124,48 @@ export async function removePlayerResults(
     matchId,
     details: input.details ?? {},
   };
-  const stored = await deps.store.remove({
-    season,
-    playerId,
-    selection: matchId ? { kind: 'only', matchIds: [matchId] } : { kind: 'all' },
-    blockReason: block ? reason : null,
-    audit,
-    auditWhenEmpty: true,
-  });
-  if (stored.newlyBlocked) deps.onBlocked?.(seasonId);
-  const { changed } = await deps.boards.reset(season, stored.boards, deps.now());
   const report: PlayerRemovalReport = {
     seasonId,
     playerId,
     matchId,
-    removedResults: stored.removed.length,
+    removedResults: 0,
     blocked: block,
-    auditId: stored.auditId!,
-    boards: stored.boards,
-    boardChanges: changed,
+    auditId: 0,
+    boards: [],
+    boardChanges: 0,
   };
-  // Blocked: nothing of the player but what the removal kept may stay. Not blocked: only
-  // redeliveries of the removed results are taken back; new results are the player's own.
-  const selection: ResultSelection = block
-    ? { kind: 'allBut', matchIds: stored.kept.map((r) => r.matchId) }
-    : { kind: 'only', matchIds: stored.removed.map((r) => r.matchId) };
-  return {
-    report,
-    settle: {
-      season,
+  const settle: SettleTicket[] = [];
+  for (const [i, board] of boardsOf(season).entries()) {
+    // The season's own board audits the removal (always) and holds the block; a further board
+    // audits only what it removed.
+    const stored = await deps.store.remove({
+      season: board,
+      playerId,
+      selection: matchId ? { kind: 'only', matchIds: [matchId] } : { kind: 'all' },
+      blockReason: block && i === 0 ? reason : null,
+      audit,
+      auditWhenEmpty: i === 0,
+    });
+    if (stored.newlyBlocked) deps.onBlocked?.(seasonId);
+    const { changed } = await deps.boards.reset(board, stored.boards, deps.now());
+    if (i === 0) report.auditId = stored.auditId!;
+    report.removedResults += stored.removed.length;
+    report.boards.push(...stored.boards);
+    report.boardChanges += changed;
+    // Blocked: nothing of the player but what the removal kept may stay. Not blocked: only
+    // redeliveries of the removed results are taken back; new results are the player's own.
+    const selection: ResultSelection = block
+      ? { kind: 'allBut', matchIds: stored.kept.map((r) => r.matchId) }
+      : { kind: 'only', matchIds: stored.removed.map((r) => r.matchId) };
+    settle.push({
+      season: board,
       playerId,
       selection,
       boards: stored.boards,
       audit: { ...audit, action: 'remove_results_settle' },
-    },
-  };
+    });
+  }
+  return { report, settle };
 }
 
 /**
@@ -225,27 +233,33 @@ export function createPlayerRemovals(
   },
 ) {
   const timers = new Set<NodeJS.Timeout>();
-  async function settle(ticket: SettleTicket): Promise<SettleResult> {
-    const r = await settlePlayerRemoval(deps, ticket);
-    deps.onSettled?.(ticket, r);
-    return r;
+  /** Settles each board's ticket; the results summed. */
+  async function settle(tickets: readonly SettleTicket[]): Promise<SettleResult> {
+    const sum: SettleResult = { removedResults: 0, boardChanges: 0 };
+    for (const ticket of tickets) {
+      const r = await settlePlayerRemoval(deps, ticket);
+      deps.onSettled?.(ticket, r);
+      sum.removedResults += r.removedResults;
+      sum.boardChanges += r.boardChanges;
+    }
+    return sum;
   }
   return {
     /** Removes results now; the settle pass runs in the background `settleMs` later. */
     async remove(input: RemovalInput): Promise<PlayerRemovalReport> {
-      const { report, settle: ticket } = await removePlayerResults(deps, input);
+      const { report, settle: tickets } = await removePlayerResults(deps, input);
       const timer = setTimeout(() => {
         timers.delete(timer);
-        settle(ticket).catch((err: unknown) => deps.onSettleFailed?.(err, ticket));
+        settle(tickets).catch((err: unknown) => deps.onSettleFailed?.(err, tickets[0]!));
       }, deps.settleMs);
       timers.add(timer);
       return report;
     },
     /** Removes results and waits for the settle pass. */
     async removeAndSettle(input: RemovalInput): Promise<PlayerRemovalReport & { settled: SettleResult }> {
-      const { report, settle: ticket } = await removePlayerResults(deps, input);
+      const { report, settle: tickets } = await removePlayerResults(deps, input);
       await new Promise((r) => setTimeout(r, deps.settleMs));
-      return { ...report, settled: await settle(ticket) };
+      return { ...report, settled: await settle(tickets) };
     },
     /** Drops pending settle passes (shutdown): the removals are committed; only their race repair is skipped. */
     stop(): void {

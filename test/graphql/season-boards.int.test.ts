@@ -262,6 +262,33 @@ describe('a season with several boards', () => {
   });
 });
 
+describe('removing a cheater from a season with several boards', () => {
+  it('takes their results off every board of the season, blocks them once, and refuses their next match', async () => {
+    const res = await api.gql(
+      `mutation($s: Int!, $p: ID!) { removePlayerResults(input: { seasonId: $s, playerId: $p, reason: "aimbot", block: true }) {
+        removedResults blocked } }`,
+      { s: seasonId, p: P(2) },
+      admin,
+    );
+    expect(res.errors).toBeUndefined();
+    // score, kills and royale: one result each.
+    expect(res.data?.['removePlayerResults']).toEqual({ removedResults: 3, blocked: true });
+    for (const board of ['score', 'kills', 'royale'])
+      expect((await top(board)).top.map((e) => e.playerId)).toEqual([P(1)]);
+    const rows = await api.s.pg.sql`
+      select 1 from match_results r join seasons s on s.id = r.season_id
+      where ${seasonId} in (s.id, s.parent_id) and r.player_id = ${P(2)}`;
+    expect(rows).toHaveLength(0);
+    const again = await submit({
+      matchId: randomUUID(),
+      seasonId,
+      endedAt: minutesFromNow(-2),
+      results: [{ playerId: P(2), stats: [stat('kills', 1)] }],
+    });
+    expect(errorOf(again)[0]).toBe('PLAYER_BLOCKED');
+  });
+});
+
 describe('closing a season with several boards', () => {
   it('finalizes every board: each answers from PostgreSQL as it did live, its Redis keys gone', async () => {
     const live = {

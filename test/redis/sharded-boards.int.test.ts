@@ -477,7 +477,7 @@ describe('sharded seasons: rebuild, reconcile, player removal and close (issue 1
         reason: 'bot',
         actor: 'test',
       });
-      await settlePlayerRemoval(deps, settle);
+      await settlePlayerRemoval(deps, settle[0]!);
     }
     await expectLikeOracle(sharded, single, [...players, '777000777']);
 
