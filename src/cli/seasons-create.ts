@@ -1,6 +1,14 @@
 // `seasons create`: a new season, the createSeason mutation's input as options, stored by the same
 // service (src/service/seasons.ts newSeasonOf and createSeason), which checks it as it checks the mutation's.
-import { ALL_WINDOWS, windowsOf, type RankStyle, type ScoringMode, type SortOrder } from '../domain/season.js';
+import {
+  ALL_WINDOWS,
+  boardName,
+  boardsOf,
+  windowsOf,
+  type RankStyle,
+  type ScoringMode,
+  type SortOrder,
+} from '../domain/season.js';
 import { createSeason, newSeasonOf, type NewSeasonInput } from '../service/seasons.js';
 import { parse, UsageError, withApp, type Command } from './command.js';
 
@@ -24,6 +32,7 @@ const options = {
   'shards-from-season-id': { type: 'string' },
   windows: { type: 'string' },
   'reset-offset-minutes': { type: 'string' },
+  boards: { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: string | undefined };
@@ -57,16 +66,38 @@ async function instant(name: string, raw: string): Promise<Date> {
   }
 }
 
+/**
+ * --boards: the mutation's `boards` as JSON, an array of BoardInput objects
+ * (`[{"name":"kills","scoring":"SUM","maxValue":100}]`); their rules are the service's to check.
+ */
+function boardsOption(raw: string | undefined): NewSeasonInput['boards'] {
+  if (raw === undefined) return undefined;
+  let boards: unknown;
+  try {
+    boards = JSON.parse(raw);
+  } catch {
+    throw new UsageError('--boards must be JSON: an array of boards, as the mutation takes them');
+  }
+  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!Array.isArray(boards) || !boards.every((b) => isObject(b) && (b.keys == null || Array.isArray(b.keys))))
+    throw new UsageError('--boards must be a JSON array of board objects (keys, when given, an array)');
+  return boards as NewSeasonInput['boards'];
+}
+
 /** The options as the mutation's input (newSeasonOf gives both the same defaults). */
 async function seasonInput(values: Values): Promise<NewSeasonInput> {
+  const boards = boardsOption(values.boards);
+  // With boards, each board has its own range (and BEST unless it says SUM).
+  const ifNoBoards = (name: keyof Values) => (boards ? values[name] : required(values, name));
   return {
     name: required(values, 'name'),
     startsAt: await instant('starts-at', required(values, 'starts-at')),
     endsAt: await instant('ends-at', required(values, 'ends-at')),
-    scoring: oneOf('scoring', required(values, 'scoring'), SCORING)!,
+    scoring: oneOf('scoring', ifNoBoards('scoring'), SCORING),
     order: oneOf('order', values.order, ORDERS),
     rankStyle: oneOf('rank-style', values['rank-style'], RANK_STYLES),
-    maxPointsPerMatch: int('max-points-per-match', required(values, 'max-points-per-match'))!,
+    maxPointsPerMatch: int('max-points-per-match', ifNoBoards('max-points-per-match')),
+    boards,
     pointsBits: int('points-bits', values['points-bits']),
     timeBits: int('time-bits', values['time-bits']),
     timeUnitSeconds: int('time-unit-seconds', values['time-unit-seconds']),
@@ -80,7 +111,8 @@ async function seasonInput(values: Values): Promise<NewSeasonInput> {
 
 export const seasonsCreate: Command = {
   args:
-    '--name <text> --starts-at <ISO-8601> --ends-at <ISO-8601> --scoring BEST|SUM --max-points-per-match <n> ' +
+    '--name <text> --starts-at <ISO-8601> --ends-at <ISO-8601> ' +
+    '(--scoring BEST|SUM --max-points-per-match <n> | --boards <JSON array of BoardInput>) ' +
     '[--order DESC|ASC] [--rank-style ORDINAL|COMPETITION] [--points-bits <n>] [--time-bits <n>] ' +
     '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>] ' +
     '[--windows SEASON,DAY,WEEK,MONTH] [--reset-offset-minutes <0..1439>]',
@@ -94,7 +126,8 @@ export const seasonsCreate: Command = {
       `created season ${season.id} "${season.name}": ${season.status} from ${season.startsAt.toISOString()} ` +
         `to ${season.endsAt.toISOString()}, ${season.scoring} ${season.order} ${season.rankStyle}, ` +
         `at most ${season.maxPointsPerMatch} points a match${shards}; boards ${windowsOf(season).join(', ')}` +
-        (season.resetOffsetMinutes ? `, turning over ${season.resetOffsetMinutes} min after 00:00 UTC` : ''),
+        (season.resetOffsetMinutes ? `, turning over ${season.resetOffsetMinutes} min after 00:00 UTC` : '') +
+        (season.boards ? `; its boards ${boardsOf(season).map(boardName).join(', ')}` : ''),
     );
     // Last line, alone: scripts capture it with `tail -1`.
     ctx.out(String(season.id));

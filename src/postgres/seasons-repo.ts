@@ -11,6 +11,8 @@ import type { Db } from './client.js';
 import { seasons } from './schema.js';
 
 type SeasonRow = typeof seasons.$inferSelect;
+/** A transaction of the database, as db.transaction gives it. */
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /** A seasons row as the domain type. */
 export function toSeason(row: SeasonRow): Season {
@@ -41,6 +43,53 @@ export function toSeason(row: SeasonRow): Season {
  * (redis/shard-placement.ts); without it, a season with shard bounds cannot be created.
  */
 export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count: number) => Promise<string[]>) {
+  /**
+   * Stores one row. With `def.shardBounds`, `placeShards` gives each shard's hash tag; tags carry
+   * the season's id, so the id is taken from the sequence first.
+   */
+  async function insertRow(
+    conn: Db | Tx,
+    def: SeasonDefinition,
+    split: ScoreSplit,
+    status: SeasonStatus,
+  ): Promise<Season> {
+    let id: number | undefined;
+    let shardLayout: ShardLayout | null = null;
+    if (def.shardBounds) {
+      if (!placeShards) throw new Error('a sharded season needs placeShards');
+      const [next] = await conn.execute<{ id: number }>(
+        sql`select nextval(pg_get_serial_sequence('seasons', 'id'))::int as id`,
+      );
+      id = next!.id;
+      shardLayout = { bounds: [...def.shardBounds], tags: await placeShards(id, def.shardBounds.length + 1) };
+    }
+    const [row] = await conn
+      .insert(seasons)
+      .values({
+        ...(id === undefined ? {} : { id }),
+        shardLayout,
+        name: def.name,
+        startsAt: def.startsAt,
+        endsAt: def.endsAt,
+        status,
+        scoring: def.scoring,
+        sortOrder: def.order,
+        rankStyle: def.rankStyle,
+        maxPointsPerMatch: def.maxPointsPerMatch,
+        pointsBits: split.pointsBits,
+        timeBits: split.timeBits,
+        timeUnitSeconds: split.timeUnitSeconds,
+        ...(def.windows ? { windows: ALL_WINDOWS.filter((w) => def.windows!.includes(w)) } : {}),
+        ...(def.resetOffsetMinutes !== undefined ? { resetOffsetMinutes: def.resetOffsetMinutes } : {}),
+        ...(def.board === undefined ? {} : { board: def.board }),
+        ...(def.stat === undefined ? {} : { stat: def.stat }),
+        ...(def.keys === undefined ? {} : { boardKeys: [...def.keys] }),
+        ...(def.parentId === undefined ? {} : { parentId: def.parentId }),
+      })
+      .returning();
+    return toSeason(row!);
+  }
+
   return {
     /** A season with its further boards, or one further board alone. */
     async get(id: number): Promise<Season | undefined> {
@@ -61,45 +110,22 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
     },
 
     /**
-     * Stores an already validated definition. With `def.shardBounds`, `placeShards` gives each
-     * shard's hash tag; tags carry the season's id, so the id is taken from the sequence first.
+     * Stores an already validated definition, and the further boards of the season with it, all or
+     * nothing (one transaction).
      */
-    async insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season> {
-      let id: number | undefined;
-      let shardLayout: ShardLayout | null = null;
-      if (def.shardBounds) {
-        if (!placeShards) throw new Error('a sharded season needs placeShards');
-        const [next] = await db.execute<{ id: number }>(
-          sql`select nextval(pg_get_serial_sequence('seasons', 'id'))::int as id`,
-        );
-        id = next!.id;
-        shardLayout = { bounds: [...def.shardBounds], tags: await placeShards(id, def.shardBounds.length + 1) };
-      }
-      const [row] = await db
-        .insert(seasons)
-        .values({
-          ...(id === undefined ? {} : { id }),
-          shardLayout,
-          name: def.name,
-          startsAt: def.startsAt,
-          endsAt: def.endsAt,
-          status,
-          scoring: def.scoring,
-          sortOrder: def.order,
-          rankStyle: def.rankStyle,
-          maxPointsPerMatch: def.maxPointsPerMatch,
-          pointsBits: split.pointsBits,
-          timeBits: split.timeBits,
-          timeUnitSeconds: split.timeUnitSeconds,
-          ...(def.windows ? { windows: ALL_WINDOWS.filter((w) => def.windows!.includes(w)) } : {}),
-          ...(def.resetOffsetMinutes !== undefined ? { resetOffsetMinutes: def.resetOffsetMinutes } : {}),
-          ...(def.board === undefined ? {} : { board: def.board }),
-          ...(def.stat === undefined ? {} : { stat: def.stat }),
-          ...(def.keys === undefined ? {} : { boardKeys: [...def.keys] }),
-          ...(def.parentId === undefined ? {} : { parentId: def.parentId }),
-        })
-        .returning();
-      return toSeason(row!);
+    async insert(
+      def: SeasonDefinition,
+      split: ScoreSplit,
+      status: SeasonStatus,
+      boards: ReadonlyArray<{ def: SeasonDefinition; split: ScoreSplit }> = [],
+    ): Promise<Season> {
+      if (boards.length === 0) return insertRow(db, def, split, status);
+      return db.transaction(async (tx) => {
+        const season = await insertRow(tx, def, split, status);
+        const further: Season[] = [];
+        for (const b of boards) further.push(await insertRow(tx, { ...b.def, parentId: season.id }, b.split, status));
+        return { ...season, boards: further };
+      });
     },
 
     /** How many players of a season's SEASON board hold each points value (to size a later season's shards). */

@@ -21,7 +21,13 @@ import {
 export interface SeasonStore {
   get(id: number): Promise<Season | undefined>;
   list(status?: SeasonStatus): Promise<Season[]>;
-  insert(def: SeasonDefinition, split: ScoreSplit, status: SeasonStatus): Promise<Season>;
+  /** One season, with its further boards in the same transaction. */
+  insert(
+    def: SeasonDefinition,
+    split: ScoreSplit,
+    status: SeasonStatus,
+    boards?: ReadonlyArray<{ def: SeasonDefinition; split: ScoreSplit }>,
+  ): Promise<Season>;
   pointsHistogram(seasonId: number): Promise<Array<{ points: number; players: number }>>;
   setStatus(id: number, status: SeasonStatus): Promise<Season | undefined>;
 }
@@ -245,7 +251,7 @@ export function newSeasonOf(input: NewSeasonInput): NewSeason {
 
 /**
  * Validates and stores a new season and its further boards, every one validated before any is
- * stored; its status follows from its times.
+ * stored, all stored in one transaction; its status follows from its times.
  */
 export async function createSeason(store: SeasonStore, input: NewSeason, now: Date): Promise<Season> {
   const { shards, boards = [], ...rest } = input;
@@ -253,12 +259,12 @@ export async function createSeason(store: SeasonStore, input: NewSeason, now: Da
   const splits = [def, ...boards].map((d) => validateSeasonDefinition(d));
   const status = seasonStatusAt({ status: 'SCHEDULED', startsAt: def.startsAt, endsAt: def.endsAt }, now);
   if (status === 'CLOSED') throw badInput('endsAt', 'endsAt is in the past');
-  const season = await store.insert(def, splits[0]!, status);
-  if (boards.length === 0) return season;
-  const further: Season[] = [];
-  for (const [i, board] of boards.entries())
-    further.push(await store.insert({ ...board, parentId: season.id }, splits[i + 1]!, status));
-  return { ...season, boards: further };
+  return store.insert(
+    def,
+    splits[0]!,
+    status,
+    boards.map((board, i) => ({ def: board, split: splits[i + 1]! })),
+  );
 }
 
 /** Lists seasons; a status filter applies to the status at `now`. */

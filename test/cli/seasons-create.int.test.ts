@@ -81,6 +81,55 @@ describe('seasons create', () => {
     ]);
   });
 
+  it('creates a season of several boards from --boards, as the mutation; a bad board is its refusal', async () => {
+    const boards = [
+      { name: 'kills', scoring: 'SUM', maxValue: 100 },
+      {
+        name: 'royale',
+        keys: [
+          { stat: 'wins', max: 1 },
+          { stat: 'kills', max: 100, order: 'DESC' },
+        ],
+      },
+    ];
+    const input = { name: uniqueName('cli boards'), startsAt: at(-1), endsAt: at(30) };
+    const run = await cli('seasons', 'create', ...optionsOf(input), '--boards', JSON.stringify(boards));
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('; its boards kills, royale\n');
+    const mutation = await viaMutation({ ...input, boards } as unknown as Input);
+    expect(mutation.errors).toBeUndefined();
+    const [fromCli, fromMutation] = await Promise.all([
+      api.s.seasons.get(Number(run.stdout.trimEnd().split('\n').at(-1))),
+      api.s.seasons.get(mutation.data!.createSeason.id),
+    ]);
+    const shape = (s: typeof fromCli) =>
+      s?.boards?.map(({ board, stat, keys, scoring, maxPointsPerMatch, split }) => ({
+        board,
+        stat,
+        keys,
+        scoring,
+        maxPointsPerMatch,
+        split,
+      }));
+    expect(shape(fromCli)).toEqual(shape(fromMutation));
+    expect(fromCli).toMatchObject({ board: 'kills', scoring: 'SUM', maxPointsPerMatch: 100 });
+
+    const bad = [
+      {
+        name: 'a',
+        keys: [
+          { stat: 'x', max: 2 ** 16 },
+          { stat: 'y', max: 2 ** 16 },
+        ],
+      },
+    ];
+    const refused = await cli('seasons', 'create', ...optionsOf(input), '--boards', JSON.stringify(bad));
+    const error = (await viaMutation({ ...input, boards: bad } as unknown as Input)).errors?.[0];
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(error!.message);
+    expect((await cli('seasons', 'create', ...optionsOf(input), '--boards', '{oops')).code).toBe(2);
+  });
+
   // Each refusal: the mutation's error message is the CLI's, exit 2 for BAD_USER_INPUT (1 otherwise).
   const valid: Input = { name: 'refused', startsAt: at(-1), endsAt: at(30), scoring: 'BEST', maxPointsPerMatch: 100 };
   it.concurrent.for<[string, Input]>([
