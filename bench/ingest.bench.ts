@@ -25,7 +25,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { ensureDatabase } from '../scripts/ensure-database.js';
 import { parseConfig } from '../src/config.js';
-import type { Season, SeasonDefinition } from '../src/domain/season.js';
+import type { Season, SeasonDefinition, Window } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
 import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
@@ -72,6 +72,8 @@ if (!SUBMIT_SEASONS.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
 const SUBMIT_BOARDS = (process.env.BENCH_SUBMIT_BOARDS ?? '1').split(',').map(Number);
 if (!SUBMIT_BOARDS.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
   throw new Error(`BENCH_SUBMIT_BOARDS: a list of 1..8; got ${process.env.BENCH_SUBMIT_BOARDS}`);
+// The windows of those further boards (BENCH_SUBMIT_BOARD_WINDOWS=SEASON: the season board only); default the season's.
+const BOARD_WINDOWS = process.env.BENCH_SUBMIT_BOARD_WINDOWS?.split(',') as Window[] | undefined;
 // Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
 const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
 const runs = (s: string) => SCENARIOS.includes(s);
@@ -348,7 +350,14 @@ async function createSeasonOfBoards(label: string, boards: number): Promise<Seas
   const season = await createSeason(label);
   seasons.push(season);
   for (let b = 2; b <= boards; b++)
-    seasons.push(await createSeason(`${label} s${b}`, { parentId: season.id, board: `s${b}`, stat: `s${b}` }));
+    seasons.push(
+      await createSeason(`${label} s${b}`, {
+        parentId: season.id,
+        board: `s${b}`,
+        stat: `s${b}`,
+        ...(BOARD_WINDOWS ? { windows: BOARD_WINDOWS } : {}),
+      }),
+    );
   return season;
 }
 
