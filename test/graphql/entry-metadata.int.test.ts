@@ -130,7 +130,8 @@ describe('entry metadata', () => {
     expect(errorOf(await submit({ ...base, results: results({ k: 'y' }) }))[0]).toBe('CONFLICT');
     await waitFor('the accepted match', async () => (await read(best, P(10))).entry !== null);
     const rows = await api.s.pg.sql<Array<{ season_id: number; metadata: unknown }>>`
-      select season_id, metadata from match_results where match_id = ${base.matchId} order by season_id`;
+      select season_id, metadata from match_results
+      where season_id = any(${[best, sum]}) and match_id = ${base.matchId} order by season_id`;
     expect(rows).toEqual([
       { season_id: best, metadata: fits },
       { season_id: sum, metadata: fits },

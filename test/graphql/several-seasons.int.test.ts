@@ -31,7 +31,8 @@ const submit = (input: Record<string, unknown>) => api.gql(SUBMIT, { input }, su
 const stored = async (matchId: string) =>
   (
     await api.s.pg.sql<Array<{ season_id: number; n: number }>>`
-      select season_id, count(*)::int as n from match_results where match_id = ${matchId}
+      select season_id, count(*)::int as n from match_results
+      where season_id = any(${Object.values(seasons)}) and match_id = ${matchId}
       group by season_id order by season_id`
   ).map((r) => [r.season_id, r.n]);
 
