@@ -124,6 +124,17 @@ function readers(seasonId: number, count: number, deadlineMs: number) {
   };
 }
 
+/** What ended a subscription, readable in the report: GraphQL errors' codes and messages, a close's code and reason. */
+function describeError(err: unknown): string {
+  if (Array.isArray(err))
+    return err
+      .map((e: { message?: string; extensions?: { code?: string } }) => `${e.extensions?.code}: ${e.message}`)
+      .join('; ');
+  const close = err as { code?: number; reason?: string };
+  if (close && typeof close === 'object' && 'code' in close) return `close ${close.code} ${close.reason ?? ''}`.trim();
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** graphql-ws clients through the balancer, as a game client would make them: retries on, shouldRetry its default. */
 function subscribers(seasonId: number, count: number) {
   const closes: Record<string, number> = {};
@@ -228,7 +239,7 @@ it('two instances restarted in turn under load: nothing lost or doubled, every r
     restarts,
     submissions: { matches: report.matches, failures: report.failures, refused: report.refused.length },
     reads: readStats,
-    subscriptions: { closes: subs.closes, errors: subs.errors.map(String), seen: subs.seen },
+    subscriptions: { closes: subs.closes, errors: subs.errors.map(describeError), seen: subs.seen },
     freshnessMs: spread(freshness.map((f) => f.ms)),
   });
 
