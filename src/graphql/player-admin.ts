@@ -2,6 +2,7 @@ import type { BoardOutcome } from '../domain/player-removal.js';
 import type { BlockReport } from '../service/blocked-players.js';
 import type { PlayerRemovalReport } from '../service/remove-player-results.js';
 import { requireScope } from './auth.js';
+import { boardName } from '../domain/season.js';
 import { builder } from './builder.js';
 import { WindowEnum } from './scalars.js';
 
@@ -33,6 +34,13 @@ const PlayerBlockInput = builder.inputType('PlayerBlockInput', {
 const PlayerBoardStandingRef = builder.objectRef<BoardOutcome>('PlayerBoardStanding').implement({
   description: "A player's standing on one board after a removal.",
   fields: (t) => ({
+    board: t.string({
+      description: "the board's name among the season's boards",
+      resolve: async (b, _args, ctx) => {
+        const board = await ctx.services.season(b.seasonId);
+        return board ? boardName(board) : 'points';
+      },
+    }),
     window: t.expose('window', { type: WindowEnum }),
     period: t.exposeString('period', { description: "'' for SEASON, yyyy-mm-dd for DAY, YYYY-Www for WEEK" }),
     removed: t.boolean({

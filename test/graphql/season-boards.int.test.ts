@@ -276,13 +276,24 @@ describe('removing a cheater from a season with several boards', () => {
   it('takes their results off every board of the season, blocks them once, and refuses their next match', async () => {
     const res = await api.gql(
       `mutation($s: Int!, $p: ID!) { removePlayerResults(input: { seasonId: $s, playerId: $p, reason: "aimbot", block: true }) {
-        removedResults blocked } }`,
+        removedResults blocked boards { board window removed } } }`,
       { s: seasonId, p: P(2) },
       admin,
     );
     expect(res.errors).toBeUndefined();
     // score, kills and royale: one result each.
-    expect(res.data?.['removePlayerResults']).toEqual({ removedResults: 3, blocked: true });
+    const report = res.data?.['removePlayerResults'] as {
+      removedResults: number;
+      blocked: boolean;
+      boards: Array<{ board: string; window: string; removed: boolean }>;
+    };
+    expect({ removedResults: report.removedResults, blocked: report.blocked }).toEqual({
+      removedResults: 3,
+      blocked: true,
+    });
+    expect(report.boards.filter((b) => b.window === 'SEASON')).toEqual(
+      ['score', 'kills', 'royale'].map((board) => ({ board, window: 'SEASON', removed: true })),
+    );
     for (const board of ['score', 'kills', 'royale'])
       expect((await top(board)).top.map((e) => e.playerId)).toEqual([P(1)]);
     const rows = await api.s.pg.sql`
