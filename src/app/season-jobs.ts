@@ -22,7 +22,12 @@ import {
 import { createSeasonScheduler } from '../service/season-scheduler.js';
 import { createHistoryArchive } from '../postgres/history-archive.js';
 import { createSeasonsRepo } from '../postgres/seasons-repo.js';
-import { applyRetention, archiveSeasonHistory, type ArchiveDeps } from '../service/archive-history.js';
+import {
+  applyRetention,
+  archiveSeasonHistory,
+  type ArchiveDeps,
+  type ArchiveReport,
+} from '../service/archive-history.js';
 import { createRankSnapshots } from '../postgres/rank-snapshots.js';
 import { takeDueSnapshots } from '../service/rank-history.js';
 
@@ -114,8 +119,16 @@ export function createSeasonJobs(deps: {
     /** Writes a closed season's final standings (every board, or a window or period) chunk by chunk. */
     exportFinal: (input: Parameters<typeof exportFinalStandings>[1], write: (chunk: string) => Promise<void>) =>
       exportFinalStandings({ seasonById: (id) => seasonsRepo.get(id), source: finalStandings }, input, write),
-    /** Archives a closed season's raw results now and drops their partitions (idempotent). */
-    archive: (seasonId: number) => archiveSeasonHistory(archiveDeps, seasonId),
+    /**
+     * Archives a closed season's raw results now and drops their partitions (idempotent): its
+     * further boards' first (each a directory of its own, `boards`), then its own.
+     */
+    archive: async (seasonId: number): Promise<ArchiveReport & { boards: ArchiveReport[] }> => {
+      const boards: ArchiveReport[] = [];
+      for (const board of (await seasonsRepo.get(seasonId))?.boards ?? [])
+        boards.push(await archiveSeasonHistory(archiveDeps, board.id));
+      return { ...(await archiveSeasonHistory(archiveDeps, seasonId)), boards };
+    },
     /** Loads an archive directory into `schema`.match_results. */
     loadArchive: (dir: string, schema: string) => archiveDeps.store.load(dir, schema),
     /** Snapshots a season's SEASON board's ranks as of `boundary` now (idempotent per boundary). */

@@ -15,6 +15,9 @@ export const historyArchive: Command = {
         ? `archived season ${seasonId}: ${r.rows} results in ${r.files} files under ${r.dir}; partitions dropped`
         : `season ${seasonId} was archived already (${r.rows} results under ${r.dir})`,
     );
+    // Each further board of the season (docs/design.md#boards) is archived with it, in a directory of its own.
+    for (const b of r.boards)
+      ctx.out(`  and its board ${b.seasonId}: ${b.rows} results in ${b.files} files under ${b.dir}`);
   },
 };
 

@@ -4,6 +4,9 @@
 // through the real API, Kafka, PostgreSQL and Redis. A retry stores nothing new, another payload
 // for the matchId is a CONFLICT, and a bad stat refuses the whole match.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { waitFor } from '../support/services.js';
@@ -38,7 +41,7 @@ const BOARDS = [
 ];
 
 beforeAll(async () => {
-  api = await startApi();
+  api = await startApi({ HISTORY_ARCHIVE_DIR: mkdtempSync(join(tmpdir(), 'ladder-boards-archive-')) });
   [admin, submitter] = [await api.key('admin'), await api.key('submit')];
   const season = (startsAt: Date, input: Record<string, unknown>) =>
     api.gql(
@@ -324,6 +327,18 @@ describe('closing a season with several boards', () => {
     for (const id of await api.s.pg.sql<Array<{ id: number }>>`
       select id from seasons where ${seasonId} in (id, parent_id)`)
       expect(await api.s.redis.keys(`lb:{s${id.id}}*`)).toEqual([]);
+    for (const [board, entries] of Object.entries(live)) expect((await top(board)).top).toEqual(entries);
+
+    // Archiving the season archives every board's raw results and drops their partitions; the
+    // final standings keep answering.
+    const archived = await api.app.seasonJobs.archive(seasonId);
+    const ids = await rowsOf();
+    expect([archived.seasonId, ...archived.boards.map((b) => b.seasonId)]).toEqual(ids);
+    expect(archived.rows + archived.boards.reduce((n, b) => n + b.rows, 0)).toBe(8);
+    const [left] = await api.s.pg.sql<Array<{ n: number }>>`
+      select count(*)::int as n from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where c.relname ~ ${`^match_results_s(${ids.join('|')})_`}`;
+    expect(left!.n).toBe(0);
     for (const [board, entries] of Object.entries(live)) expect((await top(board)).top).toEqual(entries);
   });
 });
