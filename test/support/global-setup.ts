@@ -83,6 +83,28 @@ async function pairTestRedis(databaseUrl: string, redisUrl: string): Promise<voi
   }
 }
 
+/**
+ * Starts the test database anew once earlier runs left it crowded with partitions (a season has
+ * one per day, a board one per day too: docs/design.md#boards). A test query that names no season
+ * plans every one of them, and past a few thousand PostgreSQL runs out of lock memory. CI's is new.
+ */
+async function renewIfCrowded(databaseUrl: string, maxPartitions = 4_000): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = postgres(Object.assign(new URL(databaseUrl), { pathname: '/postgres' }).toString(), {
+    max: 1,
+    onnotice: () => {},
+  });
+  try {
+    const [exists] = await admin`select 1 from pg_database where datname = ${name}`;
+    if (!exists) return;
+    const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+    const [{ n }] = await sql<[{ n: number }]>`select count(*)::int as n from pg_inherits`.finally(() => sql.end());
+    if (n > maxPartitions) await admin.unsafe(`drop database "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 export default async function setup(): Promise<() => Promise<void>> {
   // Tests start the cluster on first use (redis-cluster.ts); one that ran before them is someone's
   // (`npm run stack:cluster`, the cluster demo) and stays.
@@ -93,6 +115,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     (err: { stdout?: string; stderr?: string }) =>
       new Error(`npm run build failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`),
   );
+  await renewIfCrowded(TEST_DATABASE_URL);
   await ensureDatabase(TEST_DATABASE_URL);
   await migrateDatabase(TEST_DATABASE_URL);
   await pairTestRedis(TEST_DATABASE_URL, TEST_REDIS_URL);
