@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Partitioners, type Kafka } from 'kafkajs';
-import type { MatchResultMessage } from '../src/domain/submission.js';
+import type { MatchResultMessage } from '../src/domain/result-message.js';
 import { prng } from './generate.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,7 +1,7 @@
 // Deterministic match traffic for the benchmark: the same seed gives the same results, match ids
 // included (test/support/generate.ts draws match ids from randomUUID, so two runs would differ).
 import type { AcceptedResult } from '../src/domain/board-deltas.js';
-import type { MatchResultMessage } from '../src/domain/submission.js';
+import type { MatchResultMessage } from '../src/domain/result-message.js';
 
 /** mulberry32: a tiny seeded PRNG (the one test/support uses), good enough for traffic shapes. */
 export function prng(seed: number): () => number {

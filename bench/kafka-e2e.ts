@@ -8,7 +8,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { buildApp } from '../src/app/app.js';
 import type { Config } from '../src/config.js';
 import { createResultProducer } from '../src/kafka/producer.js';
-import type { MatchResultMessage } from '../src/domain/submission.js';
+import type { MatchResultMessage } from '../src/domain/result-message.js';
 import type { Logger } from '../src/logger.js';
 import { cpuDelta, sampleCpu, sampleTree, treeSeconds, type CpuTargets, type CpuUse, type TreeSample } from './cpu.js';
 

@@ -37,7 +37,7 @@ import { Partitioners, CompressionTypes, type Kafka, type Message, type Producer
 import { Redis } from 'ioredis';
 import type { Season } from '../src/domain/season.js';
 import { codecOf } from '../src/domain/score-codec.js';
-import type { MatchResultMessage } from '../src/domain/submission.js';
+import type { MatchResultMessage } from '../src/domain/result-message.js';
 import { decodeBoardEvent } from '../src/redis/live-pubsub.js';
 import { dbOf } from '../src/redis/client.js';
 import { allUpdatesPattern } from '../src/redis/keys.js';

@@ -1,6 +1,6 @@
 // Differences between a board in PostgreSQL (the truth) and its Redis mirror, found by reconcile.
 import { isDomainError } from './errors.js';
-import { parsePlayerId } from './submission.js';
+import { parsePlayerId } from './result-message.js';
 
 /** missing: in PostgreSQL, not in Redis; extra: in Redis only; different: both, other score. */
 export type DriftKind = 'missing' | 'extra' | 'different';

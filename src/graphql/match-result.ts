@@ -1,7 +1,7 @@
 import { badInput } from '../domain/errors.js';
+import { MAX_METADATA_BYTES } from '../domain/result-message.js';
 import {
   MAX_DISPLAY_NAME_LENGTH,
-  MAX_METADATA_BYTES,
   MAX_RESULTS_PER_MATCH,
   MAX_SEASONS_PER_MATCH,
   MAX_STATS_PER_RESULT,

@@ -1,6 +1,6 @@
 import { LIMITS, READ_DEFAULTS } from '../domain/board.js';
 import { badInput, seasonNotFound } from '../domain/errors.js';
-import { parsePlayerId } from '../domain/submission.js';
+import { parsePlayerId } from '../domain/result-message.js';
 import { builder } from './builder.js';
 import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';

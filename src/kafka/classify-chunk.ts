@@ -2,7 +2,8 @@ import type { KafkaMessage } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
 import { badInput, DomainError, isDomainError, seasonNotFound } from '../domain/errors.js';
 import { seasonIdOf, type Season } from '../domain/season.js';
-import { checkIngestable, parseMatchResultMessage } from '../domain/submission.js';
+import { parseMatchResultMessage } from '../domain/result-message.js';
+import { checkIngestable } from '../domain/submission.js';
 
 /** A message that can never be applied, and why: it goes to the DLQ. */
 export interface Poison {

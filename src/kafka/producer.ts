@@ -7,7 +7,7 @@ import {
   type ProducerRecord,
   type RecordMetadata,
 } from 'kafkajs';
-import type { MatchResultMessage } from '../domain/submission.js';
+import type { MatchResultMessage } from '../domain/result-message.js';
 
 /**
  * An idempotent producer (acks=all, murmur2 partitioner) that starts over with a new producer

@@ -1,6 +1,6 @@
 import { badInput } from '../domain/errors.js';
 import { parseReason, type AuditEntry } from '../domain/player-removal.js';
-import { parsePlayerId } from '../domain/submission.js';
+import { parsePlayerId } from '../domain/result-message.js';
 
 /** Where blocks live (PostgreSQL blocked_players, each change audited in the same transaction). */
 export interface BlockStore {

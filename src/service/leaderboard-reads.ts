@@ -3,7 +3,7 @@ import type { TopSnapshot } from './top-cache.js';
 import { badInput } from '../domain/errors.js';
 import { friendsOrder, friendsPage, type FriendsPage, type PlacedStanding } from '../domain/placing.js';
 import type { RankedStanding } from '../domain/ranking.js';
-import { parsePlayerId } from '../domain/submission.js';
+import { parsePlayerId } from '../domain/result-message.js';
 
 /**
  * Several reads of one board to answer at one instant (the fields of one response): the first

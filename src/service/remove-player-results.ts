@@ -29,7 +29,7 @@ import {
   type StoredRemoval,
 } from '../domain/player-removal.js';
 import { boardsOf, type Season } from '../domain/season.js';
-import { parseMatchId, parsePlayerId } from '../domain/submission.js';
+import { parseMatchId, parsePlayerId } from '../domain/result-message.js';
 import { parseSeasonId } from './blocked-players.js';
 
 /** The source of truth's side of a removal (src/postgres/player-results-store.ts). */

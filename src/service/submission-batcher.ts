@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { badInput, conflict, unavailable } from '../domain/errors.js';
-import { claimText, type MatchResultMessage } from '../domain/submission.js';
+import { type MatchResultMessage } from '../domain/result-message.js';
+import { claimText } from '../domain/submission.js';
 import { coalesce } from './coalesce.js';
 
 /** Where accepted results go: Kafka, through an idempotent producer (acks = all). */

@@ -1,6 +1,7 @@
 import { isDomainError, playerBlocked, unavailable } from '../domain/errors.js';
 import type { Season } from '../domain/season.js';
-import { parsePlayerId, validateSubmission, type SubmissionInput } from '../domain/submission.js';
+import { parsePlayerId } from '../domain/result-message.js';
+import { validateSubmission, type SubmissionInput } from '../domain/submission.js';
 import type { ResultQueue } from './submission-batcher.js';
 
 export type { ResultQueue } from './submission-batcher.js';

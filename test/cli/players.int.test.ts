@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import type { AcceptedResult } from '../../src/domain/board-deltas.js';
 import type { Season } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
 import { applyResults } from '../../src/service/apply-results.js';

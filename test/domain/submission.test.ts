@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Season } from '../../src/domain/season.js';
+import { parseMatchId, parseMatchResultMessage, parsePlayerId } from '../../src/domain/result-message.js';
 import {
   checkIngestable,
   checkResultAgainstSeason,
   claimText,
-  parseMatchId,
-  parseMatchResultMessage,
-  parsePlayerId,
   validateSubmission,
   type SubmissionInput,
 } from '../../src/domain/submission.js';

@@ -3,7 +3,7 @@
 // replays included: rebalance after rebalance, nothing lost, nothing counted twice.
 import { afterAll, it } from 'vitest';
 import { parseConfig } from '../../src/config.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { expectBoardsMatchOracle, expectStoredOnce } from '../support/assert-boards.js';
 import { testEnv } from '../support/env.js';
 import { knob, printReport, sleep, startLadder, type LadderProcess } from '../support/faults.js';

@@ -21,7 +21,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureDatabase } from '../../scripts/ensure-database.js';
 import type { Season } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { createRankSnapshots } from '../../src/postgres/rank-snapshots.js';
 import { takeDueSnapshots } from '../../src/service/rank-history.js';
 import { startApi, type TestApi } from '../support/api.js';

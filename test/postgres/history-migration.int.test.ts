@@ -9,7 +9,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateSeasonDefinition, type Season } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { createPostgres } from '../../src/postgres/client.js';
 import { createMatchClaims } from '../../src/postgres/match-claims.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';

@@ -5,7 +5,7 @@ import { type Board, boardExpireAt, seasonBoard } from '../../src/domain/board.j
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import { codecOf } from '../../src/domain/score-codec.js';
 import { validateSeasonDefinition, type Season, type SeasonDefinition } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { createPlayerResultsStore } from '../../src/postgres/player-results-store.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import { createSeasonLifecycleStore } from '../../src/postgres/season-lifecycle-store.js';

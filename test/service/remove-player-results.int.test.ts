@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AcceptedResult } from '../../src/domain/board-deltas.js';
 import type { ScoringMode, Season } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { createPlayerAdmin, type PlayerAdmin } from '../../src/app/player-admin.js';
 import { createPlayerResultsStore } from '../../src/postgres/player-results-store.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodec } from '../../src/domain/score-codec.js';
 import type { Season } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { testConfig } from '../support/env.js';
 import { generateResults, toRecords } from '../support/generate.js';
 import { expectedBoards } from '../support/oracle.js';

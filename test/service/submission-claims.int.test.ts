@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 import { createMatchClaims } from '../../src/postgres/match-claims.js';
 import { createSubmissionBatcher, type ResultQueue } from '../../src/service/submission-batcher.js';
 import { testConfig } from '../support/env.js';

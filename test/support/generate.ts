@@ -1,7 +1,7 @@
 // Deterministic match traffic for tests and benchmarks.
 import { randomUUID } from 'node:crypto';
 import type { Season } from '../../src/domain/season.js';
-import type { MatchResultMessage } from '../../src/domain/submission.js';
+import type { MatchResultMessage } from '../../src/domain/result-message.js';
 
 /** mulberry32: a tiny seeded PRNG, so a failing run can be replayed with its seed. */
 export function prng(seed: number): () => number {
