@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
-import { boardId, type BoardOfId } from '../domain/board.js';
+import { boardId, type Board, type BoardOfId } from '../domain/board.js';
 import type { RankPoint } from '../domain/rank-history.js';
 import type { PlacedStanding } from '../domain/placing.js';
 import type { Season, SeasonDefinition, SeasonStatus, Window } from '../domain/season.js';
@@ -97,7 +97,14 @@ export interface LeaderboardValue extends BoardView {
  * board name and window, whose board is the one of now.
  */
 export type EntryValue = PlacedStanding & {
-  on?: { seasonId: number; window: Window; board?: BoardView; boardName?: string | null | undefined };
+  on?: {
+    seasonId: number;
+    window: Window;
+    board?: BoardView;
+    boardName?: string | null | undefined;
+    /** A subscription's board now, looked up once for every entry of a push (graphql/entry.ts). */
+    found?: Promise<Board | undefined>;
+  };
 };
 
 /** `entries` told which board they are on. */
@@ -106,7 +113,11 @@ export const onBoard = (
   seasonId: number,
   window: Window,
   boardName?: string | null,
-): EntryValue[] => entries.map((e) => ({ ...e, on: { seasonId, window, boardName } }));
+): EntryValue[] => {
+  // One `on` for the push's entries: the board they need is looked up once.
+  const on = { seasonId, window, boardName };
+  return entries.map((e) => ({ ...e, on }));
+};
 
 /** A query's `entries` told the board they were read from. */
 export const onView = (entries: readonly PlacedStanding[], board: BoardView): EntryValue[] =>

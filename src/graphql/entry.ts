@@ -28,17 +28,22 @@ const PlayerRef = builder.objectRef<{ id: string; displayName: string | null }>(
 });
 
 /** The board an entry is on: the one its read named, or a subscription's season and window now. */
-async function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefined> {
-  if (entry.on?.board) return entry.on.board;
-  if (!entry.on) return undefined;
-  const found = await ctx.services.season(entry.on.seasonId);
-  const season = found && boardNamed(found, entry.on.boardName);
-  const { window } = entry.on;
-  return season && { season, window, period: periodOf(window, ctx.services.now(), resetOffsetMs(season)) };
+function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefined> {
+  const { on } = entry;
+  if (!on) return Promise.resolve(undefined);
+  if (on.board) return Promise.resolve(on.board);
+  on.found ??= ctx.services.season(on.seasonId).then((found) => {
+    const season = found && boardNamed(found, on.boardName);
+    return (
+      season && { season, window: on.window, period: periodOf(on.window, ctx.services.now(), resetOffsetMs(season)) }
+    );
+  });
+  return on.found;
 }
 
 /** The id of the row of an entry's board (a further board's differs from its season's). */
-async function boardIdOf(on: NonNullable<EntryValue['on']>, entry: EntryValue, ctx: Context): Promise<number> {
+async function boardIdOf(entry: EntryValue, ctx: Context): Promise<number> {
+  const on = entry.on!; // a rank history is read on a SEASON board, which the entry names
   if (on.board) return on.board.season.id;
   return on.boardName == null ? on.seasonId : ((await boardOf(entry, ctx))?.season.id ?? on.seasonId);
 }
@@ -82,7 +87,7 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
         if (!Number.isInteger(last) || last < 1 || last > RANK_HISTORY_MAX)
           throw badInput('last', `last must be an integer in 1..${RANK_HISTORY_MAX}`);
         if (entry.on?.window !== 'SEASON') return [];
-        return ctx.rankHistory.load(await boardIdOf(entry.on, entry, ctx), entry.playerId, last);
+        return ctx.rankHistory.load(await boardIdOf(entry, ctx), entry.playerId, last);
       },
     }),
     rankDelta: t.int({
@@ -91,7 +96,7 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
         'SEASON board: places gained since the last daily snapshot (12: up twelve; -3: down three); null when not ranked then, or on DAY and WEEK boards.',
       resolve: async (entry, _args, ctx) => {
         if (entry.on?.window !== 'SEASON') return null;
-        const [then] = await ctx.rankHistory.load(await boardIdOf(entry.on, entry, ctx), entry.playerId, 1);
+        const [then] = await ctx.rankHistory.load(await boardIdOf(entry, ctx), entry.playerId, 1);
         return rankDelta(then?.rank, entry.rank);
       },
     }),

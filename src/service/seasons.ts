@@ -148,37 +148,32 @@ function boardDefinition(season: NewSeasonInput, board: NewBoardInput): SeasonDe
       throw badInput('boards', `board ${board.name}: a multi-key board is BEST, each key with its own order`);
     validateKeys(keys);
     const maxPointsPerMatch = packedMax(keys);
-    const pointsBits = maxPointsPerMatch.toString(2).length;
-    const timeBits = Math.min(32, 53 - pointsBits);
-    const timeUnitSeconds = board.timeUnitSeconds ?? 1;
-    return {
-      ...base,
-      keys,
-      scoring: 'BEST',
-      order: 'DESC',
-      maxPointsPerMatch,
-      split: { pointsBits, timeBits, timeUnitSeconds },
-    };
+    const split = boardSplit('BEST', maxPointsPerMatch, board.timeUnitSeconds);
+    return { ...base, keys, scoring: 'BEST', order: 'DESC', maxPointsPerMatch, split };
   }
   const stat = board.stat ?? board.name;
   checkName(stat, 'boards');
   if (board.maxValue == null) throw badInput('boards', `board ${board.name}: maxValue is required (or keys)`);
   const scoring = board.scoring ?? season.scoring ?? 'BEST';
-  // A BEST board whose values need more bits than the default gets them, the time what is left.
-  const d = defaultSplit(scoring);
-  const pointsBits = Math.max(d.pointsBits, Number.isInteger(board.maxValue) ? board.maxValue.toString(2).length : 0);
   return {
     ...base,
     stat,
     scoring,
     order: board.order ?? season.order ?? 'DESC',
     maxPointsPerMatch: board.maxValue,
-    split: splitWithDefaults(scoring, {
-      pointsBits,
-      timeBits: Math.min(d.timeBits, 53 - pointsBits),
-      timeUnitSeconds: board.timeUnitSeconds,
-    }),
+    split: boardSplit(scoring, board.maxValue, board.timeUnitSeconds),
   };
+}
+
+/**
+ * A board's score split: its scoring's default, with more point bits when its values need them
+ * (a wide stat, or packed keys) and the time the bits left (validateSeasonDefinition checks the
+ * season fits).
+ */
+function boardSplit(scoring: ScoringMode, maxValue: number, timeUnitSeconds: number | null | undefined): ScoreSplit {
+  const d = defaultSplit(scoring);
+  const pointsBits = Math.max(d.pointsBits, Number.isInteger(maxValue) ? maxValue.toString(2).length : 0);
+  return splitWithDefaults(scoring, { pointsBits, timeBits: Math.min(d.timeBits, 53 - pointsBits), timeUnitSeconds });
 }
 
 /** The fields of `o` that are set (not null or undefined). */

@@ -64,9 +64,9 @@ afterAll(async () => {
  * them: it is partitioned by season, and a query naming none plans every partition of the database.
  */
 const rowsOf = async () =>
-  (await api.s.pg.sql<Array<{ id: number }>>`select id from seasons where ${seasonId} in (id, parent_id)`).map(
-    (r) => r.id,
-  );
+  (
+    await api.s.pg.sql<Array<{ id: number }>>`select id from seasons where ${seasonId} in (id, parent_id) order by id`
+  ).map((r) => r.id);
 
 const top = async (board: string | null, window = 'SEASON') => {
   const res = await api.gql(TOP, { s: seasonId, b: board, w: window });
@@ -325,7 +325,7 @@ describe('closing a season with several boards', () => {
       select board, finalized_at is not null as final from seasons where ${seasonId} in (id, parent_id) order by id`;
     expect(rows).toEqual(['score', 'kills', 'lap_time', 'royale'].map((board) => ({ board, final: true })));
     for (const id of await api.s.pg.sql<Array<{ id: number }>>`
-      select id from seasons where ${seasonId} in (id, parent_id)`)
+      select id from seasons where ${seasonId} in (id, parent_id) order by id`)
       expect(await api.s.redis.keys(`lb:{s${id.id}}*`)).toEqual([]);
     for (const [board, entries] of Object.entries(live)) expect((await top(board)).top).toEqual(entries);
 
