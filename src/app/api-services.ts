@@ -1,5 +1,7 @@
 // The use cases GraphQL calls (graphql/context.ts Services), wired to the API's parts. Built by api.ts.
-import { isDomainError, rateLimited } from '../domain/errors.js';
+import { isDomainError, rateLimited, unavailable } from '../domain/errors.js';
+import { scopesMessage } from '../domain/scopes.js';
+import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
 import { boardExpireAt } from '../domain/board.js';
 import type { Services } from '../graphql/context.js';
 import type { ResultProducer } from '../kafka/producer.js';
@@ -16,7 +18,7 @@ import { createLeaderboardReads } from '../service/leaderboard-reads.js';
 import { audited } from '../service/audit-trail.js';
 import { createRateLimiter } from '../service/rate-limiter.js';
 import { createSeason, listSeasons, requireSeason, withCurrentStatus } from '../service/seasons.js';
-import { submitMatchResult } from '../service/submit-match-result.js';
+import { submitMatchResult, withTimeout } from '../service/submit-match-result.js';
 import { createSubmissionBatcher } from '../service/submission-batcher.js';
 import type { ApiDeps } from './api.js';
 import type { ReadSide } from './api-reads.js';
@@ -45,9 +47,11 @@ export function createServices(
   const periods = boardPeriods(deps.sql);
   const standings = createStandingsPages(deps.sql);
   const auditLog = bounded(createAuditLog(deps.sql), deadline);
+  const scopeStore = createPlayerScopesStore(deps.sql);
   const submitDeps: Parameters<typeof submitMatchResult>[0] = {
     seasonById,
     queue: submissions,
+    scopes: { send: (m) => producer.sendScopes(m) },
     names: { upsert: async (n) => reads.livePubSub.publishNames(await reads.players.upsert(n)) },
     now,
     skewMs: config.submitSkewMs,
@@ -76,6 +80,12 @@ export function createServices(
     },
     reconcile: deps.boards.reconcileAndRecord,
     playerAdmin: deps.playerAdmin,
+    setPlayerScopes: async (playerId, scopes) => {
+      await withTimeout(producer.sendScopes([scopesMessage(playerId, scopes)]), config.submitTimeoutMs).catch((err) => {
+        throw unavailable('the result queue is unavailable; retry', err);
+      });
+    },
+    playerScopes: async (playerId) => (await deadline(() => scopeStore.of([playerId]))).get(playerId) ?? null,
     submit: async (input) => {
       try {
         const result = await submitMatchResult(submitDeps, input);

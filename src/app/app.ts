@@ -57,7 +57,17 @@ export function buildApp(config: Config, opts: BuildOptions) {
   const invalidate = (id: number) => seasons.invalidate(id);
   const seasonJobs = createSeasonJobs({ config, logger, pg, redis, kafka, invalidate });
   const ingest = opts.roles.includes('ingest')
-    ? createIngest({ config, logger, metrics, kafka, sql: pg.sql, redis, seasons, blocked: playerAdmin.blocked })
+    ? createIngest({
+        config,
+        logger,
+        metrics,
+        kafka,
+        sql: pg.sql,
+        redis,
+        seasons,
+        seasonsRepo,
+        blocked: playerAdmin.blocked,
+      })
     : undefined;
   const readiness = readinessOf({ pg, redis, ingest, cluster: opts.cluster });
   metrics.reportReadiness(readiness);

@@ -9,6 +9,10 @@ import type { Sql } from '../postgres/client.js';
 import { createResultsStore } from '../postgres/results-store.js';
 import { createBoardWriter } from '../redis/board-writer.js';
 import { applyResults } from '../service/apply-results.js';
+import { applyScopeChanges, type ScopeMoveDeps } from '../service/apply-scopes.js';
+import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
+import { createBoardResetter } from '../redis/board-resetter.js';
+import type { SeasonsRepo } from '../postgres/seasons-repo.js';
 import type { BlockedPlayersCache } from '../service/blocked-players.js';
 import type { SeasonCache } from '../service/season-cache.js';
 
@@ -21,11 +25,23 @@ export function createIngest(deps: {
   sql: Sql;
   redis: Redis;
   seasons: SeasonCache;
+  seasonsRepo: Pick<SeasonsRepo, 'list'>;
   blocked: BlockedPlayersCache;
 }) {
   const { config, metrics } = deps;
   const store = createResultsStore(deps.sql);
   const boards = createBoardWriter(deps.redis, config.windowTtlSeconds);
+  const scopes = createPlayerScopesStore(deps.sql);
+  const scopeMoves: ScopeMoveDeps = {
+    scopes,
+    // Rows whose boards may be in Redis: started, and not yet finalized by their close.
+    liveSeasons: async () =>
+      (await deps.seasonsRepo.list()).filter((s) => !s.finalizedAt && s.startsAt.getTime() <= Date.now()),
+    currentStandings: store.currentStandings,
+    boards: createBoardResetter(deps.redis, config.windowTtlSeconds),
+    windowTtlSeconds: config.windowTtlSeconds,
+    now: Date.now,
+  };
   return createIngestConsumer({
     kafka: deps.kafka,
     topic: config.kafka.topic,
@@ -37,7 +53,8 @@ export function createIngest(deps: {
     seasonById: (id) => deps.seasons.get(id),
     // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
     blockedIn: (seasonId) => deps.blocked.blockedIn(seasonId),
-    apply: (results, seasonOf) => applyResults({ store, boards, seasonOf, now: Date.now }, results),
+    apply: (results, seasonOf) => applyResults({ store, boards, scopes, seasonOf, now: Date.now }, results),
+    applyScopes: (changes) => applyScopeChanges(scopeMoves, changes),
     logger: deps.logger,
     onApplied: (r) => {
       metrics.resultsIngested.inc(r.inserted);

@@ -4,6 +4,8 @@ import type { Season } from '../domain/season.js';
 import type { Logger } from '../logger.js';
 import type { Sql } from '../postgres/client.js';
 import { createPlayerResultsStore } from '../postgres/player-results-store.js';
+import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
+import { withScopeBoards } from '../service/apply-scopes.js';
 import { createBoardResetter } from '../redis/board-resetter.js';
 import { blockPlayer, createBlockedPlayersCache, unblockPlayer, type BlockInput } from '../service/blocked-players.js';
 import { createPlayerRemovals, settleDelayMs } from '../service/remove-player-results.js';
@@ -25,7 +27,8 @@ export function createPlayerAdmin(deps: {
   const removals = createPlayerRemovals({
     seasonById: deps.seasonById,
     store,
-    boards: createBoardResetter(deps.redis, deps.windowTtlSeconds),
+    // A removal lowers the player's scope boards too (docs/design.md#scopes).
+    boards: withScopeBoards(createBoardResetter(deps.redis, deps.windowTtlSeconds), createPlayerScopesStore(deps.sql)),
     now: Date.now,
     onBlocked: onChange,
     settleMs: deps.settleMs ?? settleDelayMs(deps.blockedPlayersCacheMs),

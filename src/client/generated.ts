@@ -26,8 +26,18 @@ export type PlayerResultInput = {
   playerId: string;
   /** the stat 'points': 0..the season's maxPointsPerMatch (a season without boards needs it) */
   points?: number | null | undefined;
+  /** replaces the player's region and groups before this result counts (as setPlayerScopes); send it when they change: each costs ingest a step */
+  scopes?: PlayerScopesInput | null | undefined;
   /** up to 16 further stats; each board of the match's seasons counts the ones it ranks, and each stat must count on one */
   stats?: Array<StatInput> | null | undefined;
+};
+
+/** A player's scopes, replacing the ones they had: every board also ranks them within each. */
+export type PlayerScopesInput = {
+  /** at most 8 group ids of 1..64 of A-Z a-z 0-9 _ . -; absent: none */
+  groups?: Array<string> | null | undefined;
+  /** ISO 3166-1 alpha-2, optionally a 3166-2 subdivision ("BR-SP"); absent or null: none */
+  region?: string | null | undefined;
 };
 
 export type ScoringMode =

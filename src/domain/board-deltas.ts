@@ -20,6 +20,8 @@ export interface BoardRef {
   window: Window;
   period: string;
   playerId: string;
+  /** The scope board (domain/scopes.ts) this row is for; absent: the whole board. */
+  scope?: string;
 }
 
 /** A player's standing on one board: what PostgreSQL stores and Redis mirrors. */

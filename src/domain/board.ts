@@ -15,6 +15,8 @@ export interface Board<S extends SeasonId = Season> {
   window: Window;
   /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK, 'yyyy-mm' for MONTH (see windows.ts). */
   period: string;
+  /** Ranks within one scope (domain/scopes.ts: `r:BR`, `g:clan7`); absent: the whole board. */
+  scope?: string;
 }
 
 /** The least of a season a board needs to be named: its id. */
@@ -111,9 +113,18 @@ export const READ_DEFAULTS = {
   periodsFirst: 30,
 } as const;
 
-/** A board's identity inside one process: `<seasonId>|<window>|<period>`. */
-export function boardId(seasonId: number, window: Window, period: string): string {
-  return `${seasonId}|${window}|${period}`;
+/** A board's identity inside one process: `<seasonId>|<window>|<period>[|<scope>]`. */
+export function boardId(seasonId: number, window: Window, period: string, scope?: string): string {
+  return scope ? `${seasonId}|${window}|${period}|${scope}` : `${seasonId}|${window}|${period}`;
+}
+
+/** The identity of a board (boardId). */
+export const idOfBoard = (b: Board<SeasonId>): string => boardId(b.season.id, b.window, b.period, b.scope);
+
+/** The same board within `scope` (null: the whole board). */
+export function scopedBoard<B extends Board<SeasonId>>(board: B, scope: string | null | undefined): B {
+  const { scope: _whole, ...rest } = board;
+  return (scope ? { ...rest, scope } : rest) as B;
 }
 
 /**
@@ -132,6 +143,24 @@ export function boardExpireAt(board: Board, ttlSeconds: number): number {
  */
 export function isBoardExpired(expireAt: number, nowMs: number, marginMs = 0): boolean {
   return expireAt !== 0 && expireAt * 1000 - marginMs <= nowMs;
+}
+
+/**
+ * The boards of a season (one row: domain/season.ts boardsOf) whose Redis keys are live at `nowMs`:
+ * SEASON, and each kept window's periods back from now until one has expired.
+ */
+export function liveBoards(season: Season, ttlSeconds: number, nowMs: number): Board[] {
+  const boards: Board[] = [seasonBoard(season)];
+  for (const window of windowsOf(season)) {
+    if (window === 'SEASON') continue;
+    for (let at = new Date(nowMs); at >= season.startsAt;) {
+      const board = boardAt(season, window, at);
+      if (isBoardExpired(boardExpireAt(board, ttlSeconds), nowMs)) break;
+      boards.push({ season, window, period: board.period });
+      at = new Date(board.periodStart.getTime() - 1);
+    }
+  }
+  return boards;
 }
 
 /**

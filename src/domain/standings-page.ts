@@ -15,6 +15,8 @@ export interface StandingsRows {
 export interface StandingsPage extends StandingsRows {
   window: Window;
   period: string;
+  /** The scope board (domain/scopes.ts) the rows are for; absent: the whole board. */
+  scope?: string;
 }
 
 /** Columns of standings given as rows (tests, small callers). */

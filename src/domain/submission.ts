@@ -29,6 +29,8 @@ export interface SubmissionInput {
     stats?: ReadonlyArray<{ name: string; value: number }> | null | undefined;
     displayName?: string | null | undefined;
     metadata?: Record<string, unknown> | null | undefined;
+    /** Sets the player's region and groups, before this result counts (docs/design.md#scopes). */
+    scopes?: { region?: string | null; groups?: readonly string[] | null } | null | undefined;
   }>;
 }
 

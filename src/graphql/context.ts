@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
-import { boardId, type Board, type BoardOfId } from '../domain/board.js';
+import type { PlayerScopes } from '../domain/scopes.js';
+import { idOfBoard, type Board, type BoardOfId } from '../domain/board.js';
 import type { RankPoint } from '../domain/rank-history.js';
 import type { PlacedStanding } from '../domain/placing.js';
 import type { Season, SeasonDefinition, SeasonStatus, Window } from '../domain/season.js';
@@ -35,6 +36,10 @@ export interface Services {
    */
   reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
   submit(input: SubmissionInput, principal: Principal): Promise<{ matchId: string; accepted: number }>;
+  /** Queues a change of a player's scopes (Kafka, in order with their results); UNAVAILABLE without Kafka. */
+  setPlayerScopes(playerId: string, scopes: PlayerScopes): Promise<void>;
+  /** The player's scopes as ingest last applied them; null: none set. */
+  playerScopes(playerId: string): Promise<PlayerScopes | null>;
   boards: LeaderboardReads;
   live: LiveUpdates;
   playerNames(ids: readonly string[]): Promise<Map<string, string | null>>;
@@ -102,6 +107,8 @@ export type EntryValue = PlacedStanding & {
     window: Window;
     board?: BoardView;
     boardName?: string | null | undefined;
+    /** A subscription's scope (domain/scopes.ts); absent: the whole board. */
+    scope?: string | null;
     /** A subscription's board now, looked up once for every entry of a push (graphql/entry.ts). */
     found?: Promise<Board | undefined>;
   };
@@ -113,9 +120,10 @@ export const onBoard = (
   seasonId: number,
   window: Window,
   boardName?: string | null,
+  scope?: string | null,
 ): EntryValue[] => {
   // One `on` for the push's entries: the board they need is looked up once.
-  const on = { seasonId, window, boardName };
+  const on = { seasonId, window, boardName, scope };
   return entries.map((e) => ({ ...e, on }));
 };
 
@@ -180,15 +188,15 @@ export function createContextFactory(
             async (keys: ReadonlyArray<readonly [BoardOfId, string]>) => {
               const byBoard = new Map<string, { board: BoardOfId; ids: string[] }>();
               for (const [b, id] of keys) {
-                const k = boardId(b.season.id, b.window, b.period);
+                const k = idOfBoard(b);
                 (byBoard.get(k) ?? byBoard.set(k, { board: b, ids: [] }).get(k)!).ids.push(id);
               }
               const found = new Map<string, unknown>();
               for (const [k, { board: b, ids }] of byBoard)
                 for (const [id, value] of await services.entryMetadata(b, ids)) found.set(`${k}|${id}`, value);
-              return keys.map(([b, id]) => found.get(`${boardId(b.season.id, b.window, b.period)}|${id}`) ?? null);
+              return keys.map(([b, id]) => found.get(`${idOfBoard(b)}|${id}`) ?? null);
             },
-            { cache: false, cacheKeyFn: ([b, id]) => `${boardId(b.season.id, b.window, b.period)}|${id}` },
+            { cache: false, cacheKeyFn: ([b, id]) => `${idOfBoard(b)}|${id}` },
           )).load([board, playerId]),
       },
       rankHistory: {

@@ -1,4 +1,4 @@
-import { boardNamed, type Board } from '../domain/board.js';
+import { boardNamed, scopedBoard, type Board } from '../domain/board.js';
 import { unpackKeys } from '../domain/board-keys.js';
 import { badInput } from '../domain/errors.js';
 import { percentile, type FriendsPage } from '../domain/placing.js';
@@ -34,9 +34,8 @@ function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefined> {
   if (on.board) return Promise.resolve(on.board);
   on.found ??= ctx.services.season(on.seasonId).then((found) => {
     const season = found && boardNamed(found, on.boardName);
-    return (
-      season && { season, window: on.window, period: periodOf(on.window, ctx.services.now(), resetOffsetMs(season)) }
-    );
+    const period = season && periodOf(on.window, ctx.services.now(), resetOffsetMs(season));
+    return season && scopedBoard({ season, window: on.window, period: period! }, on.scope);
   });
   return on.found;
 }
@@ -56,6 +55,15 @@ async function boardSizeOf(entry: EntryValue, ctx: Context): Promise<number> {
   const board = await boardOf(entry, ctx);
   return board ? ctx.services.boards.size(board, ctx.reads) : entry.rank;
 }
+
+/** Is the entry on a SEASON board of every player (the boards rank history snapshots)? */
+const onWholeSeasonBoard = (e: EntryValue) => e.on?.window === 'SEASON' && !e.on.scope && !e.on.board?.scope;
+
+/** A scoped board's whole board, one per board object: the globalRank of its entries is one read. */
+const wholeBoards = new WeakMap<Board, Board>();
+
+/** The board an entry is on (a subscription's: its board now); undefined when unknown. */
+export { boardOf as entryBoardOf };
 
 export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
   description: "A player's place on a board.",
@@ -80,24 +88,34 @@ export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
     }),
     rankHistory: t.field({
       type: [RankPointRef],
-      description: `SEASON board: the player's rank at its last \`last\` (1..${RANK_HISTORY_MAX}) daily snapshots, oldest first. [] on DAY and WEEK boards.`,
+      description: `SEASON board: the player's rank at its last \`last\` (1..${RANK_HISTORY_MAX}) daily snapshots, oldest first. [] on DAY and WEEK boards and within a scope.`,
       args: { last: t.arg.int({ required: false, defaultValue: 30 }) },
       resolve: async (entry, args, ctx) => {
         const last = args.last ?? 30;
         if (!Number.isInteger(last) || last < 1 || last > RANK_HISTORY_MAX)
           throw badInput('last', `last must be an integer in 1..${RANK_HISTORY_MAX}`);
-        if (entry.on?.window !== 'SEASON') return [];
+        if (!onWholeSeasonBoard(entry)) return [];
         return ctx.rankHistory.load(await boardIdOf(entry, ctx), entry.playerId, last);
       },
     }),
     rankDelta: t.int({
       nullable: true,
       description:
-        'SEASON board: places gained since the last daily snapshot (12: up twelve; -3: down three); null when not ranked then, or on DAY and WEEK boards.',
+        'SEASON board: places gained since the last daily snapshot (12: up twelve; -3: down three); null when not ranked then, or on DAY and WEEK boards and within a scope.',
       resolve: async (entry, _args, ctx) => {
-        if (entry.on?.window !== 'SEASON') return null;
+        if (!onWholeSeasonBoard(entry)) return null;
         const [then] = await ctx.rankHistory.load(await boardIdOf(entry, ctx), entry.playerId, 1);
         return rankDelta(then?.rank, entry.rank);
+      },
+    }),
+    globalRank: t.int({
+      nullable: true,
+      description: 'on a board read within a scope, the rank on the whole board; elsewhere the rank itself',
+      resolve: async (e, _args, ctx) => {
+        const board = await boardOf(e, ctx);
+        if (!board?.scope) return e.rank;
+        const whole = wholeBoards.get(board) ?? wholeBoards.set(board, scopedBoard(board, null)).get(board)!;
+        return (await ctx.services.boards.entry(whole, e.playerId, ctx.reads))?.rank ?? null;
       },
     }),
     percentile: t.float({

@@ -1,5 +1,17 @@
-import { boardNamed, boardOfPeriod, checkPeriodsPage, LIMITS, READ_DEFAULTS, requestedBoard } from '../domain/board.js';
-import { boardName } from '../domain/season.js';
+import {
+  boardNamed,
+  boardOfPeriod,
+  checkPeriodsPage,
+  LIMITS,
+  READ_DEFAULTS,
+  requestedBoard,
+  scopedBoard,
+} from '../domain/board.js';
+import { boardName, type Season, type Window } from '../domain/season.js';
+import { requestedScope } from '../domain/scopes.js';
+import { ScopeInput, ScopeRef } from './scopes.js';
+
+type ScopeArg = { region?: string | null; group?: string | null };
 import { builder } from './builder.js';
 import { onView, type LeaderboardValue } from './context.js';
 import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
@@ -12,7 +24,20 @@ export const BOARD_ARG = {
   description: "one of the season's boards by name (Season.boards); default its first",
 } as const;
 
-const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
+/** What the `scope` argument of every read and subscription of a board says. */
+export const SCOPE_ARG = 'rank within a region or a group (docs/design.md#scopes); default every player';
+
+/** The board the arguments of a leaderboard field ask for. */
+function boardAsked(
+  season: Season,
+  args: { board?: string | null; window?: Window | null; at?: Date | null; scope?: ScopeArg | null },
+  now: Date,
+): LeaderboardValue {
+  const board = requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, now);
+  return scopedBoard(board, requestedScope(args.scope));
+}
+
+export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
   description: 'One board: a season, or one UTC day or ISO week of it.',
   fields: (t) => ({
     season: t.field({
@@ -22,6 +47,12 @@ const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implem
         b.season.parentId == null ? b.season : ((await publicSeason(ctx, b.season.parentId)) ?? b.season),
     }),
     board: t.string({ description: 'its name among the season’s boards', resolve: (b) => boardName(b.season) }),
+    scope: t.field({
+      type: ScopeRef,
+      nullable: true,
+      description: 'the region or group it ranks within; null: every player',
+      resolve: (b) => b.scope ?? null,
+    }),
     window: t.expose('window', { type: WindowEnum }),
     periodStart: t.expose('periodStart', { type: 'DateTime' }),
     size: t.int({
@@ -138,9 +169,9 @@ builder.objectField(SeasonRef, 'leaderboard', (t) =>
         required: false,
         description: 'picks the day or week (of the season, at most one period after now); default now',
       }),
+      scope: t.arg({ type: ScopeInput, required: false, description: SCOPE_ARG }),
     },
-    resolve: (season, args, ctx) =>
-      requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, ctx.services.now()),
+    resolve: (season, args, ctx) => boardAsked(season, args, ctx.services.now()),
   }),
 );
 
@@ -158,11 +189,11 @@ builder.queryField('leaderboard', (t) =>
         required: false,
         description: 'picks the day or week (of the season, at most one period after now); default now',
       }),
+      scope: t.arg({ type: ScopeInput, required: false, description: SCOPE_ARG }),
     },
     resolve: async (_root, args, ctx) => {
       const season = await publicSeason(ctx, args.seasonId);
-      if (!season) return null;
-      return requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, ctx.services.now());
+      return season && boardAsked(season, args, ctx.services.now());
     },
   }),
 );

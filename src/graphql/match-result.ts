@@ -8,6 +8,7 @@ import {
 } from '../domain/submission.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
+import { PlayerScopesInput } from './scopes.js';
 
 const StatInput = builder.inputType('StatInput', {
   description: "One named stat of a player's result (kills, lap_time): the boards that rank it count it.",
@@ -40,6 +41,12 @@ const PlayerResultInput = builder.inputType('PlayerResultInput', {
       type: 'JSONObject',
       required: false,
       description: `up to ${MAX_METADATA_BYTES} bytes of JSON (the car, the character, a replay id); Entry.metadata shows the one of the result that set the standing`,
+    }),
+    scopes: t.field({
+      type: PlayerScopesInput,
+      required: false,
+      description:
+        "replaces the player's region and groups before this result counts (as setPlayerScopes); send it when they change: each costs ingest a step",
     }),
   }),
 });

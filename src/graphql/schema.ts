@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import './scalars.js';
 import './entry.js';
 import './season.js';
+import './scopes.js';
 import './leaderboard.js';
 import './match-result.js';
 import './player-admin.js';

@@ -4,8 +4,10 @@ import { parsePlayerId } from '../domain/result-message.js';
 import { builder } from './builder.js';
 import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
-import { boardAt, boardNamed, requestedBoard } from '../domain/board.js';
-import { BOARD_ARG } from './leaderboard.js';
+import { boardAt, boardNamed, requestedBoard, scopedBoard } from '../domain/board.js';
+import { requestedScope } from '../domain/scopes.js';
+import { ScopeInput } from './scopes.js';
+import { BOARD_ARG, SCOPE_ARG } from './leaderboard.js';
 import { publicSeason } from './season.js';
 import { WindowEnum } from './scalars.js';
 
@@ -45,6 +47,7 @@ builder.subscriptionType({
         board: t.arg.string(BOARD_ARG),
         window: t.arg({ type: WindowEnum, required: false, defaultValue: 'SEASON' }),
         limit: t.arg.int({ required: false, defaultValue: READ_DEFAULTS.topChangedLimit }),
+        scope: t.arg({ type: ScopeInput, required: false, description: SCOPE_ARG }),
       },
       subscribe: async (_root, args, ctx) => {
         const limit = args.limit ?? READ_DEFAULTS.topChangedLimit;
@@ -53,9 +56,10 @@ builder.subscriptionType({
         }
         const season = await boardOrFail(ctx, args.seasonId, args.board);
         const board = requestedBoard(season, args.window ?? 'SEASON', null, ctx.services.now());
-        return ctx.services.live.topChanges(board, limit);
+        return ctx.services.live.topChanges(scopedBoard(board, requestedScope(args.scope)), limit);
       },
-      resolve: (entries, args) => onBoard(entries, args.seasonId, args.window ?? 'SEASON', args.board),
+      resolve: (entries, args) =>
+        onBoard(entries, args.seasonId, args.window ?? 'SEASON', args.board, requestedScope(args.scope)),
     }),
     recordUpdated: t.field({
       type: RecordUpdateRef,
@@ -79,13 +83,14 @@ builder.subscriptionType({
         seasonId: t.arg.int({ required: true }),
         board: t.arg.string(BOARD_ARG),
         playerId: t.arg.id({ required: true }),
+        scope: t.arg({ type: ScopeInput, required: false, description: SCOPE_ARG }),
       },
       subscribe: async (_root, args, ctx) => {
         const playerId = parsePlayerId(args.playerId);
         const board = boardAt(await boardOrFail(ctx, args.seasonId, args.board), 'SEASON', ctx.services.now());
-        return ctx.services.live.rankChanges(board, playerId);
+        return ctx.services.live.rankChanges(scopedBoard(board, requestedScope(args.scope)), playerId);
       },
-      resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON', args.board)[0]!,
+      resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON', args.board, requestedScope(args.scope))[0]!,
     }),
   }),
 });

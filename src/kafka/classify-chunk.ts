@@ -4,6 +4,7 @@ import { badInput, DomainError, isDomainError, seasonNotFound } from '../domain/
 import { seasonIdOf, type Season } from '../domain/season.js';
 import { parseMatchResultMessage } from '../domain/result-message.js';
 import { checkIngestable } from '../domain/submission.js';
+import { parseScopesMessage, type PlayerScopes } from '../domain/scopes.js';
 
 /** A message that can never be applied, and why: it goes to the DLQ. */
 export interface Poison {
@@ -94,4 +95,50 @@ export function dlqRecords(poison: readonly Poison[], source: { topic: string; p
       'x-source-offset': message.offset,
     },
   }));
+}
+
+/** One step of a chunk: results, then the scope changes that follow them (phasesOf). */
+export interface Phase {
+  results: KafkaMessage[];
+  scopes: KafkaMessage[];
+}
+
+/**
+ * Splits a chunk into phases applied one after the other, so that each player's scope changes
+ * land between exactly the results they came between (docs/design.md#scopes): a player's k-th
+ * change closes their k-th phase. Players are independent, so phase k gathers every player's
+ * k-th stretch: a chunk where each player's change precedes their results is two phases.
+ */
+export function phasesOf(messages: readonly KafkaMessage[], isScopes: (m: KafkaMessage) => boolean): Phase[] {
+  if (!messages.some(isScopes)) return [{ results: [...messages], scopes: [] }];
+  const phases: Phase[] = [];
+  const phaseOf = new Map<string, number>();
+  for (const m of messages) {
+    const player = m.key?.toString('utf8') ?? '';
+    const k = phaseOf.get(player) ?? 0;
+    const phase = (phases[k] ??= { results: [], scopes: [] });
+    if (isScopes(m)) {
+      phase.scopes.push(m);
+      phaseOf.set(player, k + 1);
+    } else phase.results.push(m);
+  }
+  return phases;
+}
+
+/** A phase's scope changes, and its poison (a malformed message: the DLQ). */
+export function classifyScopes(messages: readonly KafkaMessage[]): {
+  changes: Array<{ playerId: string; scopes: PlayerScopes }>;
+  poison: Poison[];
+} {
+  const changes: Array<{ playerId: string; scopes: PlayerScopes }> = [];
+  const poison: Poison[] = [];
+  for (const message of messages) {
+    try {
+      changes.push(parseScopesMessage(parseValue(message.value)));
+    } catch (err) {
+      if (!isDomainError(err)) throw err;
+      poison.push({ message, error: err });
+    }
+  }
+  return { changes, poison };
 }

@@ -1,13 +1,15 @@
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { AcceptedResult } from '../domain/board-deltas.js';
 import type { Season } from '../domain/season.js';
 import type { Logger } from '../logger.js';
 import type { ApplyReport } from '../service/apply-results.js';
 import { coalesce } from '../service/coalesce.js';
-import { classifyChunk, dlqRecords, type Classified } from './classify-chunk.js';
+import { badInput } from '../domain/errors.js';
+import type { PlayerScopes } from '../domain/scopes.js';
+import { classifyChunk, classifyScopes, dlqRecords, phasesOf, type Classified, type Poison } from './classify-chunk.js';
 import { createIngestHealth } from './ingest-health.js';
 import { createOffsetCommitter } from './offset-committer.js';
-import { createIdempotentProducer } from './producer.js';
+import { createIdempotentProducer, isScopesMessage } from './producer.js';
 import { retryInPlace } from './retry-in-place.js';
 
 export interface IngestOptions {
@@ -24,6 +26,8 @@ export interface IngestOptions {
   seasonById(id: number): Promise<Season | undefined>;
   /** Players barred from a season (cheaters): their results go to the DLQ. Cached by the caller. */
   blockedIn?(seasonId: number): Promise<ReadonlySet<string>>;
+  /** Applies changes of players' scopes (service/apply-scopes.ts); absent: they go to the DLQ. */
+  applyScopes?(changes: Array<{ playerId: string; scopes: PlayerScopes }>): Promise<unknown>;
   /** Applies good results durably (PostgreSQL, then Redis). */
   apply(results: AcceptedResult[], seasonOf: (id: number) => Season): Promise<ApplyReport>;
   logger: Logger;
@@ -43,6 +47,8 @@ interface Applying {
   resolve(): void;
   reject(err: unknown): void;
 }
+
+const noScopes = badInput(undefined, 'this consumer applies no scope changes');
 
 /** How soon after a chunk is applied its offset is committed (offset-committer.ts). */
 const COMMIT_DELAY_MS = 200;
@@ -136,30 +142,56 @@ export function createIngestConsumer(opts: IngestOptions) {
     opts.appliesInFlight,
   );
 
+  /** Sends poison to the DLQ; false when the consumer stopped first. */
+  async function deadLetter(poison: readonly Poison[], p: EachBatchPayload): Promise<boolean> {
+    if (poison.length === 0) return true;
+    for (const { message, error } of poison) {
+      log.warn(
+        { partition: p.batch.partition, offset: message.offset, code: error.code, field: error.field },
+        'poison message to DLQ',
+      );
+      opts.onPoison?.(error.code);
+    }
+    return untilDone(() => dlq.send({ topic: opts.dlqTopic, messages: dlqRecords(poison, p.batch) }), p);
+  }
+
+  /** Classifies and applies one phase's results; false when the consumer stopped first. */
+  async function applyResultsOf(messages: KafkaMessage[], newest: number, p: EachBatchPayload): Promise<boolean> {
+    if (messages.length === 0) return true;
+    let classified!: Classified;
+    const classify = async () => (classified = await classifyChunk(messages, p.batch.partition, opts));
+    if (!(await untilDone(classify, p))) return false;
+    const { good, poison, seasons } = classified;
+    if (!(await deadLetter(poison, p))) return false;
+    const apply = () =>
+      new Promise<void>((resolve, reject) => applyTogether({ good, seasons, newest, resolve, reject }));
+    return untilDone(apply, p);
+  }
+
+  /** Applies one phase's scope changes (service/apply-scopes.ts); false when the consumer stopped first. */
+  async function applyScopesOf(messages: KafkaMessage[], p: EachBatchPayload): Promise<boolean> {
+    if (messages.length === 0) return true;
+    if (!opts.applyScopes)
+      return deadLetter(
+        messages.map((message) => ({ message, error: noScopes })),
+        p,
+      );
+    const { changes, poison } = classifyScopes(messages);
+    if (!(await deadLetter(poison, p))) return false;
+    return changes.length === 0 || untilDone(() => opts.applyScopes!(changes), p);
+  }
+
   async function eachBatch(p: EachBatchPayload): Promise<void> {
     const { batch } = p;
     for (let i = 0; i < batch.messages.length; i += chunkSize) {
       const chunk = batch.messages.slice(i, i + chunkSize);
-      let classified!: Classified;
-      const classify = async () => (classified = await classifyChunk(chunk, batch.partition, opts));
-      if (!(await untilDone(classify, p))) return;
-      const { good, poison, seasons } = classified;
-      if (poison.length > 0) {
-        for (const { message, error } of poison) {
-          log.warn(
-            { partition: batch.partition, offset: message.offset, code: error.code, field: error.field },
-            'poison message to DLQ',
-          );
-          opts.onPoison?.(error.code);
-        }
-        const records = dlqRecords(poison, batch);
-        if (!(await untilDone(() => dlq.send({ topic: opts.dlqTopic, messages: records }), p))) return;
-      }
       const last = chunk[chunk.length - 1]!;
       const newest = Number(last.timestamp);
-      const apply = () =>
-        new Promise<void>((resolve, reject) => applyTogether({ good, seasons, newest, resolve, reject }));
-      if (!(await untilDone(apply, p))) return;
+      // A player's scope changes apply between exactly the results they came between.
+      for (const phase of phasesOf(chunk, isScopesMessage)) {
+        if (!(await applyResultsOf(phase.results, newest, p))) return;
+        if (!(await applyScopesOf(phase.scopes, p))) return;
+      }
       p.resolveOffset(last.offset);
       offsets.applied(batch.partition, last.offset);
       await p.heartbeat();

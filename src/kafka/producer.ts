@@ -8,6 +8,7 @@ import {
   type RecordMetadata,
 } from 'kafkajs';
 import type { MatchResultMessage } from '../domain/result-message.js';
+import type { ScopesMessage } from '../domain/scopes.js';
 
 /**
  * An idempotent producer (acks=all, murmur2 partitioner) that starts over with a new producer
@@ -89,7 +90,27 @@ export function createResultProducer(kafka: Kafka, topic: string) {
         messages: messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m) })),
       });
     },
+    /**
+     * Sends changes of players' scopes to the same topic, keyed by player like their results, so
+     * ingest applies each in order with them (service/apply-scopes.ts). Resolves once acknowledged.
+     */
+    async sendScopes(messages: readonly ScopesMessage[]): Promise<void> {
+      await producer.send({
+        topic,
+        compression: CompressionTypes.None,
+        messages: messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m), headers: SCOPES_HEADERS })),
+      });
+    },
   };
+}
+
+/** The header that marks a scopes message, so ingest tells one apart without parsing its value. */
+const SCOPES_HEADERS = { 'x-kind': 'scopes' };
+
+/** Is this message a change of a player's scopes (sendScopes)? */
+export function isScopesMessage(message: { headers?: Record<string, unknown> }): boolean {
+  const kind = message.headers?.['x-kind'];
+  return kind !== undefined && String(kind) === 'scopes';
 }
 
 export type ResultProducer = ReturnType<typeof createResultProducer>;

@@ -8,6 +8,7 @@ import type { RankedStanding } from '../domain/ranking.js';
 import type { Season } from '../domain/season.js';
 import type { BoardReads } from '../service/leaderboard-reads.js';
 import { epochMs, type Sql, type Tx } from './client.js';
+import { inScope } from './player-scopes-store.js';
 
 type Fragment = postgres.Fragment;
 
@@ -22,7 +23,8 @@ interface RankedRow {
 
 /**
  * The standings of one board with each player's 0-based `position` and `rank` on it (ORDINAL:
- * position + 1; COMPETITION: 1 + players with strictly better points). Columns: window, period,
+ * position + 1; COMPETITION: 1 + players with strictly better points); within its scope, of the
+ * players who are in it now. Columns: window, period,
  * player_id, points, achieved_at, position, rank.
  */
 export function rankedStandings(sql: Sql | Tx, board: Board): Fragment {
@@ -45,6 +47,7 @@ export function rankedStandings(sql: Sql | Tx, board: Board): Fragment {
     where s.season_id = ${season.id}
       and s."window" = ${board.window}::board_window and s.period = ${board.period}
       and s.points <= ${maxPoints}::int8 and s.achieved_at >= ${startsAt}::timestamptz
+      ${board.scope ? sql`and ${inScope(sql, sql`s.player_id`, board.scope)}` : sql``}
     window part as (partition by s."window", s.period collate "C"),
            by_points as (part order by s.points ${dir}),
            board as (part order by s.points ${dir}, date_bin(${unit}::interval, s.achieved_at, ${startsAt}::timestamptz),

@@ -285,6 +285,7 @@ export function createResultsStore(sql: Sql) {
   }
 
   return {
+    currentStandings,
     /**
      * Stores the results once and returns the standings Redis must mirror: those the batch
      * changed, and the current ones of the boards its duplicates count on.

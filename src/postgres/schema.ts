@@ -4,6 +4,7 @@ import type { ShardLayout } from '../domain/shards.js';
 import {
   type AnyPgColumn,
   bigint,
+  boolean,
   check,
   customType,
   date,
@@ -83,6 +84,38 @@ export const players = pgTable('players', {
   displayName: text('display_name'),
   updatedAt: tstz('updated_at').notNull().defaultNow(),
 });
+
+/**
+ * Where each player ranks besides the whole board (docs/design.md#scopes): a region and groups,
+ * set by the trusted server and applied by ingest in Kafka order with the player's results.
+ * `prev_*` and `pending` make a move exact across crashes: a change sets pending and remembers
+ * the scopes left; ingest clears pending once Redis moved the player's standings, and a replay
+ * finding it set moves them again (domain/scopes.ts, service/apply-scopes.ts).
+ */
+export const playerScopes = pgTable(
+  'player_scopes',
+  {
+    playerId: bigint('player_id', { mode: 'bigint' }).primaryKey(),
+    region: text('region'),
+    groups: text('groups')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    prevRegion: text('prev_region'),
+    prevGroups: text('prev_groups')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    pending: boolean('pending').notNull().default(false),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    // The players of a region (and its subdivisions: `region like 'BR-%'`) and of a group, for the
+    // scoped reads of boards PostgreSQL ranks (closed seasons, expired periods).
+    index('player_scopes_region').on(t.region.op('text_pattern_ops')),
+    index('player_scopes_groups').using('gin', t.groups),
+  ],
+);
 
 /**
  * Every accepted result, exactly once per season. Partitioned (drizzle/0005_partitioned_history.sql,

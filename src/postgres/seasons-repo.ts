@@ -142,3 +142,5 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
     },
   };
 }
+
+export type SeasonsRepo = ReturnType<typeof createSeasonsRepo>;

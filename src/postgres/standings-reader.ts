@@ -38,6 +38,7 @@ export function createStandingsReader(sql: Sql) {
           } finally {
             await settle(stream);
           }
+          yield* scopePages(conn, seasonId, window, period, order, pageSize);
         }
       } finally {
         conn.release();
@@ -45,6 +46,51 @@ export function createStandingsReader(sql: Sql) {
     },
   };
 }
+
+/**
+ * The standings of one board's scope boards (docs/design.md#scopes), scope by scope, best first
+ * within each: every player of the board with scopes, once per scope (domain/scopes.ts scopesOf,
+ * in SQL: a subdivision's player is in its country too). Nothing is read when nobody has scopes.
+ */
+async function* scopePages(
+  sql: Sql,
+  seasonId: number,
+  window: Window,
+  period: string,
+  order: SortOrder,
+  pageSize: number,
+): AsyncGenerator<StandingsPage> {
+  const dir = sql.unsafe(order === 'ASC' ? 'asc' : 'desc');
+  const rows = sql<Array<{ scope: string; player_id: string; points: string; achieved_ms: string }>>`
+    select sc.scope, s.player_id::text, s.points::text, ${epochMs(sql, 's.achieved_at')}::text as achieved_ms
+    from standings s join player_scopes p using (player_id)
+    cross join lateral unnest(
+      case when p.region is null then '{}'::text[]
+           when strpos(p.region, '-') > 0 then array['r:' || split_part(p.region, '-', 1), 'r:' || p.region]
+           else array['r:' || p.region] end
+      || array(select 'g:' || g from unnest(p.groups) g)) as sc(scope)
+    where s.season_id = ${seasonId} and s."window" = ${window}::board_window and s.period = ${period}
+    order by sc.scope collate "C", s.points ${dir}, s.achieved_at`.cursor(pageSize);
+  let page: StandingsPage | undefined;
+  for await (const batch of rows) {
+    for (const r of batch) {
+      if (!page || page.scope !== r.scope || page.playerIds.length === pageSize) {
+        if (page) yield sized(page);
+        page = { ...newPage(window, period, pageSize), scope: r.scope };
+      }
+      const i = page.playerIds.push(r.player_id) - 1;
+      page.points[i] = Number(r.points);
+      page.achievedMs[i] = Number(r.achieved_ms);
+    }
+  }
+  if (page) yield sized(page);
+}
+
+/** A page cut to the rows it holds. */
+const sized = (p: StandingsPage): StandingsPage => {
+  const n = p.playerIds.length;
+  return { ...p, points: p.points.subarray(0, n), achievedMs: p.achievedMs.subarray(0, n) };
+};
 
 /**
  * Leaves the connection ready for its next statement once a COPY is done. When the consumer left

@@ -3,7 +3,7 @@ import type { BoardRef } from '../domain/board-deltas.js';
 import { isDomainError } from '../domain/errors.js';
 import type { StandingValue } from '../domain/ranking.js';
 import type { Season } from '../domain/season.js';
-import { boardExpireAt, isBoardExpired } from '../domain/board.js';
+import { boardExpireAt, isBoardExpired, scopedBoard } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
@@ -37,7 +37,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       const report: ResetReport = { changed: 0, expiredBoards: 0, unencodable: [] };
       const byBoard = new Map<string, { first: ExactStanding; args: string[] }>();
       for (const s of standings) {
-        const key = boardKey({ season, window: s.window, period: s.period });
+        const key = boardKey({ season, window: s.window, period: s.period, scope: s.scope });
         let board = byBoard.get(key);
         if (!board) byBoard.set(key, (board = { first: s, args: [] }));
         try {
@@ -54,7 +54,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       const pipeline = redis.pipeline();
       const isSet: boolean[] = []; // which pipeline replies are setStandings counts
       for (const [key, { first, args }] of byBoard) {
-        const board = { season, window: first.window, period: first.period };
+        const board = scopedBoard({ season, window: first.window, period: first.period }, first.scope);
         const expireAt = boardExpireAt(board, windowTtlSeconds);
         // A write to an expired board would only recreate a dead key, without its TTL.
         if (isBoardExpired(expireAt, nowMs)) {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { BoardStanding } from '../domain/board-deltas.js';
 import { isDomainError } from '../domain/errors.js';
-import { boardExpireAt, isBoardExpired } from '../domain/board.js';
+import { boardExpireAt, isBoardExpired, scopedBoard } from '../domain/board.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
@@ -26,7 +26,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
       const unencodable: BoardStanding[] = [];
       const byBoard = new Map<string, BoardStanding[]>();
       for (const s of standings) {
-        const key = boardKey({ season: { id: s.seasonId }, window: s.window, period: s.period });
+        const key = boardKey({ season: { id: s.seasonId }, window: s.window, period: s.period, scope: s.scope });
         const list = byBoard.get(key);
         if (list) list.push(s);
         else byBoard.set(key, [s]);
@@ -36,7 +36,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
       for (const [key, list] of byBoard) {
         const first = list[0]!;
         const season = seasonOf(first.seasonId);
-        const board = { season, window: first.window, period: first.period };
+        const board = scopedBoard({ season, window: first.window, period: first.period }, first.scope);
         const expireAt = boardExpireAt(board, windowTtlSeconds);
         if (isBoardExpired(expireAt, nowMs)) continue;
         const codec = codecOf(season);

@@ -11,10 +11,14 @@ const WINDOW_LETTER = { DAY: 'd', WEEK: 'w', MONTH: 'm' } as const;
 const LETTER_WINDOW = { d: 'DAY', w: 'WEEK', m: 'MONTH' } as const;
 type PeriodBoard = { window: (typeof LETTER_WINDOW)[keyof typeof LETTER_WINDOW]; period: string };
 
-/** The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`, `lb:{s1}:m:2026-11`. */
+/**
+ * The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`, `lb:{s1}:m:2026-11`;
+ * within a scope, `@<scope>` after it (`lb:{s1}@r:BR`, `lb:{s1}:d:2026-11-30@g:clan7`).
+ */
 export function boardKey(board: BoardOfId): string {
   const seasonTag = tag(board.season.id);
-  return board.window === 'SEASON' ? seasonTag : `${seasonTag}:${WINDOW_LETTER[board.window]}:${board.period}`;
+  const key = board.window === 'SEASON' ? seasonTag : `${seasonTag}:${WINDOW_LETTER[board.window]}:${board.period}`;
+  return board.scope ? `${key}@${board.scope}` : key;
 }
 
 /**
@@ -117,9 +121,10 @@ export function seasonOfChannel(channel: string): number {
   return m ? Number(m[1]) : Number.NaN;
 }
 
-/** Board label carried in update events: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
+/** Board label carried in update events: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49", "SEASON@r:BR". */
 export function boardLabel(board: BoardOfId): string {
-  return board.window === 'SEASON' ? 'SEASON' : `${board.window}:${board.period}`;
+  const label = board.window === 'SEASON' ? 'SEASON' : `${board.window}:${board.period}`;
+  return board.scope ? `${label}@${board.scope}` : label;
 }
 
 /** SCAN pattern of a season's period boards (and their scratch keys: windowBoardOfKey tells them apart). */

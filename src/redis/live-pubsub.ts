@@ -18,10 +18,16 @@ interface RawMessage {
   u?: Array<string | number>;
 }
 
-/** Splits an update's board label into window and period. */
-function boardOfLabel(label: string): { window: Window; period: string } {
-  const i = label.indexOf(':');
-  return i < 0 ? { window: 'SEASON', period: '' } : { window: label.slice(0, i) as Window, period: label.slice(i + 1) };
+/** Splits an update's board label into window, period and scope (keys.ts boardLabel). */
+function boardOfLabel(label: string): { window: Window; period: string; scope?: string } {
+  const at = label.indexOf('@');
+  const board = at < 0 ? label : label.slice(0, at);
+  const i = board.indexOf(':');
+  const wp =
+    i < 0
+      ? { window: 'SEASON' as Window, period: '' }
+      : { window: board.slice(0, i) as Window, period: board.slice(i + 1) };
+  return at < 0 ? wp : { ...wp, scope: label.slice(at + 1) };
 }
 
 /** A published message as a BoardEvent. */

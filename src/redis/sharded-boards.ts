@@ -18,8 +18,9 @@ export function isSharded(season: Season): season is Sharded {
 /** A board of a sharded season. */
 export type ShardedBoard = Board<Sharded>;
 
+/** A board of a sharded season; its scope boards are one ZSET each (a scope is a fraction of the board). */
 export function isShardedBoard(board: Board): board is ShardedBoard {
-  return isSharded(board.season);
+  return isSharded(board.season) && !board.scope;
 }
 
 /** The composite-score step shardWrite/shardRange use for COMPETITION ties ('0': ORDINAL). */

@@ -1,4 +1,4 @@
-import { boardId, LIMITS, type Board } from '../domain/board.js';
+import { boardId, idOfBoard, LIMITS, type Board } from '../domain/board.js';
 import type { Window } from '../domain/season.js';
 
 /** One member's change inside a board event. Scores are composite integer strings; null: absent. */
@@ -21,6 +21,8 @@ export interface BoardEvent {
   seasonId: number;
   window: Window;
   period: string;
+  /** The scope board the event is about (keys.ts boardLabel); absent: the whole board. */
+  scope?: string;
   version: number;
   /**
    * The board's version before this change (absent: version - 1). Versions are not consecutive
@@ -71,7 +73,7 @@ export function createBoardVersions() {
   return {
     /** The board's current epoch object. */
     of(b: Board): BoardVersion {
-      const id = boardId(b.season.id, b.window, b.period);
+      const id = idOfBoard(b);
       return boards.get(id) ?? fresh(id, 0);
     },
 
@@ -92,7 +94,7 @@ export function createBoardVersions() {
         for (const id of boards.keys()) if (id.startsWith(`${e.seasonId}|`)) boards.delete(id);
         return true;
       }
-      const id = boardId(e.seasonId, e.window, e.period);
+      const id = boardId(e.seasonId, e.window, e.period, e.scope);
       const v = boards.get(id);
       const previous = e.previous ?? e.version - 1;
       if (!v || e.version <= v.seen || previous < v.seen) {

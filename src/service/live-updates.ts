@@ -62,7 +62,7 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
         counted(
           'recordUpdated',
           onSeason(season.id, (e) => {
-            if (e.window !== 'SEASON' || e.kind !== 'raise') return;
+            if (e.window !== 'SEASON' || e.scope || e.kind !== 'raise') return;
             for (const c of e.changes) {
               if (c.score === null || (playerId !== undefined && c.playerId !== playerId)) continue;
               const { points, achievedAt } = codec.decode(codec.fromRedis(c.score));

@@ -1,4 +1,4 @@
-import { boardId, type Board } from '../domain/board.js';
+import { boardId, idOfBoard, type Board } from '../domain/board.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import type { BoardEvent } from './board-events.js';
 import { systemClock, type Clock } from './clock.js';
@@ -105,7 +105,7 @@ export function createRankWatcher(opts: {
      * score moves; returns the unsubscribe.
      */
     watch(board: Board, playerId: string, listener: Listener): () => void {
-      const key = boardId(board.season.id, board.window, board.period);
+      const key = idOfBoard(board);
       let bw = boards.get(key);
       if (!bw) boards.set(key, (bw = createBoardWatch(board, opts.blockSize)));
       let w = bw.players.get(playerId);
@@ -132,7 +132,7 @@ export function createRankWatcher(opts: {
         void resync(e.seasonId);
         return;
       }
-      const bw = boards.get(boardId(e.seasonId, e.window, e.period));
+      const bw = boards.get(boardId(e.seasonId, e.window, e.period, e.scope));
       if (!bw) return;
       if (bw.reading > 0) bw.heard.push(e);
       if (e.kind === 'swap') {

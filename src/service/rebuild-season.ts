@@ -1,7 +1,7 @@
 import { rebuildInProgress, seasonClosed } from '../domain/errors.js';
 import type { Season, SortOrder } from '../domain/season.js';
 import type { StandingsPage, StandingsRows } from '../domain/standings-page.js';
-import { isBoardExpired, type Board } from '../domain/board.js';
+import { isBoardExpired, scopedBoard, type Board } from '../domain/board.js';
 
 export interface StandingsSource {
   /** Every standing of the season, board by board, best first within a board; a page holds one board's rows. */
@@ -70,9 +70,14 @@ export async function rebuildSeason(
   };
   try {
     for await (const page of readAhead(deps.source.seasonPages(season.id, season.order, 5_000))) {
-      if (!current || page.window !== current.window || page.period !== current.period) {
+      if (
+        !current ||
+        page.window !== current.window ||
+        page.period !== current.period ||
+        page.scope !== current.scope
+      ) {
         if (current) await finish(current);
-        current = { season, window: page.window, period: page.period };
+        current = scopedBoard({ season, window: page.window, period: page.period }, page.scope);
       }
       if (page.playerIds.length > 0 && isLive(current)) await write(current, page);
     }

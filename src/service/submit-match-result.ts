@@ -1,4 +1,5 @@
-import { isDomainError, playerBlocked, unavailable } from '../domain/errors.js';
+import { badInput, isDomainError, playerBlocked, unavailable } from '../domain/errors.js';
+import { parsePlayerScopes, scopesMessage, type ScopesMessage } from '../domain/scopes.js';
 import type { Season } from '../domain/season.js';
 import { parsePlayerId } from '../domain/result-message.js';
 import { validateSubmission, type SubmissionInput } from '../domain/submission.js';
@@ -28,6 +29,8 @@ export async function submitMatchResult(
   deps: {
     seasonById(id: number): Promise<Season | undefined>;
     queue: ResultQueue;
+    /** Produces scope changes (kafka/producer.ts sendScopes): acknowledged before the results are sent. */
+    scopes?: { send(messages: readonly ScopesMessage[]): Promise<void> };
     names: PlayerNames;
     now(): Date;
     skewMs: number;
@@ -42,6 +45,9 @@ export async function submitMatchResult(
   const messages = validateSubmission(input, seasons, deps.now(), deps.skewMs);
   // Valid, so every season exists and every id parses.
   const playerIds = input.results.map((r) => parsePlayerId(r.playerId));
+  const scopeChanges = input.results.flatMap((r, i) =>
+    r.scopes ? [scopesMessage(playerIds[i]!, parsePlayerScopes(r.scopes))] : [],
+  );
   await refuseBlocked(deps, input.seasonIds, playerIds);
   // Names are personal data kept out of Kafka and Redis; losing one update is harmless (the next
   // submission carries it again), so a PostgreSQL hiccup here must not fail the match. They are
@@ -53,6 +59,12 @@ export async function submitMatchResult(
   );
   if (names.length > 0) await deps.names.upsert(names).catch((err) => deps.onNamesFailed?.(err));
   try {
+    // Acknowledged first, so each lands on its player's partition before their results: ingest
+    // applies the change, then the results count on the player's new scope boards.
+    if (scopeChanges.length > 0) {
+      if (!deps.scopes) throw badInput('scopes', 'this server takes no scopes');
+      await withTimeout(deps.scopes.send(scopeChanges), deps.sendTimeoutMs);
+    }
     await withTimeout(deps.queue.send(messages), deps.sendTimeoutMs);
   } catch (err) {
     if (isDomainError(err)) throw err;
@@ -86,7 +98,8 @@ async function refuseBlocked(
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** `p`, or a rejection once `ms` passed. */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p,

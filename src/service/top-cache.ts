@@ -1,4 +1,4 @@
-import { boardId, LIMITS, type Board } from '../domain/board.js';
+import { idOfBoard, LIMITS, type Board } from '../domain/board.js';
 import type { BoardEvent, BoardVersions } from './board-events.js';
 import { systemClock, type Clock } from './clock.js';
 import { sameEntries, topAfter, type TopSnapshot, type TopSource } from './top-snapshot.js';
@@ -56,7 +56,7 @@ export function createTopCache(opts: {
   const onError = (err: unknown) => opts.onError?.(err);
 
   function slotOf(board: Board): Slot {
-    const key = boardId(board.season.id, board.window, board.period);
+    const key = idOfBoard(board);
     let slot = slots.get(key);
     if (!slot) {
       // Each slot holds up to LIMITS.topLimit entries: their number is what bounds this cache's memory.
@@ -157,7 +157,8 @@ export function createTopCache(opts: {
     heard(e: BoardEvent): void {
       for (const slot of slots.values()) {
         if (slot.board.season.id !== e.seasonId) continue;
-        if (slot.board.window === e.window && slot.board.period === e.period) advance(slot, e);
+        if (slot.board.window === e.window && slot.board.period === e.period && slot.board.scope === e.scope)
+          advance(slot, e);
         follow(slot);
       }
     },

@@ -1,0 +1,88 @@
+// Scopes (docs/design.md#scopes): a player's region and groups, and the reads within one of them.
+import { parsePlayerId } from '../domain/result-message.js';
+import { MAX_GROUPS, parsePlayerScopes, scopeView, type PlayerScopes } from '../domain/scopes.js';
+import { requireScope } from './auth.js';
+import { builder } from './builder.js';
+
+export const ScopeInput = builder.inputType('ScopeInput', {
+  description: 'Where to rank: exactly one of a region and a group.',
+  fields: (t) => ({
+    region: t.string({
+      required: false,
+      description: 'an ISO 3166-1 alpha-2 country ("BR": its subdivisions too) or a 3166-2 subdivision ("BR-SP")',
+    }),
+    group: t.string({ required: false, description: 'a group (clan, guild) id' }),
+  }),
+});
+
+export const ScopeRef = builder.objectRef<string>('Scope').implement({
+  description: 'The region or group a board ranks within.',
+  fields: (t) => ({
+    region: t.string({ nullable: true, resolve: (s) => scopeView(s).region }),
+    group: t.string({ nullable: true, resolve: (s) => scopeView(s).group }),
+  }),
+});
+
+export const PlayerScopesInput = builder.inputType('PlayerScopesInput', {
+  description: "A player's scopes, replacing the ones they had: every board also ranks them within each.",
+  fields: (t) => ({
+    region: t.string({
+      required: false,
+      description: 'ISO 3166-1 alpha-2, optionally a 3166-2 subdivision ("BR-SP"); absent or null: none',
+    }),
+    groups: t.stringList({
+      required: false,
+      description: `at most ${MAX_GROUPS} group ids of 1..64 of A-Z a-z 0-9 _ . -; absent: none`,
+    }),
+  }),
+});
+
+const PlayerScopesRef = builder.objectRef<PlayerScopes & { playerId: string }>('PlayerScopes').implement({
+  description: 'Where a player ranks besides each whole board.',
+  fields: (t) => ({
+    playerId: t.exposeID('playerId'),
+    region: t.exposeString('region', { nullable: true }),
+    groups: t.stringList({ resolve: (s) => [...s.groups] }),
+  }),
+});
+
+const SetPlayerScopesInput = builder.inputType('SetPlayerScopesInput', {
+  fields: (t) => ({
+    playerId: t.id({ required: true }),
+    region: t.string({ required: false, description: 'as in PlayerScopesInput' }),
+    groups: t.stringList({ required: false, description: 'as in PlayerScopesInput' }),
+  }),
+});
+
+builder.queryField('playerScopes', (t) =>
+  t.field({
+    type: PlayerScopesRef,
+    nullable: true,
+    description: "A player's region and groups as ingest last applied them; null: none set.",
+    args: { playerId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const playerId = parsePlayerId(args.playerId);
+      const scopes = await ctx.services.playerScopes(playerId);
+      return scopes && { playerId, ...scopes };
+    },
+  }),
+);
+
+builder.mutationField('setPlayerScopes', (t) =>
+  t.field({
+    type: PlayerScopesRef,
+    description:
+      "Scope: admin. Replaces a player's region and groups; answers once Kafka has the change. Ingest applies it in order with the player's results: their standings leave the scope boards they left and join the new ones, on every live board. Audited.",
+    args: { input: t.arg({ type: SetPlayerScopesInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const principal = await requireScope(ctx, 'admin');
+      const playerId = parsePlayerId(input.playerId);
+      const scopes = parsePlayerScopes(input);
+      const details = { playerId, region: scopes.region, groups: scopes.groups };
+      await ctx.services.audited(principal, { action: 'setPlayerScopes', details }, () =>
+        ctx.services.setPlayerScopes(playerId, scopes),
+      );
+      return { playerId, ...scopes };
+    },
+  }),
+);
