@@ -11,6 +11,13 @@ export interface PlayerScopes {
   groups: readonly string[];
 }
 
+/** A player whose standings must move between scope boards: where they rank now, and what they left. */
+export interface PendingMove {
+  playerId: string;
+  now: PlayerScopes;
+  left: PlayerScopes;
+}
+
 /** Groups (clans, guilds) one player belongs to at most. */
 export const MAX_GROUPS = 8;
 
@@ -20,7 +27,7 @@ const REGION = /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/;
 const GROUP = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** A region as stored: upper case; BAD_USER_INPUT 'region' unless ISO 3166-1 alpha-2 [-subdivision]. */
-export function parseRegion(region: string): string {
+function parseRegion(region: string): string {
   const r = typeof region === 'string' ? region.toUpperCase() : '';
   if (!REGION.test(r))
     throw badInput(
@@ -31,7 +38,7 @@ export function parseRegion(region: string): string {
 }
 
 /** A group id; BAD_USER_INPUT 'group' unless 1..64 of A-Z a-z 0-9 _ . - */
-export function parseGroup(group: string): string {
+function parseGroup(group: string): string {
   if (typeof group !== 'string' || !GROUP.test(group))
     throw badInput('group', 'a group must be 1 to 64 of the characters A-Z a-z 0-9 _ . -');
   return group;
@@ -72,11 +79,6 @@ export function requestedScope(
 /** A scope string as the API shows it. */
 export function scopeView(scope: string): { region: string | null; group: string | null } {
   return scope.startsWith('r:') ? { region: scope.slice(2), group: null } : { region: null, group: scope.slice(2) };
-}
-
-/** Do two players' scopes differ? */
-export function sameScopes(a: PlayerScopes, b: PlayerScopes): boolean {
-  return a.region === b.region && a.groups.length === b.groups.length && a.groups.every((g, i) => g === b.groups[i]);
 }
 
 /** A change of one player's scopes: the Kafka message on `match-results`, keyed by playerId like their results. */

@@ -62,9 +62,6 @@ const onWholeSeasonBoard = (e: EntryValue) => e.on?.window === 'SEASON' && !e.on
 /** A scoped board's whole board, one per board object: the globalRank of its entries is one read. */
 const wholeBoards = new WeakMap<Board, Board>();
 
-/** The board an entry is on (a subscription's: its board now); undefined when unknown. */
-export { boardOf as entryBoardOf };
-
 export const EntryRef = builder.objectRef<EntryValue>('Entry').implement({
   description: "A player's place on a board.",
   fields: (t) => ({

@@ -37,7 +37,7 @@ function boardAsked(
   return scopedBoard(board, requestedScope(args.scope));
 }
 
-export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
+const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
   description: 'One board: a season, or one UTC day or ISO week of it.',
   fields: (t) => ({
     season: t.field({

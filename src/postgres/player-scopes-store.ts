@@ -1,14 +1,7 @@
 import type postgres from 'postgres';
-import type { PlayerScopes } from '../domain/scopes.js';
+import type { PendingMove, PlayerScopes } from '../domain/scopes.js';
 import { compareIds } from '../domain/board-deltas.js';
 import type { Sql, Tx } from './client.js';
-
-/** A player whose standings must move between scope boards: where they rank now, and what they left. */
-export interface PendingMove {
-  playerId: string;
-  now: PlayerScopes;
-  left: PlayerScopes;
-}
 
 interface ScopeRow {
   player_id: string;
@@ -78,8 +71,6 @@ export function createPlayerScopesStore(sql: Sql) {
     },
   };
 }
-
-export type PlayerScopesStore = ReturnType<typeof createPlayerScopesStore>;
 
 /**
  * The players of a scope (domain/scopes.ts), as a condition on a `player_id` column: for the

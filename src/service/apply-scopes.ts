@@ -1,9 +1,8 @@
 import type { BoardRef, BoardStanding } from '../domain/board-deltas.js';
 import { liveBoards } from '../domain/board.js';
 import type { Season } from '../domain/season.js';
-import { scopesOf, type PlayerScopes } from '../domain/scopes.js';
-import type { PendingMove } from '../postgres/player-scopes-store.js';
-import type { ExactStanding } from '../redis/board-resetter.js';
+import type { BoardOutcome as ExactStanding } from '../domain/player-removal.js';
+import { scopesOf, type PendingMove, type PlayerScopes } from '../domain/scopes.js';
 
 export interface ScopeMoveDeps {
   /** Stores the changes; returns the players whose standings must move (postgres/player-scopes-store.ts). */

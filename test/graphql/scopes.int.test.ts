@@ -140,6 +140,23 @@ describe('scopes', () => {
     expect(scopes.data?.['playerScopes']).toEqual({ region: 'US', groups: ['bears', 'wolves'] });
   });
 
+  it("removes a cheater's results from their scope boards too", async () => {
+    const s = await season('scopes removal');
+    await submit(s, [
+      { playerId: P(21), points: 900, scopes: { region: 'CL', groups: ['foxes'] } },
+      { playerId: P(22), points: 100, scopes: { region: 'CL' } },
+    ]);
+    await waitUntilCaughtUp(api.s, 'the match');
+    const removed = await api.gql(
+      `mutation($input: RemovePlayerResultsInput!) { removePlayerResults(input: $input) { removedResults } }`,
+      { input: { seasonId: s, playerId: P(21), reason: 'aimbot' } },
+      admin,
+    );
+    expect(removed.data?.['removePlayerResults']).toEqual({ removedResults: 1 });
+    expect((await read(s, { region: 'CL' }, P(22))).top.map((e) => [e.playerId, e.rank])).toEqual([[P(22), 1]]);
+    expect((await read(s, { group: 'foxes' }, P(21))).size).toBe(0);
+  });
+
   it('refuses bad scopes with a stable code and field', async () => {
     const s = await season('scopes input');
     const cases: Array<[Record<string, unknown>, string]> = [
