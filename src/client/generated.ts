@@ -40,6 +40,14 @@ export type PlayerScopesInput = {
   region?: string | null | undefined;
 };
 
+/** Where to rank: exactly one of a region and a group. */
+export type ScopeInput = {
+  /** a group (clan, guild) id */
+  group?: string | null | undefined;
+  /** an ISO 3166-1 alpha-2 country ("BR": its subdivisions too) or a 3166-2 subdivision ("BR-SP") */
+  region?: string | null | undefined;
+};
+
 export type ScoringMode =
   /** a player's best single match */
   | 'BEST'
@@ -145,6 +153,7 @@ export type CutoffQueryVariables = Exact<{
   rank: number;
   window?: Window | null | undefined;
   at?: string | null | undefined;
+  scope?: ScopeInput | null | undefined;
 }>;
 
 
@@ -203,6 +212,105 @@ export type RecordUpdatedSubscriptionVariables = Exact<{
 
 
 export type RecordUpdatedSubscription = { recordUpdated: { seasonId: number, playerId: string, points: number, rank: number, achievedAt: string } };
+
+export type PlayerScopesQueryVariables = Exact<{
+  playerId: string;
+}>;
+
+
+export type PlayerScopesQuery = { playerScopes: { playerId: string, region: string | null, groups: Array<string> } | null };
+
+export type ScopedTopQueryVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+  scope?: ScopeInput | null | undefined;
+  limit?: number | null | undefined;
+  offset?: number | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedTopQuery = { leaderboard: { size: number, periodStart: string, top: Array<{ globalRank: number | null, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
+
+export type ScopedEntryQueryVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  playerId: string;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+  scope?: ScopeInput | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedEntryQuery = { leaderboard: { size: number, entry: { globalRank: number | null, percentile: number, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } | null } | null };
+
+export type ScopedAroundQueryVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  playerId: string;
+  radius?: number | null | undefined;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+  scope?: ScopeInput | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedAroundQuery = { leaderboard: { size: number, around: Array<{ globalRank: number | null, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
+
+export type ScopedFriendsQueryVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  playerIds: Array<string> | string;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+  scope?: ScopeInput | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedFriendsQuery = { leaderboard: { size: number, friends: Array<{ globalRank: number | null, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } | null };
+
+export type ScopedFriendsPageQueryVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  playerIds: Array<string> | string;
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+  scope?: ScopeInput | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedFriendsPageQuery = { leaderboard: { friendsPage: { endCursor: string | null, hasNextPage: boolean, ranked: number, entries: Array<{ globalRank: number | null, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> } } | null };
+
+export type ScopedTopChangedSubscriptionVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  window?: Window | null | undefined;
+  scope?: ScopeInput | null | undefined;
+  limit?: number | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedTopChangedSubscription = { topChanged: Array<{ globalRank: number | null, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }> };
+
+export type ScopedRankChangedSubscriptionVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  playerId: string;
+  scope?: ScopeInput | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type ScopedRankChangedSubscription = { rankChanged: { globalRank: number | null, rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } };
 
 export type SeasonsQueryVariables = Exact<{
   status?: SeasonStatus | null | undefined;
@@ -363,8 +471,14 @@ export const FriendsPageDocument = new TypedDocumentString(`
   metadata @include(if: $metadata)
 }`) as unknown as TypedDocumentString<FriendsPageQuery, FriendsPageQueryVariables>;
 export const CutoffDocument = new TypedDocumentString(`
-    query Cutoff($seasonId: Int!, $board: String, $rank: Int!, $window: Window = SEASON, $at: DateTime) {
-  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
+    query Cutoff($seasonId: Int!, $board: String, $rank: Int!, $window: Window = SEASON, $at: DateTime, $scope: ScopeInput) {
+  leaderboard(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    at: $at
+    scope: $scope
+  ) {
     size
     cutoff(rank: $rank) {
       place
@@ -460,6 +574,203 @@ export const RecordUpdatedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RecordUpdatedSubscription, RecordUpdatedSubscriptionVariables>;
+export const PlayerScopesDocument = new TypedDocumentString(`
+    query PlayerScopes($playerId: ID!) {
+  playerScopes(playerId: $playerId) {
+    playerId
+    region
+    groups
+  }
+}
+    `) as unknown as TypedDocumentString<PlayerScopesQuery, PlayerScopesQueryVariables>;
+export const ScopedTopDocument = new TypedDocumentString(`
+    query ScopedTop($seasonId: Int!, $board: String, $window: Window = SEASON, $at: DateTime, $scope: ScopeInput, $limit: Int = 100, $offset: Int = 0, $metadata: Boolean = false) {
+  leaderboard(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    at: $at
+    scope: $scope
+  ) {
+    size
+    periodStart
+    top(limit: $limit, offset: $offset) {
+      ...EntryFields
+      globalRank
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedTopQuery, ScopedTopQueryVariables>;
+export const ScopedEntryDocument = new TypedDocumentString(`
+    query ScopedEntry($seasonId: Int!, $board: String, $playerId: ID!, $window: Window = SEASON, $at: DateTime, $scope: ScopeInput, $metadata: Boolean = false) {
+  leaderboard(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    at: $at
+    scope: $scope
+  ) {
+    size
+    entry(playerId: $playerId) {
+      ...EntryFields
+      globalRank
+      percentile
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedEntryQuery, ScopedEntryQueryVariables>;
+export const ScopedAroundDocument = new TypedDocumentString(`
+    query ScopedAround($seasonId: Int!, $board: String, $playerId: ID!, $radius: Int = 5, $window: Window = SEASON, $at: DateTime, $scope: ScopeInput, $metadata: Boolean = false) {
+  leaderboard(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    at: $at
+    scope: $scope
+  ) {
+    size
+    around(playerId: $playerId, radius: $radius) {
+      ...EntryFields
+      globalRank
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedAroundQuery, ScopedAroundQueryVariables>;
+export const ScopedFriendsDocument = new TypedDocumentString(`
+    query ScopedFriends($seasonId: Int!, $board: String, $playerIds: [ID!]!, $window: Window = SEASON, $at: DateTime, $scope: ScopeInput, $metadata: Boolean = false) {
+  leaderboard(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    at: $at
+    scope: $scope
+  ) {
+    size
+    friends(playerIds: $playerIds) {
+      ...EntryFields
+      globalRank
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedFriendsQuery, ScopedFriendsQueryVariables>;
+export const ScopedFriendsPageDocument = new TypedDocumentString(`
+    query ScopedFriendsPage($seasonId: Int!, $board: String, $playerIds: [ID!]!, $first: Int = 100, $after: String, $window: Window = SEASON, $at: DateTime, $scope: ScopeInput, $metadata: Boolean = false) {
+  leaderboard(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    at: $at
+    scope: $scope
+  ) {
+    friendsPage(playerIds: $playerIds, first: $first, after: $after) {
+      entries {
+        ...EntryFields
+        globalRank
+      }
+      endCursor
+      hasNextPage
+      ranked
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedFriendsPageQuery, ScopedFriendsPageQueryVariables>;
+export const ScopedTopChangedDocument = new TypedDocumentString(`
+    subscription ScopedTopChanged($seasonId: Int!, $board: String, $window: Window = SEASON, $scope: ScopeInput, $limit: Int = 10, $metadata: Boolean = false) {
+  topChanged(
+    seasonId: $seasonId
+    board: $board
+    window: $window
+    scope: $scope
+    limit: $limit
+  ) {
+    ...EntryFields
+    globalRank
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedTopChangedSubscription, ScopedTopChangedSubscriptionVariables>;
+export const ScopedRankChangedDocument = new TypedDocumentString(`
+    subscription ScopedRankChanged($seasonId: Int!, $board: String, $playerId: ID!, $scope: ScopeInput, $metadata: Boolean = false) {
+  rankChanged(
+    seasonId: $seasonId
+    board: $board
+    playerId: $playerId
+    scope: $scope
+  ) {
+    ...EntryFields
+    globalRank
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<ScopedRankChangedSubscription, ScopedRankChangedSubscriptionVariables>;
 export const SeasonsDocument = new TypedDocumentString(`
     query Seasons($status: SeasonStatus) {
   seasons(status: $status) {

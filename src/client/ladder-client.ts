@@ -4,14 +4,29 @@
 // subscriptions over graphql-ws on the same URL. A call refused as UNAVAILABLE or RATE_LIMITED,
 // or lost on the network, is sent again as it was: for submitMatchResult that is the same
 // matchId, which the server deduplicates. No Node built-ins here: the page loads this module.
+// Reads and subscriptions of a board take an optional `scope` (a region or a group): with one,
+// the client sends the operation's scoped twin (client/operations/scopes.graphql), whose entries
+// carry the server's globalRank; without, the operation of the whole board, as before.
 import { createClient, type Client } from 'graphql-ws';
 import * as ops from './generated.js';
-import type { MatchResultInput, TypedDocumentString } from './generated.js';
+import type { MatchResultInput, ScopeInput, TypedDocumentString } from './generated.js';
 
 export type * from './generated.js';
 
-/** An entry as every operation returns it. */
-export type Entry = ops.EntryFieldsFragment;
+/** An entry as every operation returns it; globalRank is its rank on the whole board. */
+export type Entry = ops.EntryFieldsFragment & { globalRank: number | null };
+
+/**
+ * An entry read on the board of every player: its rank is its global rank, which is what the
+ * server's Entry.globalRank answers there; filled in here so that every entry has one.
+ */
+const onWholeBoard = <E extends { rank: number }>(e: E): E & { globalRank: number } => ({ ...e, globalRank: e.rank });
+
+/** A board operation's variables without their scope, for the operation of the whole board. */
+function withoutScope<V extends { scope?: ScopeInput | null }>(variables: V): Omit<V, 'scope'> {
+  const { scope: _scope, ...rest } = variables;
+  return rest;
+}
 
 /** Codes worth the same request again: the server is starting, overloaded or out of reach. */
 const RETRYABLE = new Set(['UNAVAILABLE', 'RATE_LIMITED', 'NETWORK']);
@@ -168,39 +183,95 @@ export function createLadderClient(options: LadderClientOptions) {
     seasons: async (variables: ops.SeasonsQueryVariables = {}, call?: CallOptions) =>
       (await request(ops.SeasonsDocument, variables, call)).seasons,
     season: async (id: number, call?: CallOptions) => (await request(ops.SeasonDocument, { id }, call)).season,
-    /** null: unknown season. */
-    top: async (variables: ops.TopQueryVariables, call?: CallOptions) =>
-      (await request(ops.TopDocument, variables, call)).leaderboard,
-    entry: async (variables: ops.EntryQueryVariables, call?: CallOptions) =>
-      (await request(ops.EntryDocument, variables, call)).leaderboard,
-    around: async (variables: ops.AroundQueryVariables, call?: CallOptions) =>
-      (await request(ops.AroundDocument, variables, call)).leaderboard,
-    friends: async (variables: ops.FriendsQueryVariables, call?: CallOptions) =>
-      (await request(ops.FriendsDocument, variables, call)).leaderboard,
-    /** Friends by rank, a page at a time (pass endCursor as `after`); null: unknown season. */
-    friendsPage: async (variables: ops.FriendsPageQueryVariables, call?: CallOptions) =>
-      (await request(ops.FriendsPageDocument, variables, call)).leaderboard?.friendsPage ?? null,
+    /** The top, within `scope` when given; null: unknown season. */
+    top: async (
+      variables: ops.ScopedTopQueryVariables,
+      call?: CallOptions,
+    ): Promise<ops.ScopedTopQuery['leaderboard']> => {
+      if (variables.scope) return (await request(ops.ScopedTopDocument, variables, call)).leaderboard;
+      const board = (await request(ops.TopDocument, withoutScope(variables), call)).leaderboard;
+      return board && { ...board, top: board.top.map(onWholeBoard) };
+    },
+    /** One player's entry (null: unranked) and percentile, within `scope` when given; null: unknown season. */
+    entry: async (
+      variables: ops.ScopedEntryQueryVariables,
+      call?: CallOptions,
+    ): Promise<ops.ScopedEntryQuery['leaderboard']> => {
+      if (variables.scope) return (await request(ops.ScopedEntryDocument, variables, call)).leaderboard;
+      const board = (await request(ops.EntryDocument, withoutScope(variables), call)).leaderboard;
+      return board && { ...board, entry: board.entry && onWholeBoard(board.entry) };
+    },
+    /** The player and their neighbours, within `scope` when given; null: unknown season. */
+    around: async (
+      variables: ops.ScopedAroundQueryVariables,
+      call?: CallOptions,
+    ): Promise<ops.ScopedAroundQuery['leaderboard']> => {
+      if (variables.scope) return (await request(ops.ScopedAroundDocument, variables, call)).leaderboard;
+      const board = (await request(ops.AroundDocument, withoutScope(variables), call)).leaderboard;
+      return board && { ...board, around: board.around.map(onWholeBoard) };
+    },
+    /** Friends by rank, within `scope` when given (ids outside it are left out); null: unknown season. */
+    friends: async (
+      variables: ops.ScopedFriendsQueryVariables,
+      call?: CallOptions,
+    ): Promise<ops.ScopedFriendsQuery['leaderboard']> => {
+      if (variables.scope) return (await request(ops.ScopedFriendsDocument, variables, call)).leaderboard;
+      const board = (await request(ops.FriendsDocument, withoutScope(variables), call)).leaderboard;
+      return board && { ...board, friends: board.friends.map(onWholeBoard) };
+    },
+    /** Friends by rank, a page at a time (pass endCursor as `after`), within `scope` if given; null: unknown season. */
+    friendsPage: async (
+      variables: ops.ScopedFriendsPageQueryVariables,
+      call?: CallOptions,
+    ): Promise<NonNullable<ops.ScopedFriendsPageQuery['leaderboard']>['friendsPage'] | null> => {
+      if (variables.scope)
+        return (await request(ops.ScopedFriendsPageDocument, variables, call)).leaderboard?.friendsPage ?? null;
+      const page = (await request(ops.FriendsPageDocument, withoutScope(variables), call)).leaderboard?.friendsPage;
+      return page ? { ...page, entries: page.entries.map(onWholeBoard) } : null;
+    },
+    /** A player's region and groups as ingest last applied them; null: none set. */
+    playerScopes: async (playerId: string, call?: CallOptions) =>
+      (await request(ops.PlayerScopesDocument, { playerId }, call)).playerScopes,
     /** The periods of a window that hold standings, newest first, with size and top 3; null: unknown season. */
     periods: async (variables: ops.PeriodsQueryVariables, call?: CallOptions) =>
       (await request(ops.PeriodsDocument, variables, call)).season?.periods ?? null,
-    /** The board's size and what it takes to hold place `rank` (cutoff null: fewer ranked); null: unknown season. */
+    /**
+     * The board's size and what it takes to hold place `rank` (cutoff null: fewer ranked), within
+     * `scope` when given; null: unknown season.
+     */
     cutoff: async (variables: ops.CutoffQueryVariables, call?: CallOptions) =>
       (await request(ops.CutoffDocument, variables, call)).leaderboard,
     /** The player's SEASON rank at the last daily snapshots, and the delta since; null: unknown season or unranked. */
     rankHistory: async (variables: ops.RankHistoryQueryVariables, call?: CallOptions) =>
       (await request(ops.RankHistoryDocument, variables, call)).leaderboard?.entry ?? null,
-    /** The top now, then whenever it changes; returns the function that stops it. */
+    /** The top now, then whenever it changes, within `scope` when given; returns the function that stops it. */
     topChanged: (
-      variables: ops.TopChangedSubscriptionVariables,
+      variables: ops.ScopedTopChangedSubscriptionVariables,
       onData: (top: Entry[]) => void,
       onError?: (err: LadderError) => void,
-    ) => subscribe(ops.TopChangedDocument, variables, (d) => onData(d.topChanged), onError),
-    /** The player's SEASON entry now (when ranked), then whenever their rank moves. */
+    ) =>
+      variables.scope
+        ? subscribe(ops.ScopedTopChangedDocument, variables, (d) => onData(d.topChanged), onError)
+        : subscribe(
+            ops.TopChangedDocument,
+            withoutScope(variables),
+            (d) => onData(d.topChanged.map(onWholeBoard)),
+            onError,
+          ),
+    /** The player's SEASON entry now (when ranked), then whenever their rank moves; within `scope` when given. */
     rankChanged: (
-      variables: ops.RankChangedSubscriptionVariables,
+      variables: ops.ScopedRankChangedSubscriptionVariables,
       onData: (entry: Entry) => void,
       onError?: (err: LadderError) => void,
-    ) => subscribe(ops.RankChangedDocument, variables, (d) => onData(d.rankChanged), onError),
+    ) =>
+      variables.scope
+        ? subscribe(ops.ScopedRankChangedDocument, variables, (d) => onData(d.rankChanged), onError)
+        : subscribe(
+            ops.RankChangedDocument,
+            withoutScope(variables),
+            (d) => onData(onWholeBoard(d.rankChanged)),
+            onError,
+          ),
     /** Every improvement on the season's board (of one player when playerId is given). */
     recordUpdated: (
       variables: ops.RecordUpdatedSubscriptionVariables,

@@ -1,7 +1,8 @@
 // The typed client (src/client/ladder-client.ts) against a real ladder: every operation, the
-// three subscriptions, and retries that resend the same matchId. UNAVAILABLE is injected by a
-// small HTTP server in front of the real API that refuses the first requests the way the API
-// does while it starts (503, code UNAVAILABLE), then forwards.
+// three subscriptions, reads and subscriptions within a scope (a region, a group), and retries
+// that resend the same matchId. UNAVAILABLE is injected by a small HTTP server in front of the
+// real API that refuses the first requests the way the API does while it starts (503, code
+// UNAVAILABLE), then forwards.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,6 +92,103 @@ it('reads, submits and follows a board with typed operations', async () => {
   await client.submitMatchResult(match([['850000000001', 60]]));
   await waitFor('rankChanged to 1', async () => moves.at(-1)?.rank === 1, 10_000);
   await waitFor('topChanged with 01 first', async () => tops.at(-1)?.[0]?.playerId === '850000000001', 10_000);
+  for (const stop of stops) stop();
+});
+
+it('reads and follows a board within a scope, each entry with its global rank', async () => {
+  const own = (await createSeason(api.s, { maxPointsPerMatch: 1000 })).id;
+  const P = (n: number) => String(850_000_000_200 + n);
+  const br = { region: 'BR' };
+  const bears = { group: 'bears' };
+  /** [rank, playerId, globalRank] of each entry. */
+  const placed = (entries: Entry[]) => entries.map((e) => [e.rank, e.playerId, e.globalRank]);
+  const tops: Entry[][] = [];
+  const moves: Entry[] = [];
+  const stops = [
+    client.topChanged({ seasonId: own, scope: br, limit: 3 }, (top) => tops.push(top)),
+    client.rankChanged({ seasonId: own, scope: bears, playerId: P(4) }, (e) => moves.push(e)),
+  ];
+  // Scopes travel with the results; ingest applies each before the result it came with.
+  await client.submitMatchResult({
+    matchId: randomUUID(),
+    seasonId: own,
+    endedAt: minutesFromNow(-1),
+    results: [
+      { playerId: P(1), points: 500, scopes: { region: 'BR-SP', groups: ['wolves'] } },
+      { playerId: P(2), points: 400, scopes: { region: 'US', groups: ['wolves', 'bears'] } },
+      { playerId: P(3), points: 300, scopes: { region: 'BR' } },
+      { playerId: P(4), points: 200, scopes: { region: 'BR-RJ', groups: ['bears'] } },
+      { playerId: P(5), points: 100 },
+    ],
+  });
+  await waitFor(
+    'the match on the BR board',
+    async () => (await client.top({ seasonId: own, scope: br }))?.top.length === 3,
+    10_000,
+  );
+
+  // BR holds its subdivisions: ranks within it, global ranks on the whole board of five.
+  const top = (await client.top({ seasonId: own, scope: br }))!;
+  expect([top.size, placed(top.top)]).toEqual([
+    3,
+    [
+      [1, P(1), 1],
+      [2, P(3), 3],
+      [3, P(4), 4],
+    ],
+  ]);
+  expect((await client.entry({ seasonId: own, scope: br, playerId: P(4) }))!.entry).toMatchObject({
+    rank: 3,
+    globalRank: 4,
+    percentile: 100,
+  });
+  expect((await client.entry({ seasonId: own, scope: br, playerId: P(2) }))!.entry).toBeNull(); // in US
+  expect(placed((await client.around({ seasonId: own, scope: br, playerId: P(3), radius: 1 }))!.around)).toEqual(
+    placed(top.top),
+  );
+  const friendIds = [P(1), P(2), P(4), P(5)];
+  expect(placed((await client.friends({ seasonId: own, scope: bears, playerIds: friendIds }))!.friends)).toEqual([
+    [1, P(2), 2],
+    [2, P(4), 4],
+  ]);
+  const page = (await client.friendsPage({
+    seasonId: own,
+    scope: { group: 'wolves' },
+    playerIds: friendIds,
+    first: 1,
+  }))!;
+  expect([placed(page.entries), page.ranked, page.hasNextPage]).toEqual([[[1, P(1), 1]], 2, true]);
+  expect(await client.cutoff({ seasonId: own, scope: br, rank: 2 })).toMatchObject({
+    size: 3,
+    cutoff: { points: 300 },
+  });
+  // Without a scope, as before: the whole board, where the global rank is the rank.
+  const whole = (await client.top({ seasonId: own }))!;
+  expect(whole.size).toBe(5);
+  expect(whole.top.every((e) => e.globalRank === e.rank)).toBe(true);
+  expect((await client.entry({ seasonId: own, playerId: P(4) }))!.entry).toMatchObject({ rank: 4, globalRank: 4 });
+
+  expect(await client.playerScopes(P(2))).toEqual({ playerId: P(2), region: 'US', groups: ['bears', 'wolves'] });
+  expect(await client.playerScopes(P(5))).toBeNull();
+
+  // Live within the scope: 4 climbs to 450, first among bears (over 2's 400), second in BR.
+  await waitFor('the BR top pushed', async () => tops.some((t) => t.length === 3), 10_000);
+  await waitFor('the rank of 4 among bears', async () => moves.at(-1)?.rank === 2, 10_000);
+  expect(placed([moves.at(-1)!])).toEqual([[2, P(4), 4]]);
+  await client.submitMatchResult({
+    matchId: randomUUID(),
+    seasonId: own,
+    endedAt: minutesFromNow(-1),
+    results: [{ playerId: P(4), points: 450 }],
+  });
+  await waitFor('4 first among bears', async () => moves.at(-1)?.rank === 1, 10_000);
+  expect(moves.at(-1)).toMatchObject({ playerId: P(4), points: 450, globalRank: 2 });
+  await waitFor('4 second in BR', async () => tops.at(-1)?.[1]?.playerId === P(4), 10_000);
+  expect(placed(tops.at(-1)!)).toEqual([
+    [1, P(1), 1],
+    [2, P(4), 2],
+    [3, P(3), 4],
+  ]);
   for (const stop of stops) stop();
 });
 
