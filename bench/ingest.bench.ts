@@ -11,6 +11,9 @@
 //   b. ladder's applyResults, no Kafka, chunks of 2000 (what the consumer calls per chunk)
 //   d. 10% of the results replayed through b (redelivery after a crash)
 //   w. b on a season keeping the SEASON board only, then all four windows (b keeps the default three)
+//   s. scopes (docs/design.md#scopes): b again as the baseline, b looking up players' scopes when
+//      none has any, and b when every player has a region (half of them a subdivision, so in two
+//      region boards) and a clan: 2.5 scope boards per standing (bench/scopes.ts)
 //   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
 //      from start to "group committed every offset" (bench/kafka-e2e.ts)
 //   e. game servers through the mutation: the built API process under wrk, with an ingest process
@@ -32,7 +35,15 @@ import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
 import { createResultsStore } from '../src/postgres/results-store.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
-import { applyResults, type ApplyReport, type BoardWriter, type ResultsStore } from '../src/service/apply-results.js';
+import {
+  applyResults,
+  type ApplyReport,
+  type BoardWriter,
+  type ResultsStore,
+  type ScopesLookup,
+} from '../src/service/apply-results.js';
+import { createPlayerScopesStore } from '../src/postgres/player-scopes-store.js';
+import { giveScopes } from './scopes.js';
 import {
   boardDifferences,
   boardMemory,
@@ -75,7 +86,7 @@ if (!SUBMIT_BOARDS.every((n) => Number.isInteger(n) && n >= 1 && n <= 8))
 // The windows of those further boards (BENCH_SUBMIT_BOARD_WINDOWS=SEASON: the season board only); default the season's.
 const BOARD_WINDOWS = process.env.BENCH_SUBMIT_BOARD_WINDOWS?.split(',') as Window[] | undefined;
 // Which scenarios run (BENCH_SCENARIOS=ce: only c0, c and e); the consistency checks need a, b and c.
-const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcde';
+const SCENARIOS = process.env.BENCH_SCENARIOS ?? 'abcdes';
 const runs = (s: string) => SCENARIOS.includes(s);
 // Ingest processes of scenario c: 0 runs the consumer inside this process; N > 0 spawns N
 // separate ingest processes (src/main.ts, LADDER_ROLES=ingest) in one consumer group.
@@ -146,7 +157,7 @@ try {
     ...(await deleteKafkaState(kafka, [SUBMIT_TOPIC, `${SUBMIT_TOPIC}.dlq`], SUBMIT_TOPIC)),
   ];
   for (const p of problems) console.error(`cleanup: ${p}`);
-  await pg.sql`truncate match_results, standings`;
+  await pg.sql`truncate match_results, standings, player_scopes`;
   lock.release();
   redis.disconnect();
   await pg.close();
@@ -155,7 +166,7 @@ try {
 async function run(): Promise<void> {
   const load0 = os.loadavg();
   // Same row counts before each run, so the runs compare (the tables are ours alone).
-  await pg.sql`truncate match_results, standings`;
+  await pg.sql`truncate match_results, standings, player_scopes`;
   const [raw, ladder, viaKafka] = [
     await createSeason('raw'),
     await createSeason('ladder'),
@@ -283,6 +294,25 @@ async function run(): Promise<void> {
     }
   }
 
+  // s. scopes: the same traffic three times on fresh seasons, without, with the lookup, with scopes.
+  if (runs('s')) {
+    const scopeCases = [
+      ['s. b, the same run, no scope lookup', false],
+      ['s. b looking up scopes, no player has any', true],
+      ['s. b, every player in a region and a clan', true],
+    ] as const;
+    for (const [i, [label, lookup]] of scopeCases.entries()) {
+      if (i === 2) await giveScopes(pg.sql, traffic);
+      const season = await createSeason(`scopes ${i}`);
+      seasons.push(season);
+      await checkpoint();
+      const sr = await timed(() =>
+        ladderApply(season, withMatchTag(traffic, 0x50 + i), lookup ? createPlayerScopesStore(pg.sql) : undefined),
+      );
+      rows.push({ scenario: label, results: N, seconds: sr.seconds, cpu: sr.cpu, note: sr.value.note });
+    }
+  }
+
   const e: SubmitReport[] = [];
   if (runs('e')) {
     const ladder = builtLadder();
@@ -378,7 +408,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: numb
  * ladder's real write path (results-store + board-writer under applyResults), one chunk at a time
  * like one consumer partition. Both stores are wrapped in timers to split the time PG vs Redis.
  */
-async function ladderApply(season: Season, traffic: readonly BenchResult[]) {
+async function ladderApply(season: Season, traffic: readonly BenchResult[], scopes?: ScopesLookup) {
   const inner = { store: createResultsStore(pg.sql), boards: createBoardWriter(redis, config.windowTtlSeconds) };
   const spent = { pg: 0, redis: 0 };
   const store: ResultsStore = {
@@ -404,7 +434,10 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[]) {
   const total: ApplyReport = { inserted: 0, changed: 0, unencodable: [] };
   const results = toAccepted(traffic, season.id);
   for (let i = 0; i < results.length; i += CHUNK) {
-    const r = await applyResults({ store, boards, seasonOf: () => season, now: Date.now }, results.slice(i, i + CHUNK));
+    const r = await applyResults(
+      { store, boards, scopes, seasonOf: () => season, now: Date.now },
+      results.slice(i, i + CHUNK),
+    );
     total.inserted += r.inserted;
     total.changed += r.changed;
     total.unencodable.push(...r.unencodable);

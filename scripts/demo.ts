@@ -142,6 +142,7 @@ function banner(o: {
            ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
            ${o.royaleId} "Demo battle royale"  three boards: points, lap_time (fastest first), royale (wins, then kills)
  Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to all three seasons.
+ Players live in 10 regions (BR-SP, US-CA, DE, JP, ...) and most are in one of 8 clans (wolves, ravens, ...).
 
  Paste into GraphiQL:
 
@@ -159,6 +160,10 @@ function banner(o: {
 
    # a board of several keys: wins, then kills, then who got there first
    { leaderboard(seasonId: ${o.royaleId}, board: "royale") { top(limit: 5) { rank keys player { displayName } } } }
+
+   # the same board within a country (players in BR-SP and BR-RJ) and within a clan, with each global rank
+   { leaderboard(seasonId: ${o.bestId}, scope: { region: "BR" }) { size top(limit: 5) { rank globalRank player { displayName } } } }
+   { leaderboard(seasonId: ${o.bestId}, scope: { group: "wolves" }) { top(limit: 5) { rank globalRank points } } }
 
    # live: the top 5 of the weekly total, pushed as it changes (press ▶ and watch)
    subscription { topChanged(seasonId: ${o.sumId}, limit: 5) { rank playerId points } }

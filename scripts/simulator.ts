@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLadderClient, LadderError } from '../src/client/ladder-client.js';
 
-/** What startSimulator needs: player ids are 1..players; each match counts in every season, in one submission. */
+/** What startSimulator needs: player ids are FIRST_PLAYER_ID..+players; each match counts in every season, in one submission. */
 export interface SimulatorOptions {
   url: string;
   apiKey: string;
@@ -38,6 +38,15 @@ function hash32(n: number): number {
 
 const CHARACTERS = ['Kestrel', 'Ember', 'Vanta', 'Juno', 'Rook', 'Sable', 'Orion', 'Mako'];
 const MAPS = ['Harbor', 'Dunes', 'Citadel', 'Glacier'];
+// Where the demo's players live and which clan they are in (docs/design.md#scopes).
+const REGIONS = ['BR-SP', 'BR-RJ', 'US-CA', 'US-NY', 'DE', 'FR', 'JP', 'KR', 'GB', 'PL'];
+const CLANS = ['wolves', 'ravens', 'otters', 'foxes', 'owls', 'lynx', 'bears', 'hawks'];
+
+/** A player's region and clan (none for one player in four), the same in every run. */
+export function scopesFor(id: number): { region: string; groups: string[] } {
+  const h = hash32(id * 7 + 3);
+  return { region: REGIONS[h % REGIONS.length]!, groups: h % 4 === 0 ? [] : [CLANS[(h >>> 8) % CLANS.length]!] };
+}
 
 const ADJECTIVES =
   'Swift Silent Crimson Lucky Brave Frosty Sneaky Mighty Clever Wild Golden Shadow Rapid Stormy Iron Cosmic Fuzzy Grumpy Jolly Nimble'.split(
@@ -70,8 +79,14 @@ function idOfActivityRank(rank: number, players: number): number {
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   let stride = 7919;
   while (gcd(stride, players) !== 1) stride += 2;
-  return ((rank * stride + 4242) % players) + 1;
+  return ((rank * stride + 4242) % players) + FIRST_PLAYER_ID;
 }
+
+/**
+ * The simulated players' first id: away from the small ids tests generate, since the simulator
+ * gives its players regions and clans, which are each player's everywhere (docs/design.md#scopes).
+ */
+export const FIRST_PLAYER_ID = 1_000_001;
 
 /** The id of the simulated player who plays the most: a good one to look up with `around`. */
 export function regularPlayerId(players: number): string {
@@ -169,7 +184,8 @@ export function startSimulator(opts: SimulatorOptions) {
       ...(statMaxes.size > 0 ? { stats: statsFor(id, i === winner, statMaxes) } : {}),
       // What a game server attaches to a result; the board shows the one of the result that set the standing.
       metadata: { character: CHARACTERS[hash32(id) % CHARACTERS.length]!, map },
-      ...(named.has(id) ? {} : { displayName: playerName(id) }),
+      // Name and scopes once per run: each is stored, and scopes cost ingest a step (docs/design.md#scopes).
+      ...(named.has(id) ? {} : { displayName: playerName(id), scopes: scopesFor(id) }),
     }));
     const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
     const input = { matchId: randomUUID(), seasonIds: [...opts.seasonIds], endedAt: endedAt.toISOString(), results };

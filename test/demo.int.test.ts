@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_REDIS_URL, testConfig, uniqueName } from './support/env.js';
 import { freePort, freePortPair, request, spawnEntry, until, type Entry } from './support/process.js';
 import { CLUSTER_NODES, ensureRedisCluster } from './support/redis-cluster.js';
-import { openServices, type Services } from './support/services.js';
+import { openServices, waitFor, type Services } from './support/services.js';
 
 const DEMO_SEASONS = ['Demo season', 'Demo weekly total', 'Demo season (3 shards)'];
 
@@ -123,6 +123,17 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
   };
   if (placed.leaderboard.entry) expect(placed.leaderboard.entry.percentile).toBeGreaterThan(0);
   if (placed.leaderboard.cutoff) expect(placed.leaderboard.cutoff.points).toBeGreaterThan(0);
+
+  // ...and its country board: the simulated players live in regions, BR holds BR-SP and BR-RJ.
+  const countryQuery = /\{ leaderboard\(seasonId: \d+, scope: \{ region: "BR" \}\) .*/.exec(entry.stdout)?.[0];
+  expect(countryQuery, entry.stdout).toBeDefined();
+  await waitFor('players in BR', async () => {
+    const country = (await gql(countryQuery!)) as {
+      leaderboard: { size: number; top: Array<{ rank: number; globalRank: number }> };
+    };
+    const { size, top } = country.leaderboard;
+    return size > 0 && top.every((e, i) => e.rank === i + 1 && e.globalRank >= e.rank);
+  });
 
   // DEMO_DURATION_S=20: the demo stops the simulator, then the service, and exits 0.
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);

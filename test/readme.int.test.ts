@@ -66,10 +66,12 @@ beforeAll(async () => {
   expect(entry.stdout).toContain('Seasons:  1 "Demo season"');
   const gql = (query: string) => post({ query });
   await until(
-    'players 7, 42 and 99 ranked',
+    'players 1000007, 1000042 and 1000099 ranked',
     60_000,
     async () => {
-      const { data } = await gql('{ leaderboard(seasonId: 1) { friends(playerIds: ["7", "42", "99"]) { rank } } }');
+      const { data } = await gql(
+        '{ leaderboard(seasonId: 1) { friends(playerIds: ["1000007", "1000042", "1000099"]) { rank } } }',
+      );
       return data?.leaderboard.friends.length === 3 ? true : undefined;
     },
     entry,
