@@ -122,6 +122,8 @@ export interface Config {
     readonly clientId: string;
     readonly topic: string;
     readonly dlqTopic: string;
+    /** Where granted rewards go for the game's economy service, keyed by their idempotency key. */
+    readonly rewardsTopic: string;
     readonly partitions: number;
     readonly groupId: string;
     /**
@@ -237,6 +239,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       clientId: e.KAFKA_CLIENT_ID,
       topic: e.KAFKA_TOPIC,
       dlqTopic: `${e.KAFKA_TOPIC}.dlq`,
+      rewardsTopic: `${e.KAFKA_TOPIC}.rewards`,
       partitions: e.KAFKA_PARTITIONS,
       groupId: e.KAFKA_GROUP_ID,
       appliesInFlight: e.INGEST_APPLIES_IN_FLIGHT,

@@ -2,6 +2,7 @@
 import { isDomainError, rateLimited, unavailable } from '../domain/errors.js';
 import { scopesMessage } from '../domain/scopes.js';
 import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
+import { createRewardsStore } from '../postgres/rewards-store.js';
 import { boardExpireAt } from '../domain/board.js';
 import type { Services } from '../graphql/context.js';
 import type { ResultProducer } from '../kafka/producer.js';
@@ -85,6 +86,7 @@ export function createServices(
         throw unavailable('the result queue is unavailable; retry', err);
       });
     },
+    rewards: bounded(createRewardsStore(deps.sql), deadline),
     playerScopes: async (playerId) => (await deadline(() => scopeStore.of([playerId]))).get(playerId) ?? null,
     submit: async (input) => {
       try {

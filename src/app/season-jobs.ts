@@ -12,6 +12,10 @@ import { ADVISORY_LOCKS, withTryAdvisoryLock } from '../postgres/advisory-lock.j
 import type { Db, Sql } from '../postgres/client.js';
 import { createSeasonLifecycleStore } from '../postgres/season-lifecycle-store.js';
 import { createSeasonKeys } from '../redis/season-keys.js';
+import { dbOf } from '../redis/client.js';
+import { rewardsChannel } from '../redis/keys.js';
+import { createRewardsPublisher } from '../kafka/rewards-producer.js';
+import { createRewardsStore } from '../postgres/rewards-store.js';
 import {
   closeSeason,
   type CloseDeps,
@@ -46,10 +50,20 @@ export function createSeasonJobs(deps: {
   const store = createSeasonLifecycleStore(deps.pg);
   const seasonsRepo = createSeasonsRepo(deps.pg.db);
   const progress = createIngestProgress(deps.kafka, config.kafka.topic, config.kafka.groupId);
+  // Granted rewards go to Kafka for the economy service, and to connected players (rewardGranted).
+  const rewards = createRewardsPublisher(
+    deps.kafka,
+    config.kafka.rewardsTopic,
+    createRewardsStore(deps.pg.sql),
+    async (granted) => {
+      await deps.redis.publish(rewardsChannel(dbOf(deps.redis)), JSON.stringify(granted));
+    },
+  );
   const closeDeps: CloseDeps = {
     store,
     ingest: progress,
     keys: createSeasonKeys(deps.redis),
+    rewards,
     invalidate: deps.invalidate,
     cacheTtlMs: config.seasons.cacheTtlMs,
     graceMs: config.seasons.closeGraceMs,
@@ -79,6 +93,8 @@ export function createSeasonJobs(deps: {
       finalized: sum.finalized || r.finalized,
       boards: sum.boards + r.boards,
       rows: sum.rows + r.rows,
+      rewards: sum.rewards + r.rewards,
+      rewardsPublished: sum.rewardsPublished + r.rewardsPublished,
       keysRemoved: sum.keysRemoved + r.keysRemoved,
       durationMs: Math.max(sum.durationMs, r.durationMs),
     }));
@@ -142,6 +158,7 @@ export function createSeasonJobs(deps: {
     async stop(): Promise<void> {
       await scheduler.stop();
       await progress.close();
+      await rewards.stop();
     },
   };
 }

@@ -21,7 +21,9 @@ export function closeProgressLine(p: CloseProgress): string {
         ? 'the ingest group has applied every result Kafka held'
         : `waiting for the ingest group to apply what Kafka held: ${p.behind.length} partition(s) behind (${partitions(p.behind)})`;
     case 'finalize':
-      return 'writing every final rank to PostgreSQL';
+      return 'writing every final rank, and the rewards they earn, to PostgreSQL';
+    case 'publishRewards':
+      return 'sending the rewards Kafka has not acknowledged yet to the rewards topic';
     case 'waitReaders':
       return `waiting ${seconds(p.waitMs)} for every process to read the season from PostgreSQL (SEASON_CACHE_TTL_MS)`;
     case 'removeKeys':

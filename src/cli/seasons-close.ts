@@ -18,8 +18,8 @@ export const seasonsClose: Command = {
     const r = await withApp(config, (app) => app.seasonJobs.close(seasonId, by, undefined, progress));
     ctx.out(
       r.finalized
-        ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
-        : `season ${seasonId} was already closed and final; ${r.keysRemoved} leftover Redis keys removed`,
+        ? `closed season ${seasonId}: ${r.rows} final standings on ${r.boards} boards, ${r.rewards} rewards granted (${r.rewardsPublished} sent), ${r.keysRemoved} Redis keys removed, in ${(r.durationMs / 1000).toFixed(1)} s`
+        : `season ${seasonId} was already closed and final; ${r.rewardsPublished} rewards sent, ${r.keysRemoved} leftover Redis keys removed`,
     );
   },
 };

@@ -1,3 +1,4 @@
+import type { RewardRule } from './rewards.js';
 import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
 import { validateShardBounds, type ShardLayout } from './shards.js';
 
@@ -65,6 +66,8 @@ export interface Season {
   parentId?: number | null | undefined;
   /** On a season's own row: its further boards, in the order they were declared. */
   boards?: readonly Season[] | undefined;
+  /** On a season's own row: its reward rules, granted at its close (domain/rewards.ts). */
+  rewards?: readonly RewardRule[] | null | undefined;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -88,6 +91,8 @@ export interface SeasonDefinition {
   stat?: string | undefined;
   keys?: readonly BoardKey[] | undefined;
   parentId?: number | undefined;
+  /** On a season's own definition: its reward rules, checked (domain/rewards.ts rewardRulesOf). */
+  rewards?: readonly RewardRule[] | undefined;
 }
 
 /** Every board of a season, its own first; a further board has only itself. */

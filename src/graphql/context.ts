@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import DataLoader from 'dataloader';
 import type { PlayerScopes } from '../domain/scopes.js';
+import type { Reward } from '../domain/rewards.js';
 import { idOfBoard, type Board, type BoardOfId } from '../domain/board.js';
 import type { RankPoint } from '../domain/rank-history.js';
 import type { PlacedStanding } from '../domain/placing.js';
@@ -38,6 +39,11 @@ export interface Services {
   submit(input: SubmissionInput, principal: Principal): Promise<{ matchId: string; accepted: number }>;
   /** Queues a change of a player's scopes (Kafka, in order with their results); UNAVAILABLE without Kafka. */
   setPlayerScopes(playerId: string, scopes: PlayerScopes): Promise<void>;
+  /** Rewards granted at closes (postgres/rewards-store.ts): a player's, and claims. */
+  rewards: {
+    forPlayer(playerId: string, seasonId: number | null, limit: number): Promise<Reward[]>;
+    claim(key: string): Promise<Reward | undefined>;
+  };
   /** The player's scopes as ingest last applied them; null: none set. */
   playerScopes(playerId: string): Promise<PlayerScopes | null>;
   boards: LeaderboardReads;

@@ -11,6 +11,7 @@ import './player-admin.js';
 import './reconcile.js';
 import './audit-log.js';
 import './subscriptions.js';
+import './rewards.js';
 
 builder.queryType({});
 builder.mutationType({});

@@ -11,6 +11,8 @@ import { requireScope } from './auth.js';
 import type { Context } from './context.js';
 import { BoardInput, BoardRef } from './boards.js';
 import { builder } from './builder.js';
+import { RewardRuleInput, RewardRuleRef } from './rewards.js';
+import { MAX_REWARD_RULES } from '../domain/rewards.js';
 import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum, WindowEnum } from './scalars.js';
 
 export const SeasonRef = builder.objectRef<Season>('Season');
@@ -26,6 +28,11 @@ SeasonRef.implement({
     scoring: t.expose('scoring', { type: ScoringModeEnum }),
     order: t.expose('order', { type: SortOrderEnum }),
     rankStyle: t.expose('rankStyle', { type: RankStyleEnum }),
+    rewards: t.field({
+      type: [RewardRuleRef],
+      description: 'its reward rules, granted once at its close from the final ranks',
+      resolve: (s) => [...(s.rewards ?? [])],
+    }),
     maxPointsPerMatch: t.exposeInt('maxPointsPerMatch'),
     shards: t.int({
       description: 'Score-range shards of each board in Redis (1: one key per board; docs/scale-out.md)',
@@ -107,6 +114,11 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
       required: false,
       description:
         'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
+    }),
+    rewards: t.field({
+      type: [RewardRuleInput],
+      required: false,
+      description: `Up to ${MAX_REWARD_RULES} rules granted once at the close from the final ranks (docs/design.md#rewards)`,
     }),
   }),
 });

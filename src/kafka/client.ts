@@ -43,12 +43,13 @@ export function createKafka(opts: { brokers: readonly string[]; clientId: string
   });
 }
 
-/** Creates the topic and its DLQ when missing (idempotent). */
-async function ensureTopics(admin: Admin, topic: string, dlqTopic: string, partitions: number): Promise<void> {
+/** Creates the topic, its DLQ and the rewards topic when missing (idempotent). */
+async function ensureTopics(admin: Admin, topics: Topics): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = [
-    { topic, numPartitions: partitions },
-    { topic: dlqTopic, numPartitions: 1 },
+    { topic: topics.topic, numPartitions: topics.partitions },
+    { topic: topics.dlqTopic, numPartitions: 1 },
+    ...(topics.rewardsTopic ? [{ topic: topics.rewardsTopic, numPartitions: topics.partitions }] : []),
   ].filter((t) => !existing.has(t.topic));
   if (missing.length === 0) return;
   // Concurrent creators race; createTopics answers false rather than failing for existing topics.
@@ -77,15 +78,19 @@ async function waitForTopics(admin: Admin, topics: string[]): Promise<void> {
   }
 }
 
-/** Connects an admin client just long enough to make sure the topic and its DLQ exist. */
-export async function ensureTopicsExist(
-  kafka: Kafka,
-  topics: { topic: string; dlqTopic: string; partitions: number },
-): Promise<void> {
+interface Topics {
+  topic: string;
+  dlqTopic: string;
+  rewardsTopic?: string;
+  partitions: number;
+}
+
+/** Connects an admin client just long enough to make sure the topics exist. */
+export async function ensureTopicsExist(kafka: Kafka, topics: Topics): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    await ensureTopics(admin, topics.topic, topics.dlqTopic, topics.partitions);
+    await ensureTopics(admin, topics);
   } finally {
     await admin.disconnect();
   }

@@ -83,3 +83,17 @@ export function inScope(sql: Sql | Tx, column: postgres.Fragment, scope: string)
     : sql`select player_id from player_scopes where groups @> array[${name}]::text[]`;
   return sql`${column} in (${members})`;
 }
+
+/**
+ * The scopes of a player_scopes row `p` as a text[] (domain/scopes.ts scopesOf in SQL: a
+ * subdivision's player is in its country too): its regions, its groups, or both.
+ */
+export function scopesOfRow(sql: Sql | Tx, kind: 'REGION' | 'GROUP' | 'ALL' = 'ALL'): postgres.Fragment {
+  const regions = sql`case when p.region is null then '{}'::text[]
+           when strpos(p.region, '-') > 0 then array['r:' || split_part(p.region, '-', 1), 'r:' || p.region]
+           else array['r:' || p.region] end`;
+  const groups = sql`array(select 'g:' || g from unnest(p.groups) g)`;
+  if (kind === 'REGION') return regions;
+  if (kind === 'GROUP') return groups;
+  return sql`(${regions} || ${groups})`;
+}

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { BoardKey } from '../domain/season.js';
+import type { RewardRule } from '../domain/rewards.js';
 import type { ShardLayout } from '../domain/shards.js';
 import {
   type AnyPgColumn,
@@ -69,6 +70,8 @@ export const seasons = pgTable(
     stat: text('stat').notNull().default('points'),
     /** The keys of a multi-key board ([{stat, order, max}], domain/board-keys.ts); null: one key, `stat`. */
     boardKeys: jsonb('board_keys').$type<BoardKey[]>(),
+    /** On a season's own row: its reward rules (domain/rewards.ts), granted at its close. */
+    rewardRules: jsonb('reward_rules').$type<RewardRule[]>(),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
@@ -84,6 +87,37 @@ export const players = pgTable('players', {
   displayName: text('display_name'),
   updatedAt: tstz('updated_at').notNull().defaultNow(),
 });
+
+/**
+ * Every reward granted (docs/design.md#rewards): one row per idempotency key, written in the
+ * transaction that finalizes the season, so exactly once. `published_at` is set once Kafka
+ * acknowledged it (the outbox: unpublished rows are sent again after a crash, with the same key).
+ */
+export const rewards = pgTable(
+  'rewards',
+  {
+    key: text('key').primaryKey(),
+    seasonId: integer('season_id').notNull(),
+    board: text('board').notNull(),
+    window: boardWindow('window').notNull(),
+    period: text('period').notNull(),
+    scope: text('scope').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    rule: text('rule').notNull(),
+    rank: integer('rank').notNull(),
+    points: bigint('points', { mode: 'number' }).notNull(),
+    reward: jsonb('reward').notNull(),
+    grantedAt: tstz('granted_at').notNull().defaultNow(),
+    publishedAt: tstz('published_at'),
+    claimedAt: tstz('claimed_at'),
+  },
+  (t) => [
+    index('rewards_player').on(t.playerId, t.grantedAt),
+    index('rewards_unpublished')
+      .on(t.seasonId)
+      .where(sql`${t.publishedAt} is null`),
+  ],
+);
 
 /**
  * Where each player ranks besides the whole board (docs/design.md#scopes): a region and groups,

@@ -35,6 +35,7 @@ export function toSeason(row: SeasonRow): Season {
     stat: row.stat,
     keys: row.boardKeys,
     parentId: row.parentId,
+    ...(row.rewardRules ? { rewards: row.rewardRules } : {}),
   };
 }
 
@@ -85,6 +86,7 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
         ...(def.stat === undefined ? {} : { stat: def.stat }),
         ...(def.keys === undefined ? {} : { boardKeys: [...def.keys] }),
         ...(def.parentId === undefined ? {} : { parentId: def.parentId }),
+        ...(def.rewards && def.rewards.length > 0 ? { rewardRules: [...def.rewards] } : {}),
       })
       .returning();
     return toSeason(row!);

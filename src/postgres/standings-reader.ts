@@ -3,6 +3,7 @@ import { finished } from 'node:stream/promises';
 import type { SortOrder, Window } from '../domain/season.js';
 import type { StandingsPage } from '../domain/standings-page.js';
 import { epochMs, type Sql } from './client.js';
+import { scopesOfRow } from './player-scopes-store.js';
 
 /** Reads standings back out of PostgreSQL for rebuilds and checks. */
 export function createStandingsReader(sql: Sql) {
@@ -64,11 +65,7 @@ async function* scopePages(
   const rows = sql<Array<{ scope: string; player_id: string; points: string; achieved_ms: string }>>`
     select sc.scope, s.player_id::text, s.points::text, ${epochMs(sql, 's.achieved_at')}::text as achieved_ms
     from standings s join player_scopes p using (player_id)
-    cross join lateral unnest(
-      case when p.region is null then '{}'::text[]
-           when strpos(p.region, '-') > 0 then array['r:' || split_part(p.region, '-', 1), 'r:' || p.region]
-           else array['r:' || p.region] end
-      || array(select 'g:' || g from unnest(p.groups) g)) as sc(scope)
+    cross join lateral unnest(${scopesOfRow(sql)}) as sc(scope)
     where s.season_id = ${seasonId} and s."window" = ${window}::board_window and s.period = ${period}
     order by sc.scope collate "C", s.points ${dir}, s.achieved_at`.cursor(pageSize);
   let page: StandingsPage | undefined;

@@ -110,6 +110,11 @@ export function namesChannel(db: number): string {
   return `ladder:${db}:names`;
 }
 
+/** Pub/sub channel of granted rewards in database `db`: a JSON list of rewards (domain/rewards.ts). */
+export function rewardsChannel(db: number): string {
+  return `ladder:${db}:rewards`;
+}
+
 /** Pattern matching every season's updates channel of database `db`. */
 export function allUpdatesPattern(db: number): string {
   return `ladder:${db}:updates:s*`;

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type { Window } from '../domain/season.js';
 import type { BoardEvent, MemberChange } from '../service/board-events.js';
 import { dbOf } from './client.js';
-import { allUpdatesPattern, namesChannel, seasonOfChannel } from './keys.js';
+import { allUpdatesPattern, namesChannel, rewardsChannel, seasonOfChannel } from './keys.js';
+import type { Reward } from '../domain/rewards.js';
 
 /** A message as applyStandings-4, setStandings-4 and swapBoard-4 publish it. */
 interface RawMessage {
@@ -28,6 +29,16 @@ function boardOfLabel(label: string): { window: Window; period: string; scope?: 
       ? { window: 'SEASON' as Window, period: '' }
       : { window: board.slice(0, i) as Window, period: board.slice(i + 1) };
   return at < 0 ? wp : { ...wp, scope: label.slice(at + 1) };
+}
+
+/** Granted rewards as season-jobs.ts publishes them (JSON: dates as ISO strings). */
+function decodeRewards(message: string): Reward[] {
+  const list = JSON.parse(message) as Array<Reward & { grantedAt: string; claimedAt: string | null }>;
+  return list.map((r) => ({
+    ...r,
+    grantedAt: new Date(r.grantedAt),
+    claimedAt: r.claimedAt ? new Date(r.claimedAt) : null,
+  }));
 }
 
 /** A published message as a BoardEvent. */
@@ -62,6 +73,7 @@ export function decodeBoardEvent(channel: string, message: string): BoardEvent {
  */
 export function createLivePubSub(publisher: Redis, subscriber: Redis) {
   const names = namesChannel(dbOf(publisher));
+  const rewards = rewardsChannel(dbOf(publisher));
   const pubsub = new RedisPubSub({
     publisher,
     subscriber,
@@ -69,7 +81,9 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
     // into ioredis's event handler, where it would end the process.
     deserializer: (message: string | Buffer, { channel }: { channel: string }) => {
       try {
-        return channel === names ? JSON.parse(message.toString()) : decodeBoardEvent(channel, message.toString());
+        if (channel === names) return JSON.parse(message.toString());
+        if (channel === rewards) return decodeRewards(message.toString());
+        return decodeBoardEvent(channel, message.toString());
       } catch {
         return undefined;
       }
@@ -84,7 +98,12 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
      * Calls `onEvent` for every update of every season, `onNames` with the ids of players whose
      * display name changed, `onLost` after a reconnect; returns the unsubscribe.
      */
-    async subscribe(on: { event(e: BoardEvent): void; names(ids: string[]): void; lost(): void }): Promise<() => void> {
+    async subscribe(on: {
+      event(e: BoardEvent): void;
+      names(ids: string[]): void;
+      rewards?(granted: Reward[]): void;
+      lost(): void;
+    }): Promise<() => void> {
       const onReady = () => {
         if (wasReady) on.lost();
         wasReady = true;
@@ -101,6 +120,9 @@ export function createLivePubSub(publisher: Redis, subscriber: Redis) {
         ),
         await pubsub.subscribe<string[]>(names, (n) => {
           if (Array.isArray(n)) on.names(n.map(String));
+        }),
+        await pubsub.subscribe<Reward[]>(rewards, (r) => {
+          if (Array.isArray(r)) on.rewards?.(r);
         }),
       ];
       return () => {

@@ -12,6 +12,8 @@ export interface CloseRequest {
 export interface FinalizeReport {
   boards: number;
   rows: number;
+  /** Rewards granted from the final standings (docs/design.md#rewards). */
+  rewards?: number;
 }
 
 /** The season's lifecycle state in PostgreSQL. */
@@ -42,7 +44,7 @@ export interface SeasonKeys {
   remove(seasonId: number): Promise<number>;
 }
 
-type CloseStep = 'waitInFlight' | 'drain' | 'finalize' | 'waitReaders' | 'removeKeys';
+type CloseStep = 'waitInFlight' | 'drain' | 'finalize' | 'publishRewards' | 'waitReaders' | 'removeKeys';
 
 /** A partition the ingest group has not applied up to the close's target yet. */
 export interface PartitionBehind {
@@ -56,12 +58,17 @@ export interface PartitionBehind {
 export type CloseProgress =
   | { step: 'waitInFlight' | 'waitReaders'; waitMs: number }
   | { step: 'drain'; behind: PartitionBehind[] }
-  | { step: 'finalize' | 'removeKeys' };
+  | { step: 'finalize' | 'publishRewards' | 'removeKeys' };
 
 export interface CloseDeps {
   store: CloseStore;
   ingest: IngestProgress;
   keys: SeasonKeys;
+  /**
+   * Sends the season's granted rewards Kafka has not acknowledged yet (the outbox); returns how
+   * many. Absent: rewards wait in PostgreSQL for a process that has it.
+   */
+  rewards?: { publish(season: Season): Promise<number> };
   /** Drops this process's cached copy of the season; other processes see the change within cacheTtlMs. */
   invalidate(seasonId: number): void;
   /** TTL of the season cache of every API and ingest process. */
@@ -84,6 +91,9 @@ export interface CloseReport {
   finalized: boolean;
   boards: number;
   rows: number;
+  /** Rewards granted by this close, and rewards sent to Kafka by this run (a re-run sends what a crash left). */
+  rewards: number;
+  rewardsPublished: number;
   keysRemoved: number;
   durationMs: number;
   /** Milliseconds spent in each step. */
@@ -141,6 +151,9 @@ export async function closeSeason(
   const written = await deps.store.finalize(season, by);
   lap('finalize');
   deps.invalidate(seasonId);
+  progress({ step: 'publishRewards' });
+  const rewardsPublished = (await deps.rewards?.publish(season)) ?? 0;
+  lap('publishRewards');
   // Readers switch to PostgreSQL when their cached season shows finalized_at: until every cache
   // expired, some still read Redis, so the keys must outlive them.
   progress({ step: 'waitReaders', waitMs: deps.cacheTtlMs });
@@ -154,13 +167,15 @@ export async function closeSeason(
     finalized: written !== undefined,
     boards: written?.boards ?? 0,
     rows: written?.rows ?? 0,
+    rewards: written?.rewards ?? 0,
+    rewardsPublished,
     keysRemoved,
     durationMs: now() - started,
     steps,
   };
 }
 
-/** A finalized season: only finishes a key cleanup that a crash interrupted. */
+/** A finalized season: only finishes what a crash interrupted, the rewards' publication and the key cleanup. */
 async function sweep(deps: CloseDeps, season: Season, started: number, signal?: AbortSignal): Promise<CloseReport> {
   const now = deps.now ?? Date.now;
   const report: CloseReport = {
@@ -168,6 +183,8 @@ async function sweep(deps: CloseDeps, season: Season, started: number, signal?: 
     finalized: false,
     boards: 0,
     rows: 0,
+    rewards: 0,
+    rewardsPublished: (await deps.rewards?.publish(season)) ?? 0,
     keysRemoved: 0,
     durationMs: 0,
     steps: {},

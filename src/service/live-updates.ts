@@ -3,6 +3,7 @@ import { unavailable } from '../domain/errors.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { createCodec } from '../domain/score-codec.js';
 import { seasonIdOf, type Season } from '../domain/season.js';
+import type { Reward } from '../domain/rewards.js';
 import type { BoardEvent } from './board-events.js';
 import { pushStream } from './push-stream.js';
 import type { TopSnapshot } from './top-cache.js';
@@ -27,7 +28,8 @@ export interface RecordUpdate {
  * process once (one pattern subscription, see redis/live-pubsub.ts) and are fanned out here.
  */
 export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usable(): boolean }) {
-  const open = { recordUpdated: 0, topChanged: 0, rankChanged: 0 };
+  const open = { recordUpdated: 0, topChanged: 0, rankChanged: 0, rewardGranted: 0 };
+  const rewardListeners = new Map<string, Set<(r: Reward) => void>>();
   const bySeason = new Map<number, Set<(e: BoardEvent) => void>>();
   const counted = (kind: keyof typeof open, stop: () => void) => {
     open[kind]++;
@@ -118,6 +120,25 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
           ),
         { latestOnly: true },
       );
+    },
+
+    /** Rewards granted, as a close published them (redis/live-pubsub.ts). */
+    granted(rewards: readonly Reward[]): void {
+      for (const r of rewards) for (const l of rewardListeners.get(r.playerId) ?? []) l(r);
+    },
+
+    /** Each reward granted to the player from now on. */
+    rewardsOf(playerId: string): AsyncIterableIterator<Reward> {
+      if (!deps.usable()) throw unavailable('live updates are unavailable right now; retry');
+      return pushStream<Reward>((push) => {
+        let set = rewardListeners.get(playerId);
+        if (!set) rewardListeners.set(playerId, (set = new Set()));
+        set.add(push);
+        return counted('rewardGranted', () => {
+          set.delete(push);
+          if (set.size === 0) rewardListeners.delete(playerId);
+        });
+      });
     },
 
     /** Open subscriptions by kind (for /metrics and leak checks), and in-process event listeners. */

@@ -1,5 +1,6 @@
 // Where the update events an API process hears from Redis go (redis/live-pubsub.ts subscribe):
 // the board versions first, since the caches read them, then whatever pushes to clients.
+import type { Reward } from '../domain/rewards.js';
 import type { BoardEvent } from './board-events.js';
 
 /** What hears the events, each reduced to the calls routing makes. */
@@ -10,7 +11,7 @@ export interface BoardEventTargets {
   /** The top cache (top-cache.ts): the event's board moves to it, or watched tops of the season are re-read soon. */
   topCache: { heard(e: BoardEvent): void };
   /** Live subscriptions (live-updates.ts). */
-  live: { note(e: BoardEvent): void };
+  live: { note(e: BoardEvent): void; granted?(rewards: readonly Reward[]): void };
   seasons: { invalidate(seasonId: number): void };
   names: { invalidate(playerIds: readonly string[]): void; clear(): void };
 }
@@ -28,6 +29,9 @@ export function routeBoardEvents(t: BoardEventTargets) {
     },
     names(playerIds: string[]): void {
       t.names.invalidate(playerIds);
+    },
+    rewards(rewards: Reward[]): void {
+      t.live.granted?.(rewards);
     },
     lost(): void {
       // Events may have been missed while the connection was down: forget what they guarded.

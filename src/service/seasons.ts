@@ -1,7 +1,9 @@
 import { badInput, seasonNotFound } from '../domain/errors.js';
 import { checkName, packedMax, validateKeys } from '../domain/board-keys.js';
 import { boundsFromHistogram } from '../domain/shards.js';
+import { rewardRulesOf, type RewardRuleInput } from '../domain/rewards.js';
 import {
+  boardName,
   defaultSplit,
   seasonStatusAt,
   type BoardKey,
@@ -95,6 +97,8 @@ export interface NewSeasonInput {
   shardsFromSeasonId?: number | null;
   windows?: readonly Window[] | null;
   resetOffsetMinutes?: number | null;
+  /** Rewards granted at the close by final rank (docs/design.md#rewards). */
+  rewards?: readonly RewardRuleInput[] | null;
 }
 
 /** One board of a new season; unset rules are the season's. */
@@ -203,8 +207,15 @@ function seasonOfBoards(input: NewSeasonInput, boards: readonly NewBoardInput[])
   return { ...first!, boards: rest };
 }
 
-/** What createSeason takes: DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
+/** What createSeason takes (reward rules checked against its boards): DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
 export function newSeasonOf(input: NewSeasonInput): NewSeason {
+  const season = newSeasonWithoutRewards(input);
+  if (input.rewards == null || input.rewards.length === 0) return season;
+  const boards = [season, ...(season.boards ?? [])].map(boardName);
+  return { ...season, rewards: rewardRulesOf(input.rewards, boards) };
+}
+
+function newSeasonWithoutRewards(input: NewSeasonInput): NewSeason {
   if (input.boards != null) return seasonOfBoards(input, input.boards);
   if (input.maxPointsPerMatch == null)
     throw badInput('maxPointsPerMatch', 'maxPointsPerMatch is required (or boards, each with its maxValue)');

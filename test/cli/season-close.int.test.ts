@@ -34,16 +34,17 @@ describe('seasons close', () => {
       [
         'waiting 2.0 s for submissions already accepted to reach Kafka (SEASON_CACHE_TTL_MS + SEASON_CLOSE_GRACE_MS)',
         'the ingest group has applied every result Kafka held',
-        'writing every final rank to PostgreSQL',
+        'writing every final rank, and the rewards they earn, to PostgreSQL',
+        'sending the rewards Kafka has not acknowledged yet to the rewards topic',
         'waiting 1.0 s for every process to read the season from PostgreSQL (SEASON_CACHE_TTL_MS)',
         'removing its Redis keys',
       ].map((line) => `close season ${season.id}: ${line}`),
     );
-    const [waiting, , , , removing] = first.stderrLines;
+    const [waiting, , , , , removing] = first.stderrLines;
     expect(removing!.ms - waiting!.ms).toBeGreaterThanOrEqual(2_900);
     expect(first.stdout).toMatch(
       new RegExp(
-        `^closed season ${season.id}: \\d+ final standings on \\d+ boards, \\d+ Redis keys removed, in [\\d.]+ s\\n$`,
+        `^closed season ${season.id}: \\d+ final standings on \\d+ boards, 0 rewards granted \\(0 sent\\), \\d+ Redis keys removed, in [\\d.]+ s\\n$`,
       ),
     );
     expect(await s.redis.keys(`lb:{s${season.id}}*`)).toEqual([]);
@@ -58,7 +59,7 @@ describe('seasons close', () => {
     const again = await cli('seasons', 'close', '--season', String(season.id), '--reason', 'again');
     expect(again).toMatchObject({
       code: 0,
-      stdout: `season ${season.id} was already closed and final; 0 leftover Redis keys removed\n`,
+      stdout: `season ${season.id} was already closed and final; 0 rewards sent, 0 leftover Redis keys removed\n`,
     });
   }, 90_000);
 

@@ -77,7 +77,14 @@ describe('the close procedure', () => {
       keysRemoved: 3,
       durationMs: 20_400,
     });
-    expect(report.steps).toEqual({ waitInFlight: 15_000, drain: 400, finalize: 0, waitReaders: 5_000, removeKeys: 0 });
+    expect(report.steps).toEqual({
+      waitInFlight: 15_000,
+      drain: 400,
+      finalize: 0,
+      publishRewards: 0,
+      waitReaders: 5_000,
+      removeKeys: 0,
+    });
   });
 
   it('does nothing to a finalized season but check its keys', async () => {
