@@ -2,14 +2,19 @@
 // topChanged with each row's movement since the previous update; a searched player's entry and
 // neighbours follow rankChanged, under their rank line (the SEASON board's daily snapshots, then
 // now) and percentile; friends compare a pasted list of up to 1,000 ids, a page at a time; the
-// top's heading tells the board's size and what the top 1,000 takes. State lives in the URL
-// (?season=1&board=kills&window=DAY&player=42&friends=7,9) so a view can be shared or reloaded. A
-// multi-key board shows each entry's keys (wins · kills · time) where a board of one stat shows points.
+// top's heading tells the board's size and what the top 1,000 takes. Every board can be ranked
+// within a scope, the followed player's country, region or clan (playerScopes): then each entry
+// shows its global rank beside its rank in the scope. State lives in the URL
+// (?season=1&board=kills&window=DAY&player=42&friends=7,9&region=BR) so a view can be shared or
+// reloaded. A multi-key board shows each entry's keys (wins · kills · time) where a board of one
+// stat shows points.
 // Plain DOM on the typed client; compiled by `npm run build:web` (tsconfig.web.json).
 import {
   createLadderClient,
   type Entry,
   type LadderError,
+  type PlayerScopesQuery,
+  type ScopeInput,
   type SeasonsQuery,
   type Window,
 } from '../src/client/ladder-client.js';
@@ -26,6 +31,10 @@ const state = {
   friends: (params.get('friends') ?? '').split(',').filter(Boolean),
   /** A past day or week (its start, ISO), or undefined: the current one, live. */
   at: params.get('at') ?? undefined,
+  /** The region or group every board is ranked within (?region=BR, ?group=wolves); undefined: everyone. */
+  scope: scopeOf(
+    params.get('region') ? `r:${params.get('region')}` : params.get('group') ? `g:${params.get('group')}` : '',
+  ),
 };
 /** What this view is following: stopped and restarted when the season or board changes. */
 const stops: Array<() => void> = [];
@@ -40,7 +49,56 @@ function saveState(): void {
   if (state.player) p.set('player', state.player);
   if (state.friends.length > 0) p.set('friends', state.friends.join(','));
   if (state.at) p.set('at', state.at);
+  if (state.scope?.region) p.set('region', state.scope.region);
+  if (state.scope?.group) p.set('group', state.scope.group);
   history.replaceState(null, '', `${location.pathname}${p.size > 0 ? `?${p}` : ''}`);
+}
+
+// ---- scopes ----
+/** A scope as the picker's value: `r:BR`, `r:BR-SP`, `g:wolves`; '' for everyone. */
+function scopeKey(scope: ScopeInput | undefined): string {
+  if (scope?.region) return `r:${scope.region}`;
+  return scope?.group ? `g:${scope.group}` : '';
+}
+
+/** The scope of a picker value (scopeKey's inverse); undefined: everyone. */
+function scopeOf(key: string): ScopeInput | undefined {
+  if (key.startsWith('r:')) return { region: key.slice(2) };
+  return key.startsWith('g:') ? { group: key.slice(2) } : undefined;
+}
+
+/** "country BR", "region BR-SP", "clan wolves": a subdivision's code is its country's and a suffix. */
+function scopeLabel(key: string): string {
+  const scope = scopeOf(key);
+  if (scope?.region) return `${scope.region.includes('-') ? 'region' : 'country'} ${scope.region}`;
+  return scope?.group ? `clan ${scope.group}` : 'everyone';
+}
+
+/**
+ * The scope picker offers everyone, the followed player's country and region (a subdivision ranks
+ * in its country too) and their clans, and the scope picked (from a shared link, or a player
+ * followed before); hidden when that is everyone alone.
+ */
+function showScopes(scopes: PlayerScopesQuery['playerScopes']): void {
+  const keys = new Set<string>();
+  if (scopes?.region) {
+    keys.add(`r:${scopes.region.split('-')[0]}`);
+    keys.add(`r:${scopes.region}`);
+  }
+  for (const group of scopes?.groups ?? []) keys.add(`g:${group}`);
+  const picked = scopeKey(state.scope);
+  if (picked) keys.add(picked);
+  const select = $<HTMLSelectElement>('#scope');
+  select.replaceChildren(new Option('everyone', ''), ...[...keys].map((k) => new Option(scopeLabel(k), k)));
+  select.value = picked;
+  $('#scope-picker').hidden = keys.size === 0;
+}
+
+/** Reads the followed player's scopes for the picker (they hold across seasons and boards). */
+async function listScopes(): Promise<void> {
+  const player = state.player;
+  const scopes = player ? await client.playerScopes(player) : null;
+  if (player === state.player) showScopes(scopes);
 }
 
 function status(text: string, live = false): void {
@@ -73,8 +131,12 @@ function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
   if (move.cls === 'new') tr.className = 'new';
   else if (move.cls) tr.className = 'changed';
   if (e.playerId === state.player) tr.classList.add('me');
+  // Within a scope, the rank on the whole board beside the rank in the scope.
+  const global = state.scope ? [['global', e.globalRank === null ? '' : `#${count(e.globalRank)} global`]] : [];
+  if (state.scope && e.globalRank !== null) tr.dataset.globalRank = String(e.globalRank);
   for (const [cls, text] of [
     ['rank', `#${e.rank}`],
+    ...global,
     [`move ${move.cls}`, move.text],
     ['name', e.player?.displayName ?? e.playerId],
     ['points', e.keys ? e.keys.join(' · ') : String(e.points)],
@@ -120,17 +182,25 @@ function showTop(entries: Entry[]): void {
   // after an update, at most twice a second however often the top changes.
   sizeTimer ??= setTimeout(() => {
     sizeTimer = undefined;
-    void client
-      .cutoff({ seasonId: state.seasonId!, board: state.board, window: state.window, at: state.at, rank: CUTOFF_PLACE })
-      .then(
-        (b) => {
-          const needs = b?.cutoff ? ` · top ${count(CUTOFF_PLACE)} needs ${count(b.cutoff.points)} points` : '';
-          $('#size').textContent = b ? `of ${count(b.size)} players${needs}` : '';
-        },
-        () => {},
-      );
+    void client.cutoff({ ...boardVars(), rank: CUTOFF_PLACE }).then(
+      (b) => {
+        const needs = b?.cutoff ? ` · top ${count(CUTOFF_PLACE)} needs ${count(b.cutoff.points)} points` : '';
+        const within = state.scope ? ` in ${scopeLabel(scopeKey(state.scope))}` : '';
+        $('#size').textContent = b ? `of ${count(b.size)} players${within}${needs}` : '';
+      },
+      () => {},
+    );
   }, 500);
 }
+
+/** The board every read and subscription of the view is on: season, board, window, period and scope. */
+const boardVars = () => ({
+  seasonId: state.seasonId!,
+  board: state.board,
+  window: state.window,
+  at: state.at,
+  scope: state.scope,
+});
 
 const CUTOFF_PLACE = 1_000;
 const count = (n: number) => n.toLocaleString('en-US');
@@ -142,7 +212,10 @@ let playerRank: number | undefined;
 /** The searched player's daily snapshots (they change at midnight: read once per player and season). */
 let snapshots: { key: string; points: Array<{ at: string; rank: number | null }> } | undefined;
 
-/** The SEASON rank line: each daily snapshot, then `now`; rank 1 at the top. Hidden elsewhere. */
+/**
+ * The SEASON rank line: each daily snapshot, then `now`; rank 1 at the top. Hidden elsewhere.
+ * Snapshots are of the whole board: within a scope, `now` is the global rank and the caption says so.
+ */
 async function showRankLine(now: number | undefined): Promise<void> {
   const figure = $('#rank-line');
   const key = `${state.seasonId}/${state.board ?? ''}/${state.player}`;
@@ -170,7 +243,8 @@ async function showRankLine(now: number | undefined): Promise<void> {
   if (then?.rank == null) caption.textContent = 'no rank at the last daily snapshot';
   else {
     const move = movement(now, then.rank, false);
-    caption.textContent = `${move.text || '±0'} since ${then.at.slice(0, 10)} · ${snapshots.points.length} days kept`;
+    const global = state.scope ? 'global ' : '';
+    caption.textContent = `${global}${move.text || '±0'} since ${then.at.slice(0, 10)} · ${snapshots.points.length} days kept`;
   }
   figure.hidden = false;
 }
@@ -182,13 +256,7 @@ async function showPlayer(): Promise<void> {
     $('#around tbody').replaceChildren();
     return;
   }
-  const vars = {
-    seasonId: state.seasonId!,
-    board: state.board,
-    window: state.window,
-    at: state.at,
-    playerId: state.player,
-  };
+  const vars = { ...boardVars(), playerId: state.player };
   const [entry, around] = await Promise.all([client.entry(vars), client.around({ ...vars, radius: 3 })]);
   const e = entry?.entry;
   if (!e) {
@@ -197,12 +265,13 @@ async function showPlayer(): Promise<void> {
   } else {
     const move = movement(e.rank, playerRank, false);
     // The board's size is the heading's (one count on the page): the percentile says the share.
-    target.textContent = `#${e.rank} (top ${topPercent(e.percentile)}%) · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
+    const global = state.scope && e.globalRank !== null ? ` · #${count(e.globalRank)} global` : '';
+    target.textContent = `#${e.rank} (top ${topPercent(e.percentile)}%)${global} · ${e.player?.displayName ?? e.playerId} · ${e.points} points ${move.text}`;
     target.dataset.rank = String(e.rank);
     playerRank = e.rank;
   }
   $('#around tbody').replaceChildren(...(around?.around ?? []).map((a) => row(a)));
-  await showRankLine(e?.rank);
+  await showRankLine((state.scope ? e?.globalRank : e?.rank) ?? undefined);
 }
 
 // ---- friends ----
@@ -216,10 +285,7 @@ async function showFriends(): Promise<void> {
     state.friends.length === 0
       ? null
       : await client.friendsPage({
-          seasonId: state.seasonId!,
-          board: state.board,
-          window: state.window,
-          at: state.at,
+          ...boardVars(),
           playerIds: state.friends,
           first: FRIENDS_PAGE,
           after: friendsAfter,
@@ -245,27 +311,20 @@ function follow(): void {
   lastMoves = new Map();
   clearTimeout(sizeTimer);
   sizeTimer = undefined;
+  $('#size').textContent = '';
+  for (const th of document.querySelectorAll<HTMLElement>('th.global')) th.hidden = !state.scope;
   // A past period is read, not followed: its board changes only if results for it still arrive.
   const past = state.at !== undefined;
   const readTop = () =>
-    client
-      .top({
-        seasonId: state.seasonId!,
-        board: state.board,
-        window: state.window,
-        at: state.at,
-        limit: 100,
-        metadata: true,
-      })
-      .then((b) => {
-        status(`${state.window.toLowerCase()} of ${state.at!.slice(0, 10)}`);
-        showTop(b?.top ?? []);
-      }, failed);
+    client.top({ ...boardVars(), limit: 100, metadata: true }).then((b) => {
+      status(`${state.window.toLowerCase()} of ${state.at!.slice(0, 10)}`);
+      showTop(b?.top ?? []);
+    }, failed);
   if (past) void readTop();
   else
     stops.push(
       client.topChanged(
-        { seasonId: state.seasonId, board: state.board, window: state.window, limit: 100, metadata: true },
+        { ...boardVars(), limit: 100, metadata: true },
         (top) => {
           status('live', true);
           showTop(top);
@@ -295,7 +354,7 @@ function followPlayer(): void {
   if (state.player && state.seasonId) {
     // rankChanged follows the SEASON board; for a day or a week it is the cue to look again.
     stopPlayer = client.rankChanged(
-      { seasonId: state.seasonId, board: state.board, playerId: state.player },
+      { seasonId: state.seasonId, board: state.board, scope: state.scope, playerId: state.player },
       () => {
         void showPlayer().catch(failed);
       },
@@ -374,6 +433,8 @@ async function start(): Promise<void> {
   const seasonOf = (id: number) => seasons.find((s) => s.id === id);
   showWindows(showBoards(seasonOf(state.seasonId!)));
   $<HTMLInputElement>('#player').value = state.player;
+  showScopes(null);
+  void listScopes().catch(failed);
   $<HTMLTextAreaElement>('#friends').value = state.friends.join(', ');
 
   select.addEventListener('change', () => {
@@ -401,10 +462,15 @@ async function start(): Promise<void> {
     state.at = (ev.target as HTMLSelectElement).value || undefined;
     follow();
   });
+  $<HTMLSelectElement>('#scope').addEventListener('change', (ev) => {
+    state.scope = scopeOf((ev.target as HTMLSelectElement).value);
+    follow();
+  });
   void listPeriods().catch(failed);
   $('#player-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
     state.player = $<HTMLInputElement>('#player').value.trim();
+    void listScopes().catch(failed);
     followPlayer();
   });
   $('#friends-form').addEventListener('submit', (ev) => {

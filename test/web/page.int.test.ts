@@ -2,8 +2,9 @@
 // a real ladder (API + ingest in this process, PostgreSQL, Redis, Kafka) under the demo's load
 // (the simulator at 20 matches/s among 5000 players, on a season of its own): the board is shown,
 // a submitted result appears and moves ranks within 2 s, a searched player's rank changes when
-// overtaken. The loaded board leaves a phone-sized screenshot in tmp/screenshots/ (and in
-// docs/board-page.png with UPDATE_SCREENSHOT=1, the one the README shows).
+// overtaken, a scope picked shows only its players with their global ranks. The loaded board
+// leaves a phone-sized screenshot in tmp/screenshots/ (and in docs/board-page.png with
+// UPDATE_SCREENSHOT=1, the one the README shows).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -353,5 +354,119 @@ it('picks a board of a season with several: a multi-key board shows each entryâ€
     'SEASON',
   ]);
 });
+
+it("ranks the board within the followed player's country, region or clan, with each entry's global rank", async () => {
+  const clanCup = (await createSeason(api.s, { name: 'Clan Cup', maxPointsPerMatch: 1000 })).id;
+  const results = (rows: Array<[number, number, { region?: string; groups?: string[] }?]>) =>
+    game.submitMatchResult({
+      matchId: randomUUID(),
+      seasonId: clanCup,
+      endedAt: minutesFromNow(-1),
+      results: rows.map(([n, points, scopes]) => ({ playerId: id(n), points, displayName: playerName(n), scopes })),
+    });
+  await results([
+    [301, 900, { region: 'BR-SP', groups: ['wolves'] }],
+    [302, 800, { region: 'US', groups: ['wolves'] }],
+    [303, 700, { region: 'BR-RJ' }],
+    [304, 600],
+    [305, 500, { region: 'BR-SP', groups: ['ravens'] }],
+  ]);
+  // Scopes travel with the results and are applied by ingest (busy with the simulator's load):
+  // wait for the country's board.
+  const br = { seasonId: clanCup, scope: { region: 'BR' } };
+  await waitFor('the BR board', async () => (await game.top(br))?.top.length === 3, 30_000);
+
+  /** The top rows as [rank, playerId, global rank cell] (null: no such cell). */
+  const scopedRows = () =>
+    page.$$eval('#top tbody tr', (rows) =>
+      rows.map((r) => [
+        Number(r.getAttribute('data-rank')),
+        r.getAttribute('data-player'),
+        r.querySelector('.global')?.textContent ?? null,
+      ]),
+    );
+  await page.goto(`${api.base}/?season=${clanCup}&player=${id(305)}`);
+  await page.waitForSelector('#scope-picker:not([hidden])', { timeout: 10_000 });
+  // The followed player's country, their subdivision and their clan (playerScopes).
+  expect(
+    await page.$$eval('#scope option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])),
+  ).toEqual([
+    ['', 'everyone'],
+    ['r:BR', 'country BR'],
+    ['r:BR-SP', 'region BR-SP'],
+    ['g:ravens', 'clan ravens'],
+  ]);
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 5, undefined, {
+    timeout: 10_000,
+  });
+  expect(await page.$('#top td.global')).toBeNull(); // everyone: the rank is the global rank
+
+  await page.selectOption('#scope', 'r:BR');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('region') === 'BR');
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 3, undefined, {
+    timeout: 10_000,
+  });
+  expect(await scopedRows()).toEqual([
+    [1, id(301), '#1 global'],
+    [2, id(303), '#3 global'],
+    [3, id(305), '#5 global'],
+  ]);
+  expect(await page.isVisible('#top th.global')).toBe(true);
+  // The followed player's entry and neighbours within BR too, their global rank beside.
+  await page.waitForFunction(() => document.querySelector('#player-entry')?.getAttribute('data-rank') === '3');
+  expect(await page.textContent('#player-entry')).toContain('#3 (top 100%) Â· #5 global');
+  expect(await page.$$eval('#around tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player')))).toEqual([
+    id(301),
+    id(303),
+    id(305),
+  ]);
+  await page.waitForFunction(() => document.querySelector('#size')?.textContent === 'of 3 players in country BR');
+
+  // Live within BR: a newcomer there shows up; a better player elsewhere only moves global ranks.
+  await results([
+    [306, 850, { region: 'BR' }],
+    [307, 950],
+  ]);
+  await waitFor('the newcomer on the BR board', async () => (await game.top(br))?.top.length === 4, 30_000);
+  await page.waitForFunction(
+    (newcomer) => document.querySelectorAll('#top tbody tr')[1]?.getAttribute('data-player') === newcomer,
+    id(306),
+    { timeout: 10_000 },
+  );
+  await waitFor('the global ranks of the match', async () => (await scopedRows()).at(-1)?.[2] === '#7 global', 10_000);
+  expect(await scopedRows()).toEqual([
+    [1, id(301), '#2 global'],
+    [2, id(306), '#3 global'],
+    [3, id(303), '#5 global'],
+    [4, id(305), '#7 global'],
+  ]);
+  await page.waitForFunction(
+    () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '4',
+    undefined,
+    {
+      timeout: 10_000,
+    },
+  );
+
+  // A clan, kept in the URL like the other pickers: a reload shows it again.
+  await page.selectOption('#scope', 'g:ravens');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('group') === 'ravens');
+  expect(new URL(page.url()).searchParams.has('region')).toBe(false);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 1, undefined, {
+    timeout: 10_000,
+  });
+  expect(await page.$eval('#scope', (s) => (s as HTMLSelectElement).value)).toBe('g:ravens');
+  expect(await scopedRows()).toEqual([[1, id(305), '#7 global']]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+  await page.selectOption('#scope', '');
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 7, undefined, {
+    timeout: 10_000,
+  });
+  expect(await page.$('#top td.global')).toBeNull();
+  expect(await page.isVisible('#top th.global')).toBe(false);
+  expect(new URL(page.url()).searchParams.has('group')).toBe(false);
+}, 120_000);
 
 const stat = (name: string, value: number) => ({ name, value });
