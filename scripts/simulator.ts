@@ -8,7 +8,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLadderClient, LadderError } from '../src/client/ladder-client.js';
 
-/** What startSimulator needs: player ids are FIRST_PLAYER_ID..+players; each match counts in every season, in one submission. */
+/**
+ * What startSimulator needs: player ids from FIRST_PLAYER_ID, `players` of them; each match counts in
+ * every season, in one submission.
+ */
 export interface SimulatorOptions {
   url: string;
   apiKey: string;

@@ -5,7 +5,7 @@ import { metadataText } from './result-message.js';
 // rule covers is granted the rule's reward once, from the exact final standings.
 
 /** Which final places a rule rewards: a range of ranks, the top percent, or everyone ranked. */
-export type RewardPlaces = { ranks: { from: number; to: number } } | { topPercent: number } | { everyone: true };
+type RewardPlaces = { ranks: { from: number; to: number } } | { topPercent: number } | { everyone: true };
 
 /** A reward rule of a season, as stored on its row. */
 export type RewardRule = {
@@ -76,22 +76,9 @@ export function rewardRulesOf(inputs: readonly RewardRuleInput[], boards: readon
 }
 
 /**
- * The idempotency key of one grant: season, board, window, period, scope, player and rule. The
- * economy service dedupes on it; PostgreSQL stores each key once.
+ * One grant of a rule to a player, as PostgreSQL stores it and Kafka carries it. Its key, season/board/
+ * window/period/scope/player/rule, is its idempotency key: the economy service dedupes on it.
  */
-export function rewardKey(g: {
-  seasonId: number;
-  board: string;
-  window: string;
-  period: string;
-  scope: string;
-  playerId: string;
-  rule: string;
-}): string {
-  return [g.seasonId, g.board, g.window, g.period, g.scope, g.playerId, g.rule].join('/');
-}
-
-/** One grant of a rule to a player, as PostgreSQL stores it and Kafka carries it. */
 export interface Reward {
   key: string;
   seasonId: number;

@@ -45,7 +45,7 @@ export const RewardRuleRef = builder.objectRef<RewardRule>('RewardRule').impleme
   }),
 });
 
-export const RewardRef = builder.objectRef<Reward>('Reward').implement({
+const RewardRef = builder.objectRef<Reward>('Reward').implement({
   description: 'A reward granted to a player at a close, once.',
   fields: (t) => ({
     key: t.exposeString('key', {

@@ -15,12 +15,14 @@ interface RewardRow {
   rank: number;
   points: string;
   reward: Record<string, unknown>;
-  granted_at: Date;
-  claimed_at: Date | null;
+  granted_ms: string;
+  claimed_ms: string | null;
 }
 
+// Instants as epoch ms: this client leaves timestamptz values as text.
 const COLUMNS = `key, season_id, board, "window", period, scope, player_id::text as player_id, rule, rank,
-  points::text as points, reward, granted_at, claimed_at`;
+  points::text as points, reward, floor(extract(epoch from granted_at) * 1000)::int8::text as granted_ms,
+  floor(extract(epoch from claimed_at) * 1000)::int8::text as claimed_ms`;
 
 const toReward = (r: RewardRow): Reward => ({
   key: r.key,
@@ -34,8 +36,8 @@ const toReward = (r: RewardRow): Reward => ({
   rank: r.rank,
   points: Number(r.points),
   reward: r.reward,
-  grantedAt: r.granted_at,
-  claimedAt: r.claimed_at,
+  grantedAt: new Date(Number(r.granted_ms)),
+  claimedAt: r.claimed_ms === null ? null : new Date(Number(r.claimed_ms)),
 });
 
 /**
@@ -61,7 +63,7 @@ export async function grantBoardRewards(tx: Tx, board: Season): Promise<number> 
       insert into rewards (key, season_id, board, "window", period, scope, player_id, rule, rank, points, reward)
       select concat_ws('/', ${seasonId}::int4, ${rule.board}::text, 'SEASON', '', scope, player_id, ${rule.name}::text),
              ${seasonId}, ${rule.board}, 'SEASON', '', scope, player_id, ${rule.name}, rank, points,
-             ${tx.json(rule.reward as never)}::jsonb
+             ${JSON.stringify(rule.reward)}::jsonb
       from kept
       on conflict (key) do nothing
       returning 1`;
@@ -143,5 +145,3 @@ export function createRewardsStore(sql: Sql) {
     },
   };
 }
-
-export type RewardsStore = ReturnType<typeof createRewardsStore>;

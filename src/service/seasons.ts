@@ -207,7 +207,10 @@ function seasonOfBoards(input: NewSeasonInput, boards: readonly NewBoardInput[])
   return { ...first!, boards: rest };
 }
 
-/** What createSeason takes (reward rules checked against its boards): DESC, ORDINAL and the scoring's split by default, a shard choice when one is asked. */
+/**
+ * What createSeason takes (reward rules checked against its boards): DESC, ORDINAL and the
+ * scoring's split by default, a shard choice when one is asked.
+ */
 export function newSeasonOf(input: NewSeasonInput): NewSeason {
   const season = newSeasonWithoutRewards(input);
   if (input.rewards == null || input.rewards.length === 0) return season;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { nodeArgsFor } from './process.js';
 
@@ -14,13 +14,21 @@ export interface CliRun {
 
 /** Runs the CLI as operators do (built: see nodeArgsFor), a real child process, with `env` on top of this process's. */
 export function runCli(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const child = spawn(process.execPath, [...nodeArgsFor('src/cli/main.ts'), ...args], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  return startCli(env, ...args).done;
+}
+
+/** runCli, with its child process (to kill it). */
+export function startCli(
+  env: Record<string, string>,
+  ...args: string[]
+): { child: ChildProcess; done: Promise<CliRun> } {
+  const started = Date.now();
+  const child = spawn(process.execPath, [...nodeArgsFor('src/cli/main.ts'), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const done = new Promise<CliRun>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     const stderrLines: CliRun['stderrLines'] = [];
@@ -36,4 +44,5 @@ export function runCli(env: Record<string, string>, ...args: string[]): Promise<
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr, stderrLines }));
   });
+  return { child, done };
 }
