@@ -3,6 +3,8 @@ import { isDomainError, rateLimited, unavailable } from '../domain/errors.js';
 import { scopesMessage } from '../domain/scopes.js';
 import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
 import { createRewardsStore } from '../postgres/rewards-store.js';
+import { createGroupStandings } from '../postgres/group-standings.js';
+import { readGroupBoard } from '../redis/group-board-reader.js';
 import { boardExpireAt } from '../domain/board.js';
 import type { Services } from '../graphql/context.js';
 import type { ResultProducer } from '../kafka/producer.js';
@@ -105,6 +107,10 @@ export function createServices(
       archive: reads.archive,
       history: bounded(createStandingsRanker(deps.sql), deadline),
       expiresAt: (b) => boardExpireAt(b, config.windowTtlSeconds),
+      groups: {
+        live: (b, first) => readGroupBoard(deps.redis, b, first),
+        ...bounded(createGroupStandings(deps.sql), deadline),
+      },
     }),
     live: reads.live,
     playerNames: (ids) => reads.names.names(ids),

@@ -33,6 +33,8 @@ const options = {
   windows: { type: 'string' },
   'reset-offset-minutes': { type: 'string' },
   boards: { type: 'string' },
+  rewards: { type: 'string' },
+  'group-best-of': { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof options]?: string | undefined };
@@ -66,20 +68,29 @@ async function instant(name: string, raw: string): Promise<Date> {
   }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A JSON array of objects, as the mutation takes it (their rules are the service's to check). */
+function jsonObjects(name: string, raw: string | undefined, what: string): Array<Record<string, unknown>> | undefined {
+  if (raw === undefined) return undefined;
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--${name} must be JSON: an array of ${what}, as the mutation takes them`);
+  }
+  if (!Array.isArray(list) || !list.every(isObject))
+    throw new UsageError(`--${name} must be a JSON array of ${what} objects`);
+  return list;
+}
+
 /**
  * --boards: the mutation's `boards` as JSON, an array of BoardInput objects
- * (`[{"name":"kills","scoring":"SUM","maxValue":100}]`); their rules are the service's to check.
+ * (`[{"name":"kills","scoring":"SUM","maxValue":100}]`).
  */
 function boardsOption(raw: string | undefined): NewSeasonInput['boards'] {
-  if (raw === undefined) return undefined;
-  let boards: unknown;
-  try {
-    boards = JSON.parse(raw);
-  } catch {
-    throw new UsageError('--boards must be JSON: an array of boards, as the mutation takes them');
-  }
-  const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!Array.isArray(boards) || !boards.every((b) => isObject(b) && (b.keys == null || Array.isArray(b.keys))))
+  const boards = jsonObjects('boards', raw, 'board');
+  if (boards && !boards.every((b) => b.keys == null || Array.isArray(b.keys)))
     throw new UsageError('--boards must be a JSON array of board objects (keys, when given, an array)');
   return boards as NewSeasonInput['boards'];
 }
@@ -106,6 +117,9 @@ async function seasonInput(values: Values): Promise<NewSeasonInput> {
     shardsFromSeasonId: int('shards-from-season-id', values['shards-from-season-id']),
     windows: values.windows?.split(',').map((w) => oneOf('windows', w.trim(), ALL_WINDOWS)!),
     resetOffsetMinutes: int('reset-offset-minutes', values['reset-offset-minutes']),
+    // --rewards '[{"name":"champion","fromRank":1,"reward":{"gems":500}}]': RewardRuleInput objects.
+    rewards: jsonObjects('rewards', values.rewards, 'reward rule') as NewSeasonInput['rewards'],
+    groupBestOf: int('group-best-of', values['group-best-of']),
   };
 }
 
@@ -115,7 +129,8 @@ export const seasonsCreate: Command = {
     '(--scoring BEST|SUM --max-points-per-match <n> | --boards <JSON array of BoardInput>) ' +
     '[--order DESC|ASC] [--rank-style ORDINAL|COMPETITION] [--points-bits <n>] [--time-bits <n>] ' +
     '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>] ' +
-    '[--windows SEASON,DAY,WEEK,MONTH] [--reset-offset-minutes <0..1439>]',
+    '[--windows SEASON,DAY,WEEK,MONTH] [--reset-offset-minutes <0..1439>] ' +
+    '[--rewards <JSON array of RewardRuleInput>] [--group-best-of <n>]',
   summary: 'create a season (the createSeason mutation, checked the same way); its last output line is the new id',
   audit: 'create_season',
   async run(argv, ctx) {
@@ -127,7 +142,8 @@ export const seasonsCreate: Command = {
         `to ${season.endsAt.toISOString()}, ${season.scoring} ${season.order} ${season.rankStyle}, ` +
         `at most ${season.maxPointsPerMatch} points a match${shards}; boards ${windowsOf(season).join(', ')}` +
         (season.resetOffsetMinutes ? `, turning over ${season.resetOffsetMinutes} min after 00:00 UTC` : '') +
-        (season.boards ? `; its boards ${boardsOf(season).map(boardName).join(', ')}` : ''),
+        (season.boards ? `; its boards ${boardsOf(season).map(boardName).join(', ')}` : '') +
+        (season.rewards?.length ? `; rewards ${season.rewards.map((r) => r.name).join(', ')}` : ''),
     );
     // Last line, alone: scripts capture it with `tail -1`.
     ctx.out(String(season.id));

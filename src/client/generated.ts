@@ -213,6 +213,31 @@ export type RecordUpdatedSubscriptionVariables = Exact<{
 
 export type RecordUpdatedSubscription = { recordUpdated: { seasonId: number, playerId: string, points: number, rank: number, achievedAt: string } };
 
+export type RewardFieldsFragment = { key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null };
+
+export type RewardsQueryVariables = Exact<{
+  playerId: string;
+  seasonId?: number | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type RewardsQuery = { rewards: Array<{ key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null }> };
+
+export type ClaimRewardMutationVariables = Exact<{
+  key: string;
+}>;
+
+
+export type ClaimRewardMutation = { claimReward: { key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null } };
+
+export type RewardGrantedSubscriptionVariables = Exact<{
+  playerId: string;
+}>;
+
+
+export type RewardGrantedSubscription = { rewardGranted: { key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null } };
+
 export type PlayerScopesQueryVariables = Exact<{
   playerId: string;
 }>;
@@ -364,6 +389,24 @@ export const EntryFieldsFragmentDoc = new TypedDocumentString(`
   metadata @include(if: $metadata)
 }
     `, {"fragmentName":"EntryFields"}) as unknown as TypedDocumentString<EntryFieldsFragment, unknown>;
+export const RewardFieldsFragmentDoc = new TypedDocumentString(`
+    fragment RewardFields on Reward {
+  key
+  seasonId
+  board
+  rule
+  scope {
+    region
+    group
+  }
+  playerId
+  rank
+  points
+  reward
+  grantedAt
+  claimedAt
+}
+    `, {"fragmentName":"RewardFields"}) as unknown as TypedDocumentString<RewardFieldsFragment, unknown>;
 export const TopDocument = new TypedDocumentString(`
     query Top($seasonId: Int!, $board: String, $window: Window = SEASON, $at: DateTime, $limit: Int = 100, $offset: Int = 0, $metadata: Boolean = false) {
   leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
@@ -574,6 +617,72 @@ export const RecordUpdatedDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RecordUpdatedSubscription, RecordUpdatedSubscriptionVariables>;
+export const RewardsDocument = new TypedDocumentString(`
+    query Rewards($playerId: ID!, $seasonId: Int, $first: Int = 50) {
+  rewards(playerId: $playerId, seasonId: $seasonId, first: $first) {
+    ...RewardFields
+  }
+}
+    fragment RewardFields on Reward {
+  key
+  seasonId
+  board
+  rule
+  scope {
+    region
+    group
+  }
+  playerId
+  rank
+  points
+  reward
+  grantedAt
+  claimedAt
+}`) as unknown as TypedDocumentString<RewardsQuery, RewardsQueryVariables>;
+export const ClaimRewardDocument = new TypedDocumentString(`
+    mutation ClaimReward($key: String!) {
+  claimReward(key: $key) {
+    ...RewardFields
+  }
+}
+    fragment RewardFields on Reward {
+  key
+  seasonId
+  board
+  rule
+  scope {
+    region
+    group
+  }
+  playerId
+  rank
+  points
+  reward
+  grantedAt
+  claimedAt
+}`) as unknown as TypedDocumentString<ClaimRewardMutation, ClaimRewardMutationVariables>;
+export const RewardGrantedDocument = new TypedDocumentString(`
+    subscription RewardGranted($playerId: ID!) {
+  rewardGranted(playerId: $playerId) {
+    ...RewardFields
+  }
+}
+    fragment RewardFields on Reward {
+  key
+  seasonId
+  board
+  rule
+  scope {
+    region
+    group
+  }
+  playerId
+  rank
+  points
+  reward
+  grantedAt
+  claimedAt
+}`) as unknown as TypedDocumentString<RewardGrantedSubscription, RewardGrantedSubscriptionVariables>;
 export const PlayerScopesDocument = new TypedDocumentString(`
     query PlayerScopes($playerId: ID!) {
   playerScopes(playerId: $playerId) {

@@ -1,6 +1,6 @@
 // The typed client of ladder, for game servers (Node) and game clients or pages (browsers): the
 // operations of client/operations/*.graphql with the types GraphQL Code Generator derives from
-// the schema (generated.ts, `npm run codegen`). Queries and the mutation go over HTTP (fetch),
+// the schema (generated.ts, `npm run codegen`). Queries and mutations go over HTTP (fetch),
 // subscriptions over graphql-ws on the same URL. A call refused as UNAVAILABLE or RATE_LIMITED,
 // or lost on the network, is sent again as it was: for submitMatchResult that is the same
 // matchId, which the server deduplicates. No Node built-ins here: the page loads this module.
@@ -15,6 +15,9 @@ export type * from './generated.js';
 
 /** An entry as every operation returns it; globalRank is its rank on the whole board. */
 export type Entry = ops.EntryFieldsFragment & { globalRank: number | null };
+
+/** A reward as every rewards operation returns it (rewards, claimReward, rewardGranted). */
+export type Reward = ops.RewardFieldsFragment;
 
 /**
  * An entry read on the board of every player: its rank is its global rank, which is what the
@@ -244,6 +247,15 @@ export function createLadderClient(options: LadderClientOptions) {
     /** The player's SEASON rank at the last daily snapshots, and the delta since; null: unknown season or unranked. */
     rankHistory: async (variables: ops.RankHistoryQueryVariables, call?: CallOptions) =>
       (await request(ops.RankHistoryDocument, variables, call)).leaderboard?.entry ?? null,
+    /** A player's rewards, newest first (`first`, default 50); of one season when seasonId is given. */
+    rewards: async (playerId: string, options: Omit<ops.RewardsQueryVariables, 'playerId'> = {}, call?: CallOptions) =>
+      (await request(ops.RewardsDocument, { ...options, playerId }, call)).rewards,
+    /**
+     * Marks a reward claimed (needs scope submit); a second claim returns it unchanged, which is
+     * what makes retrying this mutation safe. BAD_USER_INPUT: no reward has this key.
+     */
+    claimReward: async (key: string, call?: CallOptions) =>
+      (await request(ops.ClaimRewardDocument, { key }, call)).claimReward,
     /** The top now, then whenever it changes, within `scope` when given; returns the function that stops it. */
     topChanged: (
       variables: ops.ScopedTopChangedSubscriptionVariables,
@@ -278,6 +290,12 @@ export function createLadderClient(options: LadderClientOptions) {
       onData: (update: ops.RecordUpdatedSubscription['recordUpdated']) => void,
       onError?: (err: LadderError) => void,
     ) => subscribe(ops.RecordUpdatedDocument, variables, (d) => onData(d.recordUpdated), onError),
+    /**
+     * Each reward granted to the player from now on, as a season's close grants it. Pushed at most
+     * once (a socket down during the close misses it): `rewards` is the record.
+     */
+    rewardGranted: (playerId: string, onData: (reward: Reward) => void, onError?: (err: LadderError) => void) =>
+      subscribe(ops.RewardGrantedDocument, { playerId }, (d) => onData(d.rewardGranted), onError),
     /** Closes the subscriptions' socket. */
     close: async (): Promise<void> => {
       await ws?.dispose();

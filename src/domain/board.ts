@@ -102,6 +102,8 @@ export const LIMITS = {
   /** Periods of a window listed at once (Season.periods). */
   periods: 100,
   topChangedLimit: 100,
+  /** Groups of a group board listed at once (Leaderboard.groups). */
+  groups: 100,
 } as const;
 
 /** What a read takes when the client leaves an argument out or null (the GraphQL arguments' defaults). */
@@ -121,10 +123,14 @@ export function boardId(seasonId: number, window: Window, period: string, scope?
 /** The identity of a board (boardId). */
 export const idOfBoard = (b: Board<SeasonId>): string => boardId(b.season.id, b.window, b.period, b.scope);
 
-/** The same board within `scope` (null: the whole board). */
+/**
+ * The same board within `scope` (null: the whole board): a new value of the board's fields alone
+ * (and its periodStart), never what a holder attached to its own (a request's read batch).
+ */
 export function scopedBoard<B extends Board<SeasonId>>(board: B, scope: string | null | undefined): B {
-  const { scope: _whole, ...rest } = board;
-  return (scope ? { ...rest, scope } : rest) as B;
+  const { season, window, period } = board;
+  const start = (board as { periodStart?: Date }).periodStart;
+  return { season, window, period, ...(start ? { periodStart: start } : {}), ...(scope ? { scope } : {}) } as B;
 }
 
 /**

@@ -107,3 +107,13 @@ export function parseScopesMessage(json: unknown): { playerId: string; scopes: P
     throw badInput(undefined, 'invalid scopes message: expected {v: 1, kind: "scopes", playerId, region, groups}');
   return { playerId: parsePlayerId(o.playerId as string), scopes: parsePlayerScopes(o) };
 }
+
+/** A group's place on a group board (docs/design.md#group-boards): its total and how many members count. */
+export interface GroupStanding {
+  group: string;
+  rank: number;
+  /** Its members' points summed (the best N of them when the season says so). */
+  points: number;
+  /** Members on the group's scope board. */
+  members: number;
+}

@@ -68,6 +68,8 @@ export interface Season {
   boards?: readonly Season[] | undefined;
   /** On a season's own row: its reward rules, granted at its close (domain/rewards.ts). */
   rewards?: readonly RewardRule[] | null | undefined;
+  /** A group's total on a group board: its best N members' points; absent or 0: every member's. */
+  groupBestOf?: number | null | undefined;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -93,6 +95,8 @@ export interface SeasonDefinition {
   parentId?: number | undefined;
   /** On a season's own definition: its reward rules, checked (domain/rewards.ts rewardRulesOf). */
   rewards?: readonly RewardRule[] | undefined;
+  /** Group boards total each group's best N members (absent: all of them). */
+  groupBestOf?: number | undefined;
 }
 
 /** Every board of a season, its own first; a further board has only itself. */

@@ -8,7 +8,7 @@ import {
   scopedBoard,
 } from '../domain/board.js';
 import { boardName, type Season, type Window } from '../domain/season.js';
-import { requestedScope } from '../domain/scopes.js';
+import { requestedScope, type GroupStanding } from '../domain/scopes.js';
 import { ScopeInput, ScopeRef } from './scopes.js';
 
 type ScopeArg = { region?: string | null; group?: string | null };
@@ -124,6 +124,34 @@ const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implem
     }),
   }),
 });
+
+const GroupStandingRef = builder.objectRef<GroupStanding & { board: LeaderboardValue }>('GroupStanding').implement({
+  description: 'A group on a group board: its members’ total (docs/design.md#group-boards).',
+  fields: (t) => ({
+    rank: t.exposeInt('rank', { description: '1-based; equal totals in group id order (bytes, descending)' }),
+    group: t.exposeString('group'),
+    points: t.exposeInt('points', { description: "its members' points summed (its best N's: Season.groupBestOf)" }),
+    members: t.exposeInt('members', { description: 'members ranked on the board' }),
+    leaderboard: t.field({
+      type: LeaderboardRef,
+      description: 'the members behind the total: the board within this group',
+      resolve: (g) => scopedBoard(g.board, `g:${g.group}`),
+    }),
+  }),
+});
+
+builder.objectField(LeaderboardRef, 'groups', (t) =>
+  t.field({
+    type: [GroupStandingRef],
+    description: `Groups (clans) ranked by their members' total on this board, best first: \`first\` (1..${LIMITS.groups}). [] on an ASC board or within a scope.`,
+    args: { first: t.arg.int({ required: false, defaultValue: 10 }) },
+    resolve: async (b, args, ctx) => {
+      if (b.scope || b.season.order === 'ASC') return [];
+      const whole = scopedBoard(b, null);
+      return (await ctx.services.boards.groups(b, args.first ?? 10, ctx.reads)).map((g) => ({ ...g, board: whole }));
+    },
+  }),
+);
 
 /** One period of a window of a season: its board, live or past (answered from PostgreSQL once its keys are gone). */
 const BoardPeriodRef = builder.objectRef<LeaderboardValue>('BoardPeriod').implement({

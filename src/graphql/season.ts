@@ -28,6 +28,11 @@ SeasonRef.implement({
     scoring: t.expose('scoring', { type: ScoringModeEnum }),
     order: t.expose('order', { type: SortOrderEnum }),
     rankStyle: t.expose('rankStyle', { type: RankStyleEnum }),
+    groupBestOf: t.int({
+      nullable: true,
+      description: "a group's total on a group board counts its best N members; null: every member",
+      resolve: (s) => s.groupBestOf ?? null,
+    }),
     rewards: t.field({
       type: [RewardRuleRef],
       description: 'its reward rules, granted once at its close from the final ranks',
@@ -114,6 +119,10 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
       required: false,
       description:
         'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
+    }),
+    groupBestOf: t.int({
+      required: false,
+      description: "Group boards total each group's best N members (1..1000); default every member",
     }),
     rewards: t.field({
       type: [RewardRuleInput],

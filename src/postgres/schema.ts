@@ -72,6 +72,8 @@ export const seasons = pgTable(
     boardKeys: jsonb('board_keys').$type<BoardKey[]>(),
     /** On a season's own row: its reward rules (domain/rewards.ts), granted at its close. */
     rewardRules: jsonb('reward_rules').$type<RewardRule[]>(),
+    /** Group boards total each group's best N members' points; null: all of them. */
+    groupBestOf: integer('group_best_of'),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),

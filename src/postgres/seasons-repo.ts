@@ -36,6 +36,7 @@ export function toSeason(row: SeasonRow): Season {
     keys: row.boardKeys,
     parentId: row.parentId,
     ...(row.rewardRules ? { rewards: row.rewardRules } : {}),
+    ...(row.groupBestOf ? { groupBestOf: row.groupBestOf } : {}),
   };
 }
 
@@ -87,6 +88,7 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
         ...(def.keys === undefined ? {} : { boardKeys: [...def.keys] }),
         ...(def.parentId === undefined ? {} : { parentId: def.parentId }),
         ...(def.rewards && def.rewards.length > 0 ? { rewardRules: [...def.rewards] } : {}),
+        ...(def.groupBestOf ? { groupBestOf: def.groupBestOf } : {}),
       })
       .returning();
     return toSeason(row!);

@@ -20,6 +20,7 @@ import { swapStatus } from './scripts.js';
 import { inMoveWindow, withMoverLock } from './shard-mover.js';
 import { copyExpireAt, copyKeys, isShardedBoard, keptSizes, shardKeys, type ShardedBoard } from './sharded-boards.js';
 import { place } from './sharded-raise.js';
+import { refreshGroupTotals } from './group-totals.js';
 
 const MARKER_TTL_MS = 60_000;
 
@@ -95,6 +96,7 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       if (status === 'noCopy') {
         throw unavailable(`the rebuilt copy of ${key} was gone before its swap; the board is unchanged: rebuild again`);
       }
+      await refreshGroupTotals(redis, [{ board, expireAt }]);
     },
 
     /**

@@ -3,7 +3,8 @@ import type { BoardRef } from '../domain/board-deltas.js';
 import { isDomainError } from '../domain/errors.js';
 import type { StandingValue } from '../domain/ranking.js';
 import type { Season } from '../domain/season.js';
-import { boardExpireAt, isBoardExpired, scopedBoard } from '../domain/board.js';
+import { boardExpireAt, isBoardExpired, scopedBoard, type Board } from '../domain/board.js';
+import { feedsGroupBoard, refreshGroupTotals } from './group-totals.js';
 import { codecOf } from '../domain/score-codec.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
 import { dbOf } from './client.js';
@@ -53,6 +54,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
       }
       const pipeline = redis.pipeline();
       const isSet: boolean[] = []; // which pipeline replies are setStandings counts
+      const groups: Array<{ board: Board; expireAt: number }> = [];
       for (const [key, { first, args }] of byBoard) {
         const board = scopedBoard({ season, window: first.window, period: first.period }, first.scope);
         const expireAt = boardExpireAt(board, windowTtlSeconds);
@@ -70,6 +72,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
           report.changed += await setShardedBoard(redis, board, pairs, expireAt);
           continue;
         }
+        if (feedsGroupBoard(board)) groups.push({ board, expireAt });
         pipeline.setStandings(
           key,
           rebuildMarkerKey(season.id),
@@ -92,6 +95,7 @@ export function createBoardResetter(redis: Redis, windowTtlSeconds: number) {
         if (err) throw err;
         if (isSet[i]) report.changed += reply as number;
       });
+      await refreshGroupTotals(redis, groups);
       return report;
     },
   };

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { BoardStanding } from '../domain/board-deltas.js';
 import { isDomainError } from '../domain/errors.js';
-import { boardExpireAt, isBoardExpired, scopedBoard } from '../domain/board.js';
+import { boardExpireAt, isBoardExpired, scopedBoard, type Board } from '../domain/board.js';
+import { feedsGroupBoard, refreshGroupTotals } from './group-totals.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
 import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
@@ -33,6 +34,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
       }
       const pipeline = redis.pipeline();
       const sharded: Array<Promise<number>> = [];
+      const groups: Array<{ board: Board; expireAt: number }> = [];
       for (const [key, list] of byBoard) {
         const first = list[0]!;
         const season = seasonOf(first.seasonId);
@@ -57,6 +59,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
           sharded.push(writeShardedBoard(redis, board, pairs, expireAt));
           continue;
         }
+        if (feedsGroupBoard(board)) groups.push({ board, expireAt });
         const args = pairs.flatMap(([member, score]) => [member, codec.toRedis(score)]);
         const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
         pipeline.applyStandings(
@@ -80,6 +83,7 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
         if (err) throw err;
         changed += n as number;
       }
+      await refreshGroupTotals(redis, groups);
       return { changed, unencodable };
     },
   };

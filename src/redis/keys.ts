@@ -22,6 +22,14 @@ export function boardKey(board: BoardOfId): string {
 }
 
 /**
+ * The group board of a board (docs/design.md#group-boards): groups ranked by their members' total,
+ * `lb:{s1}@groups`, `lb:{s1}:d:2026-11-30@groups` (no scope has this name: a scope has a colon).
+ */
+export function groupsKey(board: BoardOfId): string {
+  return `${boardKey({ season: board.season, window: board.window, period: board.period })}@groups`;
+}
+
+/**
  * The ZSET of one score-range shard of a board (docs/scale-out.md): `lb:{<tag>}`, `lb:{<tag>}:d:...`,
  * `lb:{<tag>}:w:...`, where tag (`s<id>.<k>[.<salt>]`, redis/shard-placement.ts) puts the shard's
  * keys in one slot and the season's shards on different masters.

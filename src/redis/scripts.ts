@@ -74,6 +74,15 @@ declare module 'ioredis' {
     ): Result<[Array<string | number>, string[]], Context>;
     /** lua/shardSwap-3.lua: 1 swapped in, 0 emptied (no copy) */
     shardSwap(copy: string, shard: string, retired: string, expireAt: string): Result<number, Context>;
+    /** lua/groupTotal-2.lua: the group's total now (-1: empty, removed from the group board) */
+    groupTotal(
+      groupBoard: string,
+      groups: string,
+      group: string,
+      step: string,
+      bestOf: string,
+      expireAt: string,
+    ): Result<number, Context>;
     /** lua/boardEvent-1.lua: the board's new version */
     boardEvent(
       versions: string,

@@ -4,6 +4,7 @@ import { badInput } from '../domain/errors.js';
 import { friendsOrder, friendsPage, type FriendsPage, type PlacedStanding } from '../domain/placing.js';
 import type { RankedStanding } from '../domain/ranking.js';
 import { parsePlayerId } from '../domain/result-message.js';
+import type { GroupStanding } from '../domain/scopes.js';
 
 /**
  * Several reads of one board to answer at one instant (the fields of one response): the first
@@ -99,6 +100,12 @@ export function createLeaderboardReads(deps: {
   top: { snapshot(board: Board): Promise<TopSnapshot> };
   archive?: BoardReads;
   history?: BoardReads;
+  /** Group boards (docs/design.md#group-boards): live from Redis, or from PostgreSQL like the boards. */
+  groups?: {
+    live(b: Board, first: number): Promise<GroupStanding[]>;
+    archive(b: Board, first: number): Promise<GroupStanding[]>;
+    history(b: Board, first: number): Promise<GroupStanding[]>;
+  };
   /** When a board's Redis key expires, in epoch seconds; 0: never. */
   expiresAt?(b: Board): number;
   now?(): number;
@@ -233,6 +240,15 @@ export function createLeaderboardReads(deps: {
     ): Promise<FriendsPage> {
       checkInt(first, 1, LIMITS.friends, 'first');
       return friendsPage(await this.friends(b, playerIds, t), first, after);
+    },
+
+    /** The first `first` (1..LIMITS.groups) groups of the board's group board, best total first. */
+    async groups(b: Board, first: number, t?: ReadTracker): Promise<GroupStanding[]> {
+      checkInt(first, 1, LIMITS.groups, 'first');
+      if (!deps.groups) return [];
+      t?.uncacheable(); // no board version describes a group board
+      if (b.season.finalizedAt) return deps.groups.archive(b, first);
+      return expired(b) ? deps.groups.history(b, first) : deps.groups.live(b, first);
     },
 
     /**

@@ -99,6 +99,8 @@ export interface NewSeasonInput {
   resetOffsetMinutes?: number | null;
   /** Rewards granted at the close by final rank (docs/design.md#rewards). */
   rewards?: readonly RewardRuleInput[] | null;
+  /** Group boards total each group's best N members (docs/design.md#group-boards); absent: all. */
+  groupBestOf?: number | null;
 }
 
 /** One board of a new season; unset rules are the season's. */
@@ -213,9 +215,17 @@ function seasonOfBoards(input: NewSeasonInput, boards: readonly NewBoardInput[])
  */
 export function newSeasonOf(input: NewSeasonInput): NewSeason {
   const season = newSeasonWithoutRewards(input);
-  if (input.rewards == null || input.rewards.length === 0) return season;
+  const { groupBestOf } = input;
+  if (groupBestOf != null && (!Number.isInteger(groupBestOf) || groupBestOf < 1 || groupBestOf > 1000))
+    throw badInput('groupBestOf', 'groupBestOf must be an integer in 1..1000');
+  // Every board of the season totals its groups the same way.
+  const grouped =
+    groupBestOf == null
+      ? season
+      : { ...season, groupBestOf, boards: season.boards?.map((b) => ({ ...b, groupBestOf })) };
+  if (input.rewards == null || input.rewards.length === 0) return grouped;
   const boards = [season, ...(season.boards ?? [])].map(boardName);
-  return { ...season, rewards: rewardRulesOf(input.rewards, boards) };
+  return { ...grouped, rewards: rewardRulesOf(input.rewards, boards) };
 }
 
 function newSeasonWithoutRewards(input: NewSeasonInput): NewSeason {

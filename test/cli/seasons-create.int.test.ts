@@ -130,6 +130,45 @@ describe('seasons create', () => {
     expect((await cli('seasons', 'create', ...optionsOf(input), '--boards', '{oops')).code).toBe(2);
   });
 
+  it('creates a season with reward rules and group boards of the best N, as the mutation; a bad rule is refused', async () => {
+    const rewards = [
+      { name: 'champion', fromRank: 1, reward: { gems: 500 } },
+      { name: 'country_best', per: 'REGION', fromRank: 1, reward: { flag: true } },
+    ];
+    const input = {
+      name: uniqueName('cli rewards'),
+      startsAt: at(-1),
+      endsAt: at(30),
+      scoring: 'BEST',
+      maxPointsPerMatch: 10,
+    };
+    const run = await cli(
+      'seasons',
+      'create',
+      ...optionsOf(input as Input),
+      '--rewards',
+      JSON.stringify(rewards),
+      '--group-best-of',
+      '3',
+    );
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain('; rewards champion, country_best\n');
+    const id = Number(run.stdout.trim().split('\n').at(-1));
+    const [row] = await api.s.pg.sql<Array<{ rules: unknown[]; best: number }>>`
+      select reward_rules as rules, group_best_of as best from seasons where id = ${id}`;
+    expect(row).toEqual({
+      rules: [
+        { name: 'champion', board: 'points', ranks: { from: 1, to: 1 }, reward: { gems: 500 } },
+        { name: 'country_best', board: 'points', per: 'REGION', ranks: { from: 1, to: 1 }, reward: { flag: true } },
+      ],
+      best: 3,
+    });
+    const bad = await cli('seasons', 'create', ...optionsOf(input as Input), '--rewards', '[{"name":"x","reward":{}}]');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('give exactly one of fromRank..toRank, topPercent and everyone');
+    expect((await cli('seasons', 'create', ...optionsOf(input as Input), '--rewards', '{"a":1}')).code).toBe(2);
+  });
+
   // Each refusal: the mutation's error message is the CLI's, exit 2 for BAD_USER_INPUT (1 otherwise).
   const valid: Input = { name: 'refused', startsAt: at(-1), endsAt: at(30), scoring: 'BEST', maxPointsPerMatch: 100 };
   it.concurrent.for<[string, Input]>([

@@ -233,7 +233,7 @@ describe('subscriptions', () => {
     expect(patterns).toBeGreaterThanOrEqual(1);
     expect(await numsub(updatesChannel(0, seasonId))).toBe(0);
     const open = () => api.app.api!.services.live.openSubscriptions();
-    expect(open()).toEqual({ recordUpdated: 0, topChanged: 0, rankChanged: 0 });
+    expect(open()).toEqual({ recordUpdated: 0, topChanged: 0, rankChanged: 0, rewardGranted: 0 });
 
     const queries = [
       `subscription { recordUpdated(seasonId: ${seasonId}) { playerId } }`,
