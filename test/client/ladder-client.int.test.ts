@@ -1,14 +1,20 @@
 // The typed client (src/client/ladder-client.ts) against a real ladder: every operation, the
-// three subscriptions, reads and subscriptions within a scope (a region, a group), and retries
-// that resend the same matchId. UNAVAILABLE is injected by a small HTTP server in front of the
-// real API that refuses the first requests the way the API does while it starts (503, code
-// UNAVAILABLE), then forwards.
+// four subscriptions, reads and subscriptions within a scope (a region, a group), a closed
+// season's rewards pushed, listed and claimed, and retries that resend the same matchId.
+// UNAVAILABLE is injected by a small HTTP server in front of the real API that refuses
+// the first requests the way the API does while it starts (503, code UNAVAILABLE), then forwards.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLadderClient, LadderError, type Entry, type LadderClient } from '../../src/client/ladder-client.js';
+import {
+  createLadderClient,
+  LadderError,
+  type Entry,
+  type LadderClient,
+  type Reward,
+} from '../../src/client/ladder-client.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { freePort } from '../support/process.js';
 import { createSeason, waitFor } from '../support/services.js';
@@ -190,6 +196,87 @@ it('reads and follows a board within a scope, each entry with its global rank', 
     [3, P(3), 4],
   ]);
   for (const stop of stops) stop();
+});
+
+it("lists a closed season's rewards, pushes each as it is granted, and claims one idempotently", async () => {
+  const admin = await api.key('admin');
+  const made = await api.gql(
+    'mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }',
+    {
+      input: {
+        name: 'rewarded',
+        startsAt: minutesFromNow(-60),
+        endsAt: minutesFromNow(24 * 60),
+        maxPointsPerMatch: 1000,
+        rewards: [
+          { name: 'champion', fromRank: 1, reward: { gems: 500 } },
+          { name: 'everyone', everyone: true, reward: { badge: 's1' } },
+        ],
+      },
+    },
+    admin,
+  );
+  expect(made.errors).toBeUndefined();
+  const own = made.data!['createSeason'].id as number;
+  const P = (n: number) => String(850_000_000_400 + n);
+  const pushed: Reward[] = [];
+  const stop = client.rewardGranted(P(1), (r) => pushed.push(r));
+  await client.submitMatchResult({
+    matchId: randomUUID(),
+    seasonId: own,
+    endedAt: minutesFromNow(-1),
+    results: [
+      { playerId: P(1), points: 900 },
+      { playerId: P(2), points: 700 },
+    ],
+  });
+  await waitFor('the match on the board', async () => (await client.top({ seasonId: own }))?.size === 2, 10_000);
+  expect(await client.rewards(P(1), { seasonId: own })).toEqual([]); // nothing before the close
+
+  const closed = await api.gql('mutation($s: Int!) { closeSeason(id: $s) { status } }', { s: own }, admin);
+  expect(closed.errors).toBeUndefined();
+  // Pushed live (the order of one close's pushes is not promised), and the same in the record.
+  await waitFor('both rewards pushed', async () => pushed.length === 2, 10_000);
+  stop();
+  const byRule = (rs: Reward[]) => [...rs].sort((a, b) => a.rule.localeCompare(b.rule));
+  const mine = await client.rewards(P(1), { seasonId: own });
+  expect(byRule(pushed)).toEqual(byRule(mine));
+  expect(byRule(mine)).toEqual([
+    {
+      key: `${own}/points/SEASON///${P(1)}/champion`,
+      seasonId: own,
+      board: 'points',
+      rule: 'champion',
+      scope: null,
+      playerId: P(1),
+      rank: 1,
+      points: 900,
+      reward: { gems: 500 },
+      grantedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      claimedAt: null,
+    },
+    expect.objectContaining({ rule: 'everyone', rank: 1, reward: { badge: 's1' }, claimedAt: null }),
+  ]);
+  // The second player is everyone's only; `first` cuts the list, a season filters it.
+  expect((await client.rewards(P(2), { seasonId: own })).map((r) => [r.rule, r.rank])).toEqual([['everyone', 2]]);
+  expect(await client.rewards(P(1), { first: 1 })).toHaveLength(1);
+  expect(await client.rewards(P(1), { seasonId: 2_000_000_000 })).toEqual([]);
+
+  // Claimed once: the second claim returns it unchanged, with the first claim's instant.
+  const champion = mine.find((r) => r.rule === 'champion')!;
+  const first = await client.claimReward(champion.key);
+  expect(first.claimedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  expect(await client.claimReward(champion.key)).toEqual(first);
+  expect((await client.rewards(P(1), { seasonId: own })).map((r) => [r.rule, r.claimedAt]).sort()).toEqual([
+    ['champion', first.claimedAt],
+    ['everyone', null],
+  ]);
+  const unknown = (await client.claimReward(`${champion.key}x`).catch((err: unknown) => err)) as LadderError;
+  expect(unknown).toMatchObject({ code: 'BAD_USER_INPUT', retryable: false });
+  const noKey = (await createLadderClient({ url: api.url })
+    .claimReward(champion.key)
+    .catch((err: unknown) => err)) as LadderError;
+  expect(noKey.code).toMatch(/UNAUTHENTICATED|FORBIDDEN/);
 });
 
 /**
