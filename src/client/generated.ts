@@ -183,6 +183,17 @@ export type RankHistoryQuery = { leaderboard: { entry: { rank: number, rankDelta
 
 export type EntryFieldsFragment = { rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null };
 
+export type GroupsQueryVariables = Exact<{
+  seasonId: number;
+  board?: string | null | undefined;
+  window?: Window | null | undefined;
+  at?: string | null | undefined;
+  first?: number | null | undefined;
+}>;
+
+
+export type GroupsQuery = { leaderboard: { groups: Array<{ rank: number, group: string, points: number, members: number }> } | null };
+
 export type TopChangedSubscriptionVariables = Exact<{
   seasonId: number;
   board?: string | null | undefined;
@@ -572,6 +583,18 @@ export const RankHistoryDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<RankHistoryQuery, RankHistoryQueryVariables>;
+export const GroupsDocument = new TypedDocumentString(`
+    query Groups($seasonId: Int!, $board: String, $window: Window = SEASON, $at: DateTime, $first: Int = 10) {
+  leaderboard(seasonId: $seasonId, board: $board, window: $window, at: $at) {
+    groups(first: $first) {
+      rank
+      group
+      points
+      members
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<GroupsQuery, GroupsQueryVariables>;
 export const TopChangedDocument = new TypedDocumentString(`
     subscription TopChanged($seasonId: Int!, $board: String, $window: Window = SEASON, $limit: Int = 10, $metadata: Boolean = false) {
   topChanged(seasonId: $seasonId, board: $board, window: $window, limit: $limit) {

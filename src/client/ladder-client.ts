@@ -19,6 +19,9 @@ export type Entry = ops.EntryFieldsFragment & { globalRank: number | null };
 /** A reward as every rewards operation returns it (rewards, claimReward, rewardGranted). */
 export type Reward = ops.RewardFieldsFragment;
 
+/** A group's standing on a group board. */
+export type GroupStanding = NonNullable<ops.GroupsQuery['leaderboard']>['groups'][number];
+
 /**
  * An entry read on the board of every player: its rank is its global rank, which is what the
  * server's Entry.globalRank answers there; filled in here so that every entry has one.
@@ -247,6 +250,16 @@ export function createLadderClient(options: LadderClientOptions) {
     /** The player's SEASON rank at the last daily snapshots, and the delta since; null: unknown season or unranked. */
     rankHistory: async (variables: ops.RankHistoryQueryVariables, call?: CallOptions) =>
       (await request(ops.RankHistoryDocument, variables, call)).leaderboard?.entry ?? null,
+    /**
+     * Groups (clans) ranked by their members' total on the board, best first ([] on an ASC board);
+     * null: unknown season. A group's own board is `top` within `scope: { group }`.
+     */
+    groups: async (
+      seasonId: number,
+      options: Omit<ops.GroupsQueryVariables, 'seasonId'> = {},
+      call?: CallOptions,
+    ): Promise<GroupStanding[] | null> =>
+      (await request(ops.GroupsDocument, { ...options, seasonId }, call)).leaderboard?.groups ?? null,
     /** A player's rewards, newest first (`first`, default 50); of one season when seasonId is given. */
     rewards: async (playerId: string, options: Omit<ops.RewardsQueryVariables, 'playerId'> = {}, call?: CallOptions) =>
       (await request(ops.RewardsDocument, { ...options, playerId }, call)).rewards,

@@ -1,8 +1,9 @@
 // The typed client (src/client/ladder-client.ts) against a real ladder: every operation, the
-// four subscriptions, reads and subscriptions within a scope (a region, a group), a closed
-// season's rewards pushed, listed and claimed, and retries that resend the same matchId.
-// UNAVAILABLE is injected by a small HTTP server in front of the real API that refuses
-// the first requests the way the API does while it starts (503, code UNAVAILABLE), then forwards.
+// four subscriptions, reads and subscriptions within a scope (a region, a group), a season's
+// clans ranked, a closed season's rewards pushed, listed and claimed, and retries that resend the
+// same matchId. UNAVAILABLE is injected by a small HTTP server in front of the real API that
+// refuses the first requests the way the API does while it starts (503, code UNAVAILABLE), then
+// forwards.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -196,6 +197,52 @@ it('reads and follows a board within a scope, each entry with its global rank', 
     [3, P(3), 4],
   ]);
   for (const stop of stops) stop();
+});
+
+it("ranks a season's clans by their members' total, with the board's options", async () => {
+  const own = (await createSeason(api.s, { maxPointsPerMatch: 1000 })).id;
+  const P = (n: number) => String(850_000_000_300 + n);
+  const results = (rows: Array<[number, number, string[]?]>) =>
+    client.submitMatchResult({
+      matchId: randomUUID(),
+      seasonId: own,
+      endedAt: minutesFromNow(-1),
+      results: rows.map(([n, points, groups]) => ({ playerId: P(n), points, scopes: groups && { groups } })),
+    });
+  // 2 is in both clans: their points count for each. 4 is in none.
+  await results([
+    [1, 500, ['wolves']],
+    [2, 300, ['wolves', 'bears']],
+    [3, 450, ['bears']],
+    [4, 100],
+  ]);
+  const standings = async (options: Parameters<LadderClient['groups']>[1] = {}) =>
+    (await client.groups(own, options))?.map((g) => [g.rank, g.group, g.points, g.members]);
+  await waitFor('both clans ranked', async () => (await standings())?.length === 2, 10_000);
+  expect(await standings()).toEqual([
+    [1, 'wolves', 800, 2],
+    [2, 'bears', 750, 2],
+  ]);
+  // `first` cuts the list; the week's board (every result of this test is this week's) has the same totals.
+  expect(await standings({ first: 1 })).toEqual([[1, 'wolves', 800, 2]]);
+  expect(await standings({ window: 'WEEK' })).toEqual(await standings());
+  // A clan's own board is the top within it.
+  expect((await client.top({ seasonId: own, scope: { group: 'bears' } }))!.top.map((e) => e.playerId)).toEqual([
+    P(3),
+    P(2),
+  ]);
+
+  // Live: 3 raises bears past wolves.
+  await results([[3, 600]]);
+  await waitFor('bears first', async () => (await standings())?.[0]?.[1] === 'bears', 10_000);
+  expect(await standings()).toEqual([
+    [1, 'bears', 900, 2],
+    [2, 'wolves', 800, 2],
+  ]);
+  expect(await client.groups(2_000_000_000)).toBeNull();
+  // An ASC board (lap times) ranks no groups: a sum of times ranks nothing.
+  const laps = (await createSeason(api.s, { order: 'ASC', maxPointsPerMatch: 1000 })).id;
+  expect(await client.groups(laps)).toEqual([]);
 });
 
 it("lists a closed season's rewards, pushes each as it is granted, and claims one idempotently", async () => {
