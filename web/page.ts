@@ -4,7 +4,10 @@
 // now) and percentile; friends compare a pasted list of up to 1,000 ids, a page at a time; the
 // top's heading tells the board's size and what the top 1,000 takes. Every board can be ranked
 // within a scope, the followed player's country, region or clan (playerScopes): then each entry
-// shows its global rank beside its rank in the scope. State lives in the URL
+// shows its global rank beside its rank in the scope. The board's clans, ranked by their members'
+// total, sit beside the top, read again as it changes; clicking one ranks the board within it.
+// The followed player's rewards (from seasons that closed) are listed, and each new one appears
+// as rewardGranted pushes it. State lives in the URL
 // (?season=1&board=kills&window=DAY&player=42&friends=7,9&region=BR) so a view can be shared or
 // reloaded. A multi-key board shows each entry's keys (wins · kills · time) where a board of one
 // stat shows points.
@@ -12,8 +15,10 @@
 import {
   createLadderClient,
   type Entry,
+  type GroupStanding,
   type LadderError,
   type PlayerScopesQuery,
+  type Reward,
   type ScopeInput,
   type SeasonsQuery,
   type Window,
@@ -74,12 +79,16 @@ function scopeLabel(key: string): string {
   return scope?.group ? `clan ${scope.group}` : 'everyone';
 }
 
+/** The followed player's scopes as last read: the picker offers them again when a clan is clicked. */
+let shownScopes: PlayerScopesQuery['playerScopes'] = null;
+
 /**
  * The scope picker offers everyone, the followed player's country and region (a subdivision ranks
  * in its country too) and their clans, and the scope picked (from a shared link, or a player
  * followed before); hidden when that is everyone alone.
  */
 function showScopes(scopes: PlayerScopesQuery['playerScopes']): void {
+  shownScopes = scopes;
   const keys = new Set<string>();
   if (scopes?.region) {
     keys.add(`r:${scopes.region.split('-')[0]}`);
@@ -101,6 +110,13 @@ async function listScopes(): Promise<void> {
   if (player === state.player) showScopes(scopes);
 }
 
+/** Ranks every board of the view within `scope` (a clan clicked), the picker showing it. */
+function pickScope(scope: ScopeInput | undefined): void {
+  state.scope = scope;
+  showScopes(shownScopes);
+  follow();
+}
+
 function status(text: string, live = false): void {
   const el = $('#status');
   el.textContent = text;
@@ -116,12 +132,14 @@ function movement(rank: number, before: number | undefined, isNew: boolean): { t
   return { text: '', cls: '' };
 }
 
+/** A JSON value in a cell: a string as it is, anything else as JSON. */
+const valueText = (v: unknown) => (typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** At most 40 characters: the whole JSON goes in the tooltip. */
+const clip = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
+
 /** An entry's metadata in a cell: its top-level values (`Falcon · red`), the whole JSON as the tooltip. */
 function metadataText(metadata: Record<string, unknown> | null | undefined): string {
-  if (!metadata) return '';
-  const shown = Object.values(metadata).map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v)));
-  const text = shown.join(' · ');
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+  return metadata ? clip(Object.values(metadata).map(valueText).join(' · ')) : '';
 }
 
 function row(e: Entry, move = { text: '', cls: '' }): HTMLTableRowElement {
@@ -178,6 +196,7 @@ function showTop(entries: Entry[]): void {
   $('#top tbody').replaceChildren(...rows);
   topRanks = new Map(entries.map((e) => [e.playerId, e.rank]));
   lastMoves = moves;
+  refreshClans();
   // The board's size (and the 1,000th place) are not part of topChanged: read half a second
   // after an update, at most twice a second however often the top changes.
   sizeTimer ??= setTimeout(() => {
@@ -206,6 +225,145 @@ const CUTOFF_PLACE = 1_000;
 const count = (n: number) => n.toLocaleString('en-US');
 /** "0.37", "4.2", "100": two significant digits, enough to tell a top 0.4% from a top 0.5%. */
 const topPercent = (p: number) => String(Number(p.toPrecision(2)));
+
+// ---- clans ----
+let clansTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Reads the clans again half a second after a top update, at most twice a second however often
+ * it changes: a clan's total moves with its members' points, which is when the top moves too
+ * (group boards have no push of their own).
+ */
+function refreshClans(): void {
+  clansTimer ??= setTimeout(() => {
+    clansTimer = undefined;
+    void showClans().catch(failed);
+  }, 500);
+}
+
+/**
+ * The board's best 10 clans by their members' total (Leaderboard.groups). Always those of the
+ * whole board, so they stay to pick from while one is picked (marked); hidden when the board
+ * ranks none (nobody in a clan, or an ASC board).
+ */
+async function showClans(): Promise<void> {
+  const view = JSON.stringify(boardVars());
+  const groups = await client.groups(state.seasonId!, {
+    board: state.board,
+    window: state.window,
+    at: state.at,
+    first: 10,
+  });
+  if (view !== JSON.stringify(boardVars())) return; // the view moved on while this was read
+  $('#clans tbody').replaceChildren(...(groups ?? []).map(clanRow));
+  $('#clans-view').hidden = !groups?.length;
+}
+
+function clanRow(g: GroupStanding): HTMLTableRowElement {
+  const tr = document.createElement('tr');
+  tr.dataset.group = g.group;
+  tr.dataset.rank = String(g.rank);
+  const picked = state.scope?.group === g.group;
+  if (picked) tr.className = 'picked';
+  // A button, so that a keyboard picks a clan too; the picked one goes back to everyone.
+  const pick = document.createElement('button');
+  pick.type = 'button';
+  pick.className = 'link';
+  pick.textContent = g.group;
+  pick.title = picked ? 'rank everyone again' : `rank within clan ${g.group}`;
+  for (const [cls, content] of [
+    ['rank', `#${g.rank}`],
+    ['clan', pick],
+    ['total', count(g.points)],
+    ['members', count(g.members)],
+  ] as const) {
+    const td = document.createElement('td');
+    td.className = cls;
+    td.append(content);
+    tr.append(td);
+  }
+  return tr;
+}
+
+// ---- rewards ----
+const REWARDS_SHOWN = 20;
+/** The followed player's rewards by key: read when they are followed, then each push merged in. */
+type PlayerRewards = { player: string; read: boolean; byKey: Map<string, Reward> };
+let rewards: PlayerRewards = { player: '', read: false, byKey: new Map() };
+let stopRewards = () => {};
+
+/**
+ * (Re)starts the rewards panel for the followed player: rewardGranted first, then the list, so a
+ * reward granted in between is in one or the other (or both: they merge by key). The list is not
+ * read again: a reward changes only when the game server claims it.
+ */
+function followRewards(): void {
+  stopRewards();
+  stopRewards = () => {};
+  const mine: PlayerRewards = { player: state.player, read: false, byKey: new Map() };
+  rewards = mine;
+  // A reply for a player no longer followed lands in a map no longer shown.
+  const show = () => (mine === rewards ? showRewards() : undefined);
+  if (mine.player) {
+    stopRewards = client.rewardGranted(
+      mine.player,
+      (r) => {
+        mine.byKey.set(r.key, r);
+        show();
+      },
+      failed,
+    );
+    void client.rewards(mine.player, { first: REWARDS_SHOWN }).then((list) => {
+      for (const r of list) mine.byKey.set(r.key, r);
+      mine.read = true;
+      show();
+    }, failed);
+  }
+  show();
+}
+
+/** Newest first, the rewards of one close (granted at the same instant) by key: as rewards() lists them. */
+function showRewards(): void {
+  const shown = [...rewards.byKey.values()]
+    .sort((a, b) => b.grantedAt.localeCompare(a.grantedAt) || (a.key < b.key ? -1 : 1))
+    .slice(0, REWARDS_SHOWN);
+  $('#rewards tbody').replaceChildren(...shown.map(rewardRow));
+  $('#rewards-none').hidden = !rewards.read || shown.length > 0;
+  $('#rewards-view').hidden = !rewards.player;
+}
+
+function rewardRow(r: Reward): HTMLTableRowElement {
+  const tr = document.createElement('tr');
+  tr.dataset.key = r.key;
+  tr.dataset.rule = r.rule;
+  const within = r.scope ? ` in ${scopeLabel(scopeKey(r.scope))}` : '';
+  for (const [cls, text] of [
+    ['rule', r.rule.replaceAll('_', ' ')],
+    [
+      'reward',
+      clip(
+        Object.entries(r.reward)
+          .map(([k, v]) => `${k}: ${valueText(v)}`)
+          .join(' · '),
+      ),
+    ],
+    ['rank', `#${r.rank}${within}`],
+    [r.claimedAt ? 'claimed' : 'unclaimed', r.claimedAt ? 'claimed' : 'unclaimed'],
+  ]) {
+    const td = document.createElement('td');
+    td.className = cls!;
+    td.textContent = text!;
+    tr.append(td);
+  }
+  // Where it came from under the rule, small (as an entry's metadata under a name).
+  const from = document.createElement('div');
+  from.className = 'meta';
+  from.textContent = `season #${r.seasonId} · ${r.board.replaceAll('_', ' ')}`;
+  tr.querySelector('.rule')!.append(from);
+  tr.querySelector<HTMLElement>('.reward')!.title = JSON.stringify(r.reward);
+  if (r.claimedAt) tr.querySelector<HTMLElement>('.claimed')!.title = `claimed ${r.claimedAt}`;
+  return tr;
+}
 
 // ---- a player ----
 let playerRank: number | undefined;
@@ -312,6 +470,9 @@ function follow(): void {
   clearTimeout(sizeTimer);
   sizeTimer = undefined;
   $('#size').textContent = '';
+  clearTimeout(clansTimer);
+  clansTimer = undefined;
+  void showClans().catch(failed);
   for (const th of document.querySelectorAll<HTMLElement>('th.global')) th.hidden = !state.scope;
   // A past period is read, not followed: its board changes only if results for it still arrive.
   const past = state.at !== undefined;
@@ -433,6 +594,8 @@ async function start(): Promise<void> {
   const seasonOf = (id: number) => seasons.find((s) => s.id === id);
   showWindows(showBoards(seasonOf(state.seasonId!)));
   $<HTMLInputElement>('#player').value = state.player;
+  // Rewards are the player's in every season: followed when the player changes, not by follow().
+  followRewards();
   showScopes(null);
   void listScopes().catch(failed);
   $<HTMLTextAreaElement>('#friends').value = state.friends.join(', ');
@@ -472,6 +635,7 @@ async function start(): Promise<void> {
     state.player = $<HTMLInputElement>('#player').value.trim();
     void listScopes().catch(failed);
     followPlayer();
+    followRewards();
   });
   $('#friends-form').addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -481,6 +645,10 @@ async function start(): Promise<void> {
       .slice(0, 1_000);
     saveState();
     turnFriendsPage(null);
+  });
+  $('#clans tbody').addEventListener('click', (ev) => {
+    const group = (ev.target as Element).closest('button')?.closest('tr')?.dataset.group;
+    if (group) pickScope(state.scope?.group === group ? undefined : { group });
   });
   $('#friends-next').addEventListener('click', () => turnFriendsPage(friendsNext));
   $('#friends-first').addEventListener('click', () => turnFriendsPage(null));

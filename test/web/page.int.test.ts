@@ -2,7 +2,9 @@
 // a real ladder (API + ingest in this process, PostgreSQL, Redis, Kafka) under the demo's load
 // (the simulator at 20 matches/s among 5000 players, on a season of its own): the board is shown,
 // a submitted result appears and moves ranks within 2 s, a searched player's rank changes when
-// overtaken, a scope picked shows only its players with their global ranks. The loaded board
+// overtaken, a scope picked shows only its players with their global ranks, the board's clans
+// are ranked beside the top (live, and a clan clicked ranks the board within it), and a reward
+// granted at a season's close appears for the followed player as it is pushed. The loaded board
 // leaves a phone-sized screenshot in tmp/screenshots/ (and in docs/board-page.png with
 // UPDATE_SCREENSHOT=1, the one the README shows).
 import { execFileSync } from 'node:child_process';
@@ -97,6 +99,9 @@ it('shows the season board, live, at /', async () => {
   );
   expect(await page.textContent('#top tbody tr:first-child .name')).toBe(playerName(1));
   expect(await page.$eval('#season', (s) => (s as HTMLSelectElement).value)).toBe(String(seasonId));
+  // Nobody here is in a clan, and no player is followed: neither panel is shown.
+  expect(await page.isHidden('#clans-view')).toBe(true);
+  expect(await page.isHidden('#rewards-view')).toBe(true);
 });
 
 // How fast it shows is bench:live's to measure (typically well under 2 s); here only that it does.
@@ -247,6 +252,14 @@ it('follows the busy season of the demo: a full top 100 moving, a regular player
   });
   const ranks = await topRows();
   expect(ranks.map(([rank]) => rank)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  // The simulator's players are in 8 clans (three in four of them): ranked beside the top, best first.
+  await page.waitForSelector('#clans-view:not([hidden])', { timeout: 10_000 });
+  const clans = await clanRows();
+  expect(clans.length).toBeGreaterThan(1);
+  expect(clans.length).toBeLessThanOrEqual(8);
+  expect(clans.map(([rank]) => rank)).toEqual(clans.map((_, i) => i + 1));
+  const totals = clans.map(([, , total]) => Number(total.replaceAll(',', '')));
+  expect(totals).toEqual([...totals].sort((a, b) => b - a));
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
   // The size (and the 1,000th place) are read half a second after a top update.
@@ -468,5 +481,151 @@ it("ranks the board within the followed player's country, region or clan, with e
   expect(await page.isVisible('#top th.global')).toBe(false);
   expect(new URL(page.url()).searchParams.has('group')).toBe(false);
 }, 120_000);
+
+/** The clan rows as [rank, clan, total, members] as shown. */
+const clanRows = () =>
+  page.$$eval('#clans tbody tr', (rows) =>
+    rows.map(
+      (r) =>
+        [
+          Number(r.getAttribute('data-rank')),
+          r.getAttribute('data-group'),
+          r.querySelector('.total')?.textContent ?? '',
+          r.querySelector('.members')?.textContent ?? '',
+        ] as [number, string, string, string],
+    ),
+  );
+
+/** One match of `season`, each result with its scopes. */
+const scopedMatch = (season: number, rows: Array<[number, number, { region?: string; groups?: string[] }?]>) =>
+  game.submitMatchResult({
+    matchId: randomUUID(),
+    seasonId: season,
+    endedAt: minutesFromNow(-1),
+    results: rows.map(([n, points, scopes]) => ({ playerId: id(n), points, displayName: playerName(n), scopes })),
+  });
+
+it("ranks the board's clans beside the top, live; a clan clicked ranks the board within it", async () => {
+  const wars = (await createSeason(api.s, { name: 'Clan Wars', maxPointsPerMatch: 1000 })).id;
+  await scopedMatch(wars, [
+    [401, 500, { groups: ['sharks'] }],
+    [402, 300, { groups: ['sharks'] }],
+    [403, 700, { groups: ['eagles'] }],
+    [404, 200],
+  ]);
+  // Scopes travel with the results, applied by ingest (busy with the simulator's load).
+  await waitFor('both clans ranked', async () => (await game.groups(wars))?.length === 2, 30_000);
+  await page.goto(`${api.base}/?season=${wars}`);
+  await page.waitForSelector('#clans-view:not([hidden])', { timeout: 10_000 });
+  expect(await clanRows()).toEqual([
+    [1, 'sharks', '800', '2'],
+    [2, 'eagles', '700', '1'],
+  ]);
+
+  // Live: the top moves, and the clans are read again with it.
+  await scopedMatch(wars, [[403, 900]]);
+  await page.waitForFunction(
+    () => document.querySelector('#clans tbody tr')?.getAttribute('data-group') === 'eagles',
+    undefined,
+    { timeout: 15_000 },
+  );
+  expect(await clanRows()).toEqual([
+    [1, 'eagles', '900', '1'],
+    [2, 'sharks', '800', '2'],
+  ]);
+
+  // A clan clicked: the board within it, kept in the URL and offered by the scope picker; the
+  // clans stay to pick from, the picked one marked.
+  await page.click('#clans tr[data-group="sharks"] button');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('group') === 'sharks');
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 2, undefined, {
+    timeout: 10_000,
+  });
+  expect(
+    await page.$$eval('#top tbody tr', (rows) =>
+      rows.map((r) => [r.getAttribute('data-player'), r.querySelector('.global')?.textContent]),
+    ),
+  ).toEqual([
+    [id(401), '#2 global'],
+    [id(402), '#3 global'],
+  ]);
+  expect(await page.$eval('#scope', (s) => (s as HTMLSelectElement).value)).toBe('g:sharks');
+  expect(await page.isVisible('#scope-picker')).toBe(true);
+  await page.waitForSelector('#clans tr.picked[data-group="sharks"]');
+  expect(await page.$$eval('#clans tbody tr', (rows) => rows.length)).toBe(2);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+  // Clicked again: everyone.
+  await page.click('#clans tr[data-group="sharks"] button');
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('group'));
+  await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 4, undefined, {
+    timeout: 10_000,
+  });
+  expect(await page.$('#clans tr.picked')).toBeNull();
+  expect(await page.$eval('#scope', (s) => (s as HTMLSelectElement).value)).toBe('');
+});
+
+it("lists the followed player's rewards, and shows one granted at a season's close as it is pushed", async () => {
+  const admin = await api.key('admin');
+  const made = await api.gql(
+    'mutation($input: CreateSeasonInput!) { createSeason(input: $input) { id } }',
+    {
+      input: {
+        name: 'Reward Cup',
+        startsAt: minutesFromNow(-60),
+        endsAt: minutesFromNow(24 * 60),
+        maxPointsPerMatch: 1000,
+        rewards: [
+          { name: 'champion', fromRank: 1, reward: { gems: 500, chest: 'gold' } },
+          { name: 'clan_best', per: 'GROUP', fromRank: 1, reward: { title: 'alpha' } },
+        ],
+      },
+    },
+    admin,
+  );
+  expect(made.errors).toBeUndefined();
+  const cup = made.data!['createSeason'].id as number;
+  await scopedMatch(cup, [
+    [501, 800, { groups: ['pack'] }],
+    [502, 600, { groups: ['pack'] }],
+  ]);
+  await waitFor('the match on the board', async () => (await game.top({ seasonId: cup }))?.size === 2, 30_000);
+
+  /** The reward rows as [rule, reward, rank, claimed]. */
+  const rewardRows = () =>
+    page.$$eval('#rewards tbody tr', (rows) =>
+      rows.map((r) =>
+        ['.rule', '.reward', '.rank', 'td:last-child'].map((c) => r.querySelector(c)?.firstChild?.textContent),
+      ),
+    );
+  await page.goto(`${api.base}/?season=${cup}&player=${id(501)}`);
+  await page.waitForSelector('#rewards-none:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  expect(await page.$$eval('#rewards tbody tr', (rows) => rows.length)).toBe(0);
+
+  const closed = await api.gql('mutation($s: Int!) { closeSeason(id: $s) { status } }', { s: cup }, admin);
+  expect(closed.errors).toBeUndefined();
+  // Pushed by rewardGranted: no reload, no poll.
+  await page.waitForFunction(() => document.querySelectorAll('#rewards tbody tr').length === 2, undefined, {
+    timeout: 15_000,
+  });
+  expect(await rewardRows()).toEqual([
+    ['champion', 'gems: 500 · chest: gold', '#1', 'unclaimed'],
+    ['clan best', 'title: alpha', '#1 in clan pack', 'unclaimed'],
+  ]);
+  expect(await page.isHidden('#rewards-none')).toBe(true);
+  expect(await page.textContent('#rewards tr[data-rule="champion"] .meta')).toBe(`season #${cup} · points`);
+  expect(await page.getAttribute('#rewards tr[data-rule="champion"] .reward', 'title')).toBe(
+    '{"gems":500,"chest":"gold"}',
+  );
+
+  // The game server claims one: the list read again (a reload) shows it claimed.
+  const champion = (await game.rewards(id(501), { seasonId: cup })).find((r) => r.rule === 'champion')!;
+  await game.claimReward(champion.key);
+  await page.reload();
+  await page.waitForSelector('#rewards tr[data-rule="champion"] td.claimed', { timeout: 10_000 });
+  expect((await rewardRows()).map((r) => r[3])).toEqual(['claimed', 'unclaimed']);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
 
 const stat = (name: string, value: number) => ({ name, value });
