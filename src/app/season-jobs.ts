@@ -15,9 +15,11 @@ import { createSeasonKeys } from '../redis/season-keys.js';
 import { dbOf } from '../redis/client.js';
 import { rewardsChannel } from '../redis/keys.js';
 import { createRewardsPublisher } from '../kafka/rewards-producer.js';
-import { createRewardsStore } from '../postgres/rewards-store.js';
+import { createRewardsStore, grantPeriodRewards } from '../postgres/rewards-store.js';
+import { grantEndedPeriods, PERIOD_REWARD_DELAY_MS } from '../service/period-rewards.js';
 import {
   closeSeason,
+  waitForIngest,
   type CloseDeps,
   type CloseProgress,
   type CloseReport,
@@ -119,6 +121,25 @@ export function createSeasonJobs(deps: {
     snapshot: async (seasons, at, signal) => {
       for (const r of await takeDueSnapshots(rankSnapshots, seasons, at, signal))
         log.info(r, 'rank history: snapshot taken');
+    },
+    periodRewards: async (seasons, at) => {
+      const granted = await grantEndedPeriods(
+        {
+          grant: (board, window, period) => grantPeriodRewards(deps.pg.sql, board, window, period),
+          publish: (season) => rewards.publish(season),
+          drained: () =>
+            waitForIngest(progress, {
+              timeoutMs: config.seasons.closeDrainTimeoutMs,
+              pollMs: 200,
+              now: Date.now,
+              sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+            }),
+          delayMs: PERIOD_REWARD_DELAY_MS,
+        },
+        seasons,
+        at,
+      );
+      if (granted > 0) log.info({ granted }, 'period rewards granted');
     },
     retain: () =>
       applyRetention(

@@ -1,5 +1,7 @@
 import { badInput } from './errors.js';
 import { metadataText } from './result-message.js';
+import type { Window } from './season.js';
+import { periodEnd, periodOf, periodStart } from './windows.js';
 
 // Rewards (docs/design.md#rewards): a season declares rules by rank; at its close each player a
 // rule covers is granted the rule's reward once, from the exact final standings.
@@ -15,6 +17,8 @@ export type RewardRule = {
   board: string;
   /** Rank within each region or each group (domain/scopes.ts) rather than on the whole board. */
   per?: 'REGION' | 'GROUP' | undefined;
+  /** Granted for each DAY, WEEK or MONTH period as it ends (absent: once, at the season's close). */
+  window?: PeriodWindow | undefined;
   /** What the game's economy service grants: a JSON object of at most 1 KB (an item, an amount). */
   reward: Record<string, unknown>;
 } & RewardPlaces;
@@ -27,6 +31,7 @@ const NAME = /^[a-z][a-z0-9_]{0,31}$/;
 export interface RewardRuleInput {
   name: string;
   board?: string | null;
+  window?: Window | null;
   per?: 'REGION' | 'GROUP' | null;
   fromRank?: number | null;
   toRank?: number | null;
@@ -35,8 +40,13 @@ export interface RewardRuleInput {
   reward: Record<string, unknown>;
 }
 
-/** Checked rules of a season whose boards are `boards` (their names, the first the default). */
-export function rewardRulesOf(inputs: readonly RewardRuleInput[], boards: readonly string[]): RewardRule[] {
+type PeriodWindow = Exclude<Window, 'SEASON'>;
+
+/** Checked rules of a season whose boards are `boards` (the first the default), with the windows each keeps. */
+export function rewardRulesOf(
+  inputs: readonly RewardRuleInput[],
+  boards: ReadonlyArray<{ name: string; windows: readonly Window[] }>,
+): RewardRule[] {
   if (inputs.length > MAX_REWARD_RULES)
     throw badInput('rewards', `a season declares at most ${MAX_REWARD_RULES} rules`);
   const names = new Set<string>();
@@ -48,14 +58,23 @@ export function rewardRulesOf(inputs: readonly RewardRuleInput[], boards: readon
       );
     if (names.has(r.name)) throw badInput('rewards', `rule names must be distinct (${r.name})`);
     names.add(r.name);
-    const board = r.board ?? boards[0]!;
-    if (!boards.includes(board))
+    const board = boards.find((b) => b.name === (r.board ?? boards[0]!.name));
+    if (!board)
       throw badInput(
         'rewards',
-        `rule ${r.name}: the season has no board ${JSON.stringify(board)}; it has ${boards.join(', ')}`,
+        `rule ${r.name}: the season has no board ${JSON.stringify(r.board)}; it has ${boards.map((b) => b.name).join(', ')}`,
       );
+    const window = r.window ?? 'SEASON';
+    if (!board.windows.includes(window))
+      throw badInput('rewards', `rule ${r.name}: board ${board.name} keeps no ${window} board`);
     metadataText(r.reward); // an object of at most 1 KB of JSON, like result metadata
-    const base = { name: r.name, board, reward: r.reward, ...(r.per ? { per: r.per } : {}) };
+    const base = {
+      name: r.name,
+      board: board.name,
+      reward: r.reward,
+      ...(r.per ? { per: r.per } : {}),
+      ...(window === 'SEASON' ? {} : { window: window as PeriodWindow }),
+    };
     const ranks = r.fromRank != null || r.toRank != null;
     if (Number(ranks) + Number(r.topPercent != null) + Number(r.everyone === true) !== 1)
       throw badInput('rewards', `rule ${r.name}: give exactly one of fromRank..toRank, topPercent and everyone`);
@@ -95,4 +114,28 @@ export interface Reward {
   reward: Record<string, unknown>;
   grantedAt: Date;
   claimedAt: Date | null;
+}
+
+/** How many ended periods back a pass looks for one not granted yet (a scheduler down for days). */
+const PERIODS_BACK = 8;
+
+/**
+ * The periods of `window` of a season that ended at least `delayMs` before `now` (so late results
+ * had time to land), newest first, at most PERIODS_BACK of them, none before the season started.
+ */
+export function endedPeriods(
+  season: { startsAt: Date; endsAt: Date },
+  window: PeriodWindow,
+  now: Date,
+  delayMs: number,
+  offsetMs = 0,
+): string[] {
+  const out: string[] = [];
+  let at = new Date(Math.min(now.getTime() - delayMs, season.endsAt.getTime() - 1));
+  while (out.length < PERIODS_BACK && at >= season.startsAt) {
+    const period = periodOf(window, at, offsetMs);
+    if (periodEnd(window, period, season.endsAt, offsetMs).getTime() <= now.getTime() - delayMs) out.push(period);
+    at = new Date(periodStart(window, period, season.startsAt, offsetMs).getTime() - 1);
+  }
+  return out;
 }

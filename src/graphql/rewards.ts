@@ -5,6 +5,8 @@ import { parsePlayerId } from '../domain/result-message.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 import { ScopeRef } from './scopes.js';
+import { WindowEnum } from './scalars.js';
+import type { Window } from '../domain/season.js';
 
 const PerEnum = builder.enumType('RewardPer', {
   description: 'Rank within each region or each group (docs/design.md#scopes) rather than on the whole board.',
@@ -36,6 +38,7 @@ export const RewardRuleRef = builder.objectRef<RewardRule>('RewardRule').impleme
   fields: (t) => ({
     name: t.exposeString('name'),
     board: t.exposeString('board'),
+    window: t.field({ type: WindowEnum, resolve: (r) => r.window ?? 'SEASON' }),
     per: t.field({ type: PerEnum, nullable: true, resolve: (r) => r.per ?? null }),
     fromRank: t.int({ nullable: true, resolve: (r) => ('ranks' in r ? r.ranks.from : null) }),
     toRank: t.int({ nullable: true, resolve: (r) => ('ranks' in r ? r.ranks.to : null) }),
@@ -53,6 +56,8 @@ const RewardRef = builder.objectRef<Reward>('Reward').implement({
     }),
     seasonId: t.exposeInt('seasonId'),
     board: t.exposeString('board'),
+    window: t.field({ type: WindowEnum, resolve: (r) => r.window as Window }),
+    period: t.exposeString('period', { description: "the period it was granted for; '' for SEASON" }),
     rule: t.exposeString('rule'),
     scope: t.field({ type: ScopeRef, nullable: true, resolve: (r) => r.scope || null }),
     playerId: t.exposeID('playerId'),

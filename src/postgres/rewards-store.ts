@@ -1,7 +1,11 @@
-import { boardName, seasonIdOf, type Season } from '../domain/season.js';
+import type postgres from 'postgres';
+import { boardName, seasonIdOf, type Season, type Window } from '../domain/season.js';
 import type { Reward, RewardRule } from '../domain/rewards.js';
 import type { Sql, Tx } from './client.js';
 import { scopesOfRow } from './player-scopes-store.js';
+import { rankedStandings } from './ranked-standings.js';
+
+type Fragment = postgres.Fragment;
 
 interface RewardRow {
   key: string;
@@ -40,56 +44,84 @@ const toReward = (r: RewardRow): Reward => ({
   claimedAt: r.claimed_ms === null ? null : new Date(Number(r.claimed_ms)),
 });
 
+/** The rules of a board's season (they live on the season's row) that rank by this board in `window`. */
+async function rulesOf(tx: Tx, board: Season, window: Window): Promise<RewardRule[]> {
+  const [row] = await tx<Array<{ rules: RewardRule[] | null }>>`
+    select reward_rules as rules from seasons where id = ${seasonIdOf(board)}`;
+  return (row?.rules ?? []).filter((r) => r.board === boardName(board) && (r.window ?? 'SEASON') === window);
+}
+
 /**
- * Grants the reward rules that rank by this board (a season's row or a further board's), from its
+ * Grants the SEASON rules that rank by this board (a season's row or a further board's), from its
  * final standings, in the transaction that wrote them (season-lifecycle-store.ts finalize): so
- * every reward exists exactly when its board is final, once per key (`on conflict do nothing`
- * guards a key two rules could not share anyway). Players blocked in the season get nothing.
- * Returns how many were granted.
+ * every reward exists exactly when its board is final, once per key. Returns how many.
  */
 export async function grantBoardRewards(tx: Tx, board: Season): Promise<number> {
-  const seasonId = seasonIdOf(board);
-  // The rules live on the season's row; a further board's close reads them from there.
-  const [season] = await tx<Array<{ rules: RewardRule[] | null }>>`
-    select reward_rules as rules from seasons where id = ${seasonId}`;
+  const source = tx`select player_id, points, position, rank from season_final_standings
+                    where season_id = ${board.id} and "window" = 'SEASON' and period = ''`;
   let granted = 0;
-  for (const rule of season?.rules ?? []) {
-    if (rule.board !== boardName(board)) continue;
-    const rows = await tx`
-      with ranked as (${rankedFor(tx, board, rule)}),
-      kept as (select * from ranked
-               where player_id not in (select player_id from blocked_players where season_id = ${seasonId})
-                 and ${placesOf(tx, rule)})
-      insert into rewards (key, season_id, board, "window", period, scope, player_id, rule, rank, points, reward)
-      select concat_ws('/', ${seasonId}::int4, ${rule.board}::text, 'SEASON', '', scope, player_id, ${rule.name}::text),
-             ${seasonId}, ${rule.board}, 'SEASON', '', scope, player_id, ${rule.name}, rank, points,
-             ${JSON.stringify(rule.reward)}::jsonb
-      from kept
-      on conflict (key) do nothing
-      returning 1`;
-    granted += rows.length;
-  }
+  for (const rule of await rulesOf(tx, board, 'SEASON')) granted += await grant(tx, board, rule, 'SEASON', '', source);
   return granted;
 }
 
 /**
- * The final SEASON standings of a board with each player's rank and the size of what they are
- * ranked in (`n`): the whole board, or each region or group for a rule `per` one (ranked again
- * in the board's order within it: COMPETITION ties stay tied).
+ * Grants the rules of one ended DAY, WEEK or MONTH period of a board, from its standings ranked as
+ * Redis ranks them, once: the period's row in reward_periods is written in the same transaction,
+ * and a period that has one is left alone. Returns how many were granted, or null when the period
+ * had been granted before.
  */
-function rankedFor(tx: Tx, board: Season, rule: RewardRule) {
-  const where = tx`f.season_id = ${board.id} and f."window" = 'SEASON' and f.period = ''`;
+export function grantPeriodRewards(sql: Sql, board: Season, window: Window, period: string): Promise<number | null> {
+  return sql.begin(async (tx) => {
+    const rules = await rulesOf(tx, board, window);
+    const marked = await tx`
+      insert into reward_periods (season_id, board, "window", period)
+      values (${seasonIdOf(board)}, ${boardName(board)}, ${window}::board_window, ${period})
+      on conflict do nothing returning 1`;
+    if (marked.length === 0) return null;
+    const source = tx`select player_id, points, position, rank from (${rankedStandings(tx, { season: board, window, period })}) r`;
+    let granted = 0;
+    for (const rule of rules) granted += await grant(tx, board, rule, window, period, source);
+    return granted;
+  }) as Promise<number | null>;
+}
+
+/**
+ * One rule's grants from a ranked board (`source`: player_id, points, position, rank), each under
+ * its idempotency key (`on conflict do nothing` guards a key two passes could not share anyway).
+ * Players blocked in the season get nothing.
+ */
+async function grant(tx: Tx, board: Season, rule: RewardRule, window: Window, period: string, source: Fragment) {
+  const seasonId = seasonIdOf(board);
+  const rows = await tx`
+    with ranked as (${rankedFor(tx, board, rule, source)}),
+    kept as (select * from ranked
+             where player_id not in (select player_id from blocked_players where season_id = ${seasonId})
+               and ${placesOf(tx, rule)})
+    insert into rewards (key, season_id, board, "window", period, scope, player_id, rule, rank, points, reward)
+    select concat_ws('/', ${seasonId}::int4, ${rule.board}::text, ${window}::text, ${period}::text, scope, player_id, ${rule.name}::text),
+           ${seasonId}, ${rule.board}, ${window}::board_window, ${period}, scope, player_id, ${rule.name}, rank, points,
+           ${JSON.stringify(rule.reward)}::jsonb
+    from kept
+    on conflict (key) do nothing
+    returning 1`;
+  return rows.length;
+}
+
+/**
+ * A ranked board's players with each one's rank and the size of what they are ranked in (`n`):
+ * the whole board, or each region or group for a rule `per` one (ranked again in the board's
+ * order within it: COMPETITION ties stay tied).
+ */
+function rankedFor(tx: Tx, board: Season, rule: RewardRule, source: Fragment) {
   if (!rule.per)
-    return tx`select f.player_id, f.points, f.rank, ''::text as scope, count(*) over () as n
-              from season_final_standings f where ${where}`;
+    return tx`select f.player_id, f.points, f.rank, ''::text as scope, count(*) over () as n from (${source}) f`;
   const rank =
     board.rankStyle === 'COMPETITION'
       ? tx`rank() over (partition by sc.scope order by f.rank)`
       : tx`row_number() over (partition by sc.scope order by f.position)`;
   return tx`select f.player_id, f.points, ${rank} as rank, sc.scope, count(*) over (partition by sc.scope) as n
-            from season_final_standings f join player_scopes p using (player_id)
-            cross join lateral unnest(${scopesOfRow(tx, rule.per)}) as sc(scope)
-            where ${where}`;
+            from (${source}) f join player_scopes p using (player_id)
+            cross join lateral unnest(${scopesOfRow(tx, rule.per)}) as sc(scope)`;
 }
 
 /** The places a rule rewards, as a condition on `ranked`. */

@@ -122,6 +122,23 @@ export const rewards = pgTable(
 );
 
 /**
+ * The periods whose rewards were granted (docs/design.md#rewards): inserted in the transaction
+ * that grants them, so a period's rules are applied once, from one ranking, however often the
+ * scheduler looks at it.
+ */
+export const rewardPeriods = pgTable(
+  'reward_periods',
+  {
+    seasonId: integer('season_id').notNull(),
+    board: text('board').notNull(),
+    window: boardWindow('window').notNull(),
+    period: text('period').notNull(),
+    grantedAt: tstz('granted_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.board, t.window, t.period] })],
+);
+
+/**
  * Where each player ranks besides the whole board (docs/design.md#scopes): a region and groups,
  * set by the trusted server and applied by ingest in Kafka order with the player's results.
  * `prev_*` and `pending` make a move exact across crashes: a change sets pending and remembers

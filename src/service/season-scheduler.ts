@@ -42,6 +42,8 @@ export function createSeasonScheduler(deps: {
   snapshot?(seasons: Season[], at: Date, signal: AbortSignal): Promise<unknown>;
   /** The retention pass (service/archive-history.ts applyRetention), run after the snapshots. */
   retain?(at: Date): Promise<unknown>;
+  /** The period rewards pass (service/period-rewards.ts grantEndedPeriods), run after the closes. */
+  periodRewards?(seasons: Season[], at: Date): Promise<unknown>;
   intervalMs: number;
   now?(): Date;
   onError?(err: unknown, seasonId?: number): void;
@@ -84,6 +86,13 @@ export function createSeasonScheduler(deps: {
         // One season failing (Kafka lagging, say) must not hold back the others; it is retried next tick.
         if (!stopping.signal.aborted) deps.onError?.(error, s.id);
         report.failed.push({ seasonId: s.id, error });
+      }
+    }
+    if (deps.periodRewards && !stopping.signal.aborted) {
+      try {
+        await deps.periodRewards(seasons, at);
+      } catch (error) {
+        deps.onError?.(error);
       }
     }
     if (deps.snapshot && !stopping.signal.aborted) {

@@ -9,6 +9,7 @@ import {
   type BoardKey,
   splitWithDefaults,
   validateSeasonDefinition,
+  windowsOf,
   type RankStyle,
   type ScoreSplit,
   type ScoringMode,
@@ -224,7 +225,7 @@ export function newSeasonOf(input: NewSeasonInput): NewSeason {
       ? season
       : { ...season, groupBestOf, boards: season.boards?.map((b) => ({ ...b, groupBestOf })) };
   if (input.rewards == null || input.rewards.length === 0) return grouped;
-  const boards = [season, ...(season.boards ?? [])].map(boardName);
+  const boards = [season, ...(season.boards ?? [])].map((b) => ({ name: boardName(b), windows: windowsOf(b) }));
   return { ...grouped, rewards: rewardRulesOf(input.rewards, boards) };
 }
 

@@ -7,6 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RewardRule } from '../../src/domain/rewards.js';
+import type { Season, Window } from '../../src/domain/season.js';
+import { createRewardsPublisher } from '../../src/kafka/rewards-producer.js';
+import { createRewardsStore, grantPeriodRewards } from '../../src/postgres/rewards-store.js';
+import { grantEndedPeriods } from '../../src/service/period-rewards.js';
 import { errorOf, startApi, type TestApi } from '../support/api.js';
 import { runCli, startCli } from '../support/cli.js';
 import { testConfig, testEnv, uniqueName } from '../support/env.js';
@@ -231,6 +235,53 @@ describe('rewards', () => {
       'BAD_USER_INPUT',
       'metadata',
     ]);
+  });
+
+  it('grants DAY rules for each ended day once, from its standings, and not the day still running', async () => {
+    const config = testConfig(testEnv());
+    const s = openServices(config);
+    try {
+      await createTopics(s.kafka, config);
+      const rules: RewardRule[] = [
+        { name: 'daily_top', board: 'points', window: 'DAY', ranks: { from: 1, to: 2 }, reward: { coins: 10 } },
+      ];
+      const season = await createSeason(s, {
+        name: 'daily rewards',
+        daysAgo: 3,
+        rankStyle: 'COMPETITION',
+        windows: ['SEASON', 'DAY'],
+        rewards: rules,
+      });
+      await ingestDirect(s, season, tieHeavyResults(season, { players: 200, seed: 77, maxPoints: 8 }), 90 * 24 * 3600);
+      const deps = {
+        grant: (board: Season, window: Window, period: string) => grantPeriodRewards(s.pg.sql, board, window, period),
+        publish: createRewardsPublisher(s.kafka, config.kafka.rewardsTopic, createRewardsStore(s.pg.sql)).publish,
+        drained: async () => {},
+        delayMs: 0,
+      };
+      const granted = await grantEndedPeriods(deps, [season], new Date());
+      // COMPETITION ranks need only points: 1 + the players with more points on that day's board.
+      const days = await s.pg.sql<Array<{ period: string; playerId: string; points: number }>>`
+        select period, player_id::text as "playerId", points::int4 as points from standings
+        where season_id = ${season.id} and "window" = 'DAY'`;
+      const today = new Date().toISOString().slice(0, 10);
+      const expected = new Set<string>();
+      for (const d of days) {
+        if (d.period >= today) continue;
+        const rank = 1 + days.filter((o) => o.period === d.period && o.points > d.points).length;
+        if (rank <= 2) expected.add(`${season.id}/points/DAY/${d.period}//${d.playerId}/daily_top`);
+      }
+      const rows = await s.pg.sql<Array<{ key: string }>>`select key from rewards where season_id = ${season.id}`;
+      expect(new Set(rows.map((r) => r.key))).toEqual(expected);
+      expect(granted).toBe(expected.size);
+      expect(expected.size).toBeGreaterThan(2);
+      // Looked at again (the next tick): every ended day was granted, nothing more.
+      expect(await grantEndedPeriods(deps, [season], new Date())).toBe(0);
+      const unpublished = await s.pg.sql`select 1 from rewards where season_id = ${season.id} and published_at is null`;
+      expect(unpublished.length).toBe(0);
+    } finally {
+      await s.close();
+    }
   });
 
   it('a close killed at random points, then run again, grants every reward once and sends each at least once', async () => {
