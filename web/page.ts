@@ -6,8 +6,8 @@
 // within a scope, the followed player's country, region or clan (playerScopes): then each entry
 // shows its global rank beside its rank in the scope. The board's clans, ranked by their members'
 // total, sit beside the top, read again as it changes; clicking one ranks the board within it.
-// The followed player's rewards (from seasons that closed) are listed, and each new one appears
-// as rewardGranted pushes it. State lives in the URL
+// The followed player's rewards (of closed seasons and ended periods) are listed, and each new
+// one appears as rewardGranted pushes it. State lives in the URL
 // (?season=1&board=kills&window=DAY&player=42&friends=7,9&region=BR) so a view can be shared or
 // reloaded. A multi-key board shows each entry's keys (wins · kills · time) where a board of one
 // stat shows points.
@@ -355,10 +355,11 @@ function rewardRow(r: Reward): HTMLTableRowElement {
     td.textContent = text!;
     tr.append(td);
   }
-  // Where it came from under the rule, small (as an entry's metadata under a name).
+  // Where it came from under the rule, small (as an entry's metadata under a name): the season's
+  // board, and the day, week or month of a period's rule (2026-W49).
   const from = document.createElement('div');
   from.className = 'meta';
-  from.textContent = `season #${r.seasonId} · ${r.board.replaceAll('_', ' ')}`;
+  from.textContent = [`season #${r.seasonId}`, r.board.replaceAll('_', ' '), r.period].filter(Boolean).join(' · ');
   tr.querySelector('.rule')!.append(from);
   tr.querySelector<HTMLElement>('.reward')!.title = JSON.stringify(r.reward);
   if (r.claimedAt) tr.querySelector<HTMLElement>('.claimed')!.title = `claimed ${r.claimedAt}`;

@@ -224,7 +224,7 @@ export type RecordUpdatedSubscriptionVariables = Exact<{
 
 export type RecordUpdatedSubscription = { recordUpdated: { seasonId: number, playerId: string, points: number, rank: number, achievedAt: string } };
 
-export type RewardFieldsFragment = { key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null };
+export type RewardFieldsFragment = { key: string, seasonId: number, board: string, window: Window, period: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null };
 
 export type RewardsQueryVariables = Exact<{
   playerId: string;
@@ -233,21 +233,21 @@ export type RewardsQueryVariables = Exact<{
 }>;
 
 
-export type RewardsQuery = { rewards: Array<{ key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null }> };
+export type RewardsQuery = { rewards: Array<{ key: string, seasonId: number, board: string, window: Window, period: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null }> };
 
 export type ClaimRewardMutationVariables = Exact<{
   key: string;
 }>;
 
 
-export type ClaimRewardMutation = { claimReward: { key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null } };
+export type ClaimRewardMutation = { claimReward: { key: string, seasonId: number, board: string, window: Window, period: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null } };
 
 export type RewardGrantedSubscriptionVariables = Exact<{
   playerId: string;
 }>;
 
 
-export type RewardGrantedSubscription = { rewardGranted: { key: string, seasonId: number, board: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null } };
+export type RewardGrantedSubscription = { rewardGranted: { key: string, seasonId: number, board: string, window: Window, period: string, rule: string, playerId: string, rank: number, points: number, reward: Record<string, unknown>, grantedAt: string, claimedAt: string | null, scope: { region: string | null, group: string | null } | null } };
 
 export type PlayerScopesQueryVariables = Exact<{
   playerId: string;
@@ -405,6 +405,8 @@ export const RewardFieldsFragmentDoc = new TypedDocumentString(`
   key
   seasonId
   board
+  window
+  period
   rule
   scope {
     region
@@ -650,6 +652,8 @@ export const RewardsDocument = new TypedDocumentString(`
   key
   seasonId
   board
+  window
+  period
   rule
   scope {
     region
@@ -672,6 +676,8 @@ export const ClaimRewardDocument = new TypedDocumentString(`
   key
   seasonId
   board
+  window
+  period
   rule
   scope {
     region
@@ -694,6 +700,8 @@ export const RewardGrantedDocument = new TypedDocumentString(`
   key
   seasonId
   board
+  window
+  period
   rule
   scope {
     region

@@ -293,6 +293,8 @@ it("lists a closed season's rewards, pushes each as it is granted, and claims on
       key: `${own}/points/SEASON///${P(1)}/champion`,
       seasonId: own,
       board: 'points',
+      window: 'SEASON',
+      period: '',
       rule: 'champion',
       scope: null,
       playerId: P(1),
