@@ -3,6 +3,7 @@ import { isDomainError, rateLimited, unavailable } from '../domain/errors.js';
 import { scopesMessage } from '../domain/scopes.js';
 import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
 import { createRewardsStore } from '../postgres/rewards-store.js';
+import { createLeaguesStore } from '../postgres/leagues-store.js';
 import { createGroupStandings } from '../postgres/group-standings.js';
 import { readGroupBoard } from '../redis/group-board-reader.js';
 import { boardExpireAt } from '../domain/board.js';
@@ -89,6 +90,7 @@ export function createServices(
       });
     },
     rewards: bounded(createRewardsStore(deps.sql), deadline),
+    leagues: bounded(createLeaguesStore(deps.sql), deadline),
     playerScopes: async (playerId) => (await deadline(() => scopeStore.of([playerId]))).get(playerId) ?? null,
     submit: async (input) => {
       try {

@@ -11,6 +11,7 @@ import { createBoardWriter } from '../redis/board-writer.js';
 import { applyResults } from '../service/apply-results.js';
 import { applyScopeChanges, type ScopeMoveDeps } from '../service/apply-scopes.js';
 import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
+import { createLeaguesStore } from '../postgres/leagues-store.js';
 import { createBoardResetter } from '../redis/board-resetter.js';
 import type { SeasonsRepo } from '../postgres/seasons-repo.js';
 import type { BlockedPlayersCache } from '../service/blocked-players.js';
@@ -32,6 +33,7 @@ export function createIngest(deps: {
   const store = createResultsStore(deps.sql);
   const boards = createBoardWriter(deps.redis, config.windowTtlSeconds);
   const scopes = createPlayerScopesStore(deps.sql);
+  const leagues = createLeaguesStore(deps.sql);
   const scopeMoves: ScopeMoveDeps = {
     scopes,
     // Rows whose boards may be in Redis: started, and not yet finalized by their close.
@@ -53,7 +55,7 @@ export function createIngest(deps: {
     seasonById: (id) => deps.seasons.get(id),
     // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
     blockedIn: (seasonId) => deps.blocked.blockedIn(seasonId),
-    apply: (results, seasonOf) => applyResults({ store, boards, scopes, seasonOf, now: Date.now }, results),
+    apply: (results, seasonOf) => applyResults({ store, boards, scopes, leagues, seasonOf, now: Date.now }, results),
     applyScopes: (changes) => applyScopeChanges(scopeMoves, changes),
     logger: deps.logger,
     onApplied: (r) => {

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Sql } from '../postgres/client.js';
 import { createPlayerResultsStore } from '../postgres/player-results-store.js';
 import { createPlayerScopesStore } from '../postgres/player-scopes-store.js';
+import { createLeaguesStore } from '../postgres/leagues-store.js';
 import { withScopeBoards } from '../service/apply-scopes.js';
 import { createBoardResetter } from '../redis/board-resetter.js';
 import { blockPlayer, createBlockedPlayersCache, unblockPlayer, type BlockInput } from '../service/blocked-players.js';
@@ -28,7 +29,11 @@ export function createPlayerAdmin(deps: {
     seasonById: deps.seasonById,
     store,
     // A removal lowers the player's scope boards too (docs/design.md#scopes).
-    boards: withScopeBoards(createBoardResetter(deps.redis, deps.windowTtlSeconds), createPlayerScopesStore(deps.sql)),
+    boards: withScopeBoards(
+      createBoardResetter(deps.redis, deps.windowTtlSeconds),
+      createPlayerScopesStore(deps.sql),
+      createLeaguesStore(deps.sql),
+    ),
     now: Date.now,
     onBlocked: onChange,
     settleMs: deps.settleMs ?? settleDelayMs(deps.blockedPlayersCacheMs),

@@ -42,6 +42,8 @@ export type PlayerScopesInput = {
 
 /** Where to rank: exactly one of a region and a group. */
 export type ScopeInput = {
+  /** a league season's cohort: the one this player is in (docs/design.md#leagues) */
+  cohortOf?: string | null | undefined;
   /** a group (clan, guild) id */
   group?: string | null | undefined;
   /** an ISO 3166-1 alpha-2 country ("BR": its subdivisions too) or a 3166-2 subdivision ("BR-SP") */

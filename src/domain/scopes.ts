@@ -76,9 +76,10 @@ export function requestedScope(
   return region != null ? `r:${parseRegion(region)}` : `g:${parseGroup(group!)}`;
 }
 
-/** A scope string as the API shows it. */
+/** A scope string as the API shows it (a league cohort, `c:`, is neither a region nor a group). */
 export function scopeView(scope: string): { region: string | null; group: string | null } {
-  return scope.startsWith('r:') ? { region: scope.slice(2), group: null } : { region: null, group: scope.slice(2) };
+  if (scope.startsWith('r:')) return { region: scope.slice(2), group: null };
+  return { region: null, group: scope.startsWith('g:') ? scope.slice(2) : null };
 }
 
 /** A change of one player's scopes: the Kafka message on `match-results`, keyed by playerId like their results. */

@@ -1,4 +1,5 @@
 import type { RewardRule } from './rewards.js';
+import type { League } from './leagues.js';
 import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
 import { validateShardBounds, type ShardLayout } from './shards.js';
 
@@ -70,6 +71,8 @@ export interface Season {
   rewards?: readonly RewardRule[] | null | undefined;
   /** A group's total on a group board: its best N members' points; absent or 0: every member's. */
   groupBestOf?: number | null | undefined;
+  /** In league mode (every board of the season carries it): its league (domain/leagues.ts). */
+  league?: League | null | undefined;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -97,6 +100,8 @@ export interface SeasonDefinition {
   rewards?: readonly RewardRule[] | undefined;
   /** Group boards total each group's best N members (absent: all of them). */
   groupBestOf?: number | undefined;
+  /** League mode (domain/leagues.ts), on every board of the season. */
+  league?: League | undefined;
 }
 
 /** Every board of a season, its own first; a further board has only itself. */

@@ -44,6 +44,13 @@ export interface Services {
     forPlayer(playerId: string, seasonId: number | null, limit: number): Promise<Reward[]>;
     claim(key: string): Promise<Reward | undefined>;
   };
+  /** Leagues (postgres/leagues-store.ts): a player's cohort, who a close moved. */
+  leagues: {
+    memberOf(seasonId: number, playerId: string): Promise<{ tier: number; cohort: number } | undefined>;
+    moves(
+      seasonId: number,
+    ): Promise<Array<{ playerId: string; cohort: number; rank: number; fromTier: number; toTier: number }>>;
+  };
   /** The player's scopes as ingest last applied them; null: none set. */
   playerScopes(playerId: string): Promise<PlayerScopes | null>;
   boards: LeaderboardReads;

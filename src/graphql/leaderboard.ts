@@ -8,12 +8,12 @@ import {
   scopedBoard,
 } from '../domain/board.js';
 import { boardName, type Season, type Window } from '../domain/season.js';
-import { requestedScope, type GroupStanding } from '../domain/scopes.js';
-import { ScopeInput, ScopeRef } from './scopes.js';
+import type { GroupStanding } from '../domain/scopes.js';
+import { ScopeInput, ScopeRef, scopeAsked } from './scopes.js';
 
-type ScopeArg = { region?: string | null; group?: string | null };
+type ScopeArg = { region?: string | null; group?: string | null; cohortOf?: string | null };
 import { builder } from './builder.js';
-import { onView, type LeaderboardValue } from './context.js';
+import { onView, type Context, type LeaderboardValue } from './context.js';
 import { CutoffRef, EntryRef, FriendsPageRef } from './entry.js';
 import { WindowEnum } from './scalars.js';
 import { publicSeason, SeasonRef } from './season.js';
@@ -25,19 +25,20 @@ export const BOARD_ARG = {
 } as const;
 
 /** What the `scope` argument of every read and subscription of a board says. */
-export const SCOPE_ARG = 'rank within a region or a group (docs/design.md#scopes); default every player';
+export const SCOPE_ARG =
+  'rank within a region, a group (docs/design.md#scopes) or a league cohort (#leagues); default every player';
 
 /** The board the arguments of a leaderboard field ask for. */
-function boardAsked(
+async function boardAsked(
   season: Season,
   args: { board?: string | null; window?: Window | null; at?: Date | null; scope?: ScopeArg | null },
-  now: Date,
-): LeaderboardValue {
-  const board = requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, now);
-  return scopedBoard(board, requestedScope(args.scope));
+  ctx: Context,
+): Promise<LeaderboardValue> {
+  const board = requestedBoard(boardNamed(season, args.board), args.window ?? 'SEASON', args.at, ctx.services.now());
+  return scopedBoard(board, await scopeAsked(season, args.scope, ctx));
 }
 
-const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
+export const LeaderboardRef = builder.objectRef<LeaderboardValue>('Leaderboard').implement({
   description: 'One board: a season, or one UTC day or ISO week of it.',
   fields: (t) => ({
     season: t.field({
@@ -199,7 +200,7 @@ builder.objectField(SeasonRef, 'leaderboard', (t) =>
       }),
       scope: t.arg({ type: ScopeInput, required: false, description: SCOPE_ARG }),
     },
-    resolve: (season, args, ctx) => boardAsked(season, args, ctx.services.now()),
+    resolve: (season, args, ctx) => boardAsked(season, args, ctx),
   }),
 );
 
@@ -221,7 +222,7 @@ builder.queryField('leaderboard', (t) =>
     },
     resolve: async (_root, args, ctx) => {
       const season = await publicSeason(ctx, args.seasonId);
-      return season && boardAsked(season, args, ctx.services.now());
+      return season && boardAsked(season, args, ctx);
     },
   }),
 );

@@ -12,6 +12,7 @@ import './reconcile.js';
 import './audit-log.js';
 import './subscriptions.js';
 import './rewards.js';
+import './leagues.js';
 
 builder.queryType({});
 builder.mutationType({});

@@ -1,6 +1,10 @@
 // Scopes (docs/design.md#scopes): a player's region and groups, and the reads within one of them.
 import { parsePlayerId } from '../domain/result-message.js';
-import { MAX_GROUPS, parsePlayerScopes, scopeView, type PlayerScopes } from '../domain/scopes.js';
+import { MAX_GROUPS, parsePlayerScopes, requestedScope, scopeView, type PlayerScopes } from '../domain/scopes.js';
+import { badInput } from '../domain/errors.js';
+import { cohortScope } from '../domain/leagues.js';
+import { seasonIdOf, type Season } from '../domain/season.js';
+import type { Context } from './context.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 
@@ -12,14 +16,35 @@ export const ScopeInput = builder.inputType('ScopeInput', {
       description: 'an ISO 3166-1 alpha-2 country ("BR": its subdivisions too) or a 3166-2 subdivision ("BR-SP")',
     }),
     group: t.string({ required: false, description: 'a group (clan, guild) id' }),
+    cohortOf: t.id({
+      required: false,
+      description: "a league season's cohort: the one this player is in (docs/design.md#leagues)",
+    }),
   }),
 });
 
 export const ScopeRef = builder.objectRef<string>('Scope').implement({
-  description: 'The region or group a board ranks within.',
+  description: 'The region, group or league cohort a board ranks within.',
   fields: (t) => ({
     region: t.string({ nullable: true, resolve: (s) => scopeView(s).region }),
     group: t.string({ nullable: true, resolve: (s) => scopeView(s).group }),
+    cohort: t.string({
+      nullable: true,
+      description: 'a league cohort: <tier index>.<cohort number>',
+      resolve: (s) => (s.startsWith('c:') ? s.slice(2) : null),
+    }),
+  }),
+});
+
+export const LeagueInput = builder.inputType('LeagueInput', {
+  description:
+    'League mode (docs/design.md#leagues): cohorts of cohortSize per tier, promotion and relegation at the close.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: "the league's id, shared by its seasons: tiers carry over" }),
+    tiers: t.stringList({ required: true, description: '1..20 tier names, lowest first (Bronze, Silver, Gold)' }),
+    cohortSize: t.int({ required: true, description: 'players per cohort, 2..1000' }),
+    promote: t.int({ required: true, description: 'the best of each cohort who move up a tier at the close' }),
+    relegate: t.int({ required: true, description: 'the worst of each cohort who move down' }),
   }),
 });
 
@@ -86,3 +111,26 @@ builder.mutationField('setPlayerScopes', (t) =>
     },
   }),
 );
+
+/**
+ * The scope a read or subscription of `season` asks for (null: every player): a region or group,
+ * or a league cohort, the one `cohortOf` is in (BAD_USER_INPUT 'cohortOf' before their first result).
+ */
+export async function scopeAsked(
+  season: Season,
+  input: { region?: string | null; group?: string | null; cohortOf?: string | null } | null | undefined,
+  ctx: Context,
+): Promise<string | null> {
+  if (input?.cohortOf == null) return requestedScope(input);
+  if (input.region != null || input.group != null)
+    throw badInput('scope', 'scope takes exactly one of region, group and cohortOf');
+  if (!season.league) throw badInput('cohortOf', `season ${seasonIdOf(season)} is not a league season`);
+  const playerId = parsePlayerId(input.cohortOf);
+  const member = await ctx.services.leagues.memberOf(seasonIdOf(season), playerId);
+  if (!member)
+    throw badInput(
+      'cohortOf',
+      `player ${playerId} has no cohort in season ${seasonIdOf(season)} yet (placed at their first result)`,
+    );
+  return cohortScope(member.tier, member.cohort);
+}

@@ -12,6 +12,7 @@ import type { Context } from './context.js';
 import { BoardInput, BoardRef } from './boards.js';
 import { builder } from './builder.js';
 import { RewardRuleInput, RewardRuleRef } from './rewards.js';
+import { LeagueInput } from './scopes.js';
 import { MAX_REWARD_RULES } from '../domain/rewards.js';
 import { RankStyleEnum, ScoringModeEnum, SeasonStatusEnum, SortOrderEnum, WindowEnum } from './scalars.js';
 
@@ -119,6 +120,11 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
       required: false,
       description:
         'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
+    }),
+    league: t.field({
+      type: LeagueInput,
+      required: false,
+      description: 'League mode: each player placed in a cohort of their tier at their first result',
     }),
     groupBestOf: t.int({
       required: false,

@@ -6,7 +6,7 @@ import { onBoard, type Context } from './context.js';
 import { EntryRef } from './entry.js';
 import { boardAt, boardNamed, requestedBoard, scopedBoard } from '../domain/board.js';
 import { requestedScope } from '../domain/scopes.js';
-import { ScopeInput } from './scopes.js';
+import { ScopeInput, scopeAsked } from './scopes.js';
 import { BOARD_ARG, SCOPE_ARG } from './leaderboard.js';
 import { publicSeason } from './season.js';
 import { WindowEnum } from './scalars.js';
@@ -56,7 +56,7 @@ builder.subscriptionType({
         }
         const season = await boardOrFail(ctx, args.seasonId, args.board);
         const board = requestedBoard(season, args.window ?? 'SEASON', null, ctx.services.now());
-        return ctx.services.live.topChanges(scopedBoard(board, requestedScope(args.scope)), limit);
+        return ctx.services.live.topChanges(scopedBoard(board, await scopeAsked(season, args.scope, ctx)), limit);
       },
       resolve: (entries, args) =>
         onBoard(entries, args.seasonId, args.window ?? 'SEASON', args.board, requestedScope(args.scope)),
@@ -87,8 +87,9 @@ builder.subscriptionType({
       },
       subscribe: async (_root, args, ctx) => {
         const playerId = parsePlayerId(args.playerId);
-        const board = boardAt(await boardOrFail(ctx, args.seasonId, args.board), 'SEASON', ctx.services.now());
-        return ctx.services.live.rankChanges(scopedBoard(board, requestedScope(args.scope)), playerId);
+        const season = await boardOrFail(ctx, args.seasonId, args.board);
+        const board = boardAt(season, 'SEASON', ctx.services.now());
+        return ctx.services.live.rankChanges(scopedBoard(board, await scopeAsked(season, args.scope, ctx)), playerId);
       },
       resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON', args.board, requestedScope(args.scope))[0]!,
     }),

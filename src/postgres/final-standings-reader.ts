@@ -2,6 +2,7 @@ import type { BoardReads } from '../service/leaderboard-reads.js';
 import type { Sql } from './client.js';
 import { inScope } from './player-scopes-store.js';
 import { createRankedBoardReads } from './ranked-standings.js';
+import { seasonIdOf } from '../domain/season.js';
 
 /**
  * Reads the boards of a finalized season from season_final_standings, written at close in
@@ -31,7 +32,7 @@ export function createFinalStandingsReader(sql: Sql): BoardReads {
     select player_id, points, achieved_at, (row_number() over (order by position) - 1)::int4 as position, (${rank})::int4 as rank
     from season_final_standings
     where season_id = ${b.season.id} and "window" = ${b.window}::board_window and period = ${b.period}
-      and ${inScope(sql, sql`player_id`, b.scope!)}`;
+      and ${inScope(sql, sql`player_id`, b.scope!, seasonIdOf(b.season))}`;
     },
     true,
   );

@@ -76,8 +76,14 @@ export function createPlayerScopesStore(sql: Sql) {
  * The players of a scope (domain/scopes.ts), as a condition on a `player_id` column: for the
  * boards PostgreSQL ranks (closed seasons, expired periods). A country holds its subdivisions.
  */
-export function inScope(sql: Sql | Tx, column: postgres.Fragment, scope: string): postgres.Fragment {
+export function inScope(sql: Sql | Tx, column: postgres.Fragment, scope: string, seasonId: number): postgres.Fragment {
   const name = scope.slice(2);
+  if (scope.startsWith('c:')) {
+    // A league cohort (domain/leagues.ts cohortScope): `c:<tier>.<cohort>` of this season.
+    const [tier, cohort] = name.split('.').map(Number);
+    return sql`${column} in (select player_id from league_members
+                             where season_id = ${seasonId} and tier = ${tier!} and cohort = ${cohort!})`;
+  }
   const members = scope.startsWith('r:')
     ? sql`select player_id from player_scopes where region = ${name} or region like ${`${name}-%`}`
     : sql`select player_id from player_scopes where groups @> array[${name}]::text[]`;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { BoardKey } from '../domain/season.js';
 import type { RewardRule } from '../domain/rewards.js';
+import type { League } from '../domain/leagues.js';
 import type { ShardLayout } from '../domain/shards.js';
 import {
   type AnyPgColumn,
@@ -74,6 +75,8 @@ export const seasons = pgTable(
     rewardRules: jsonb('reward_rules').$type<RewardRule[]>(),
     /** Group boards total each group's best N members' points; null: all of them. */
     groupBestOf: integer('group_best_of'),
+    /** On a season's own row in league mode: its league (domain/leagues.ts). */
+    league: jsonb('league').$type<League>(),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
@@ -136,6 +139,57 @@ export const rewardPeriods = pgTable(
     grantedAt: tstz('granted_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.seasonId, t.board, t.window, t.period] })],
+);
+
+/**
+ * Leagues (docs/design.md#leagues): each player's cohort in a league season, placed at their first
+ * result, first come first served within their tier; a cohort is a scope board (`c:<tier>.<n>`).
+ */
+export const leagueMembers = pgTable(
+  'league_members',
+  {
+    seasonId: integer('season_id').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    tier: integer('tier').notNull(),
+    cohort: integer('cohort').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
+);
+
+/** How many players each tier of a league season placed: the next one's cohort is placed / size. */
+export const leagueCohorts = pgTable(
+  'league_cohorts',
+  {
+    seasonId: integer('season_id').notNull(),
+    tier: integer('tier').notNull(),
+    placed: integer('placed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.tier] })],
+);
+
+/** Each player's tier in a league, moved by each season's close (absent: the lowest tier). */
+export const leagueTiers = pgTable(
+  'league_tiers',
+  {
+    league: text('league').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    tier: integer('tier').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.league, t.playerId] })],
+);
+
+/** Who a league season's close promoted or relegated: written once, in its finalize transaction. */
+export const leagueMoves = pgTable(
+  'league_moves',
+  {
+    seasonId: integer('season_id').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    cohort: integer('cohort').notNull(),
+    rank: integer('rank').notNull(),
+    fromTier: integer('from_tier').notNull(),
+    toTier: integer('to_tier').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
 );
 
 /**

@@ -6,6 +6,7 @@ import type { SchedulerStore } from '../service/season-scheduler.js';
 import type { Db, Sql, Tx } from './client.js';
 import { rankedStandings } from './ranked-standings.js';
 import { grantBoardRewards } from './rewards-store.js';
+import { applyLeagueMoves } from './leagues-store.js';
 import { seasons } from './schema.js';
 import { createSeasonsRepo, toSeason } from './seasons-repo.js';
 
@@ -59,6 +60,8 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
         // Rewards from the final standings, in this transaction: granted exactly when the season
         // is final, and exactly once (docs/design.md#rewards).
         written.rewards = await grantBoardRewards(tx, season);
+        // A league season's promotions and relegations, once, from the same final standings.
+        written.leagueMoves = await applyLeagueMoves(tx, season);
         // Readers switch to this table the moment the close ends: with statistics from before these
         // rows, the planner takes a board for a handful of rows and scans it (position index plus a
         // filter) to find 200 friends, a time that grows with the board. ANALYZE sees this

@@ -37,6 +37,7 @@ export function toSeason(row: SeasonRow): Season {
     parentId: row.parentId,
     ...(row.rewardRules ? { rewards: row.rewardRules } : {}),
     ...(row.groupBestOf ? { groupBestOf: row.groupBestOf } : {}),
+    ...(row.league ? { league: row.league } : {}),
   };
 }
 
@@ -89,6 +90,7 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
         ...(def.parentId === undefined ? {} : { parentId: def.parentId }),
         ...(def.rewards && def.rewards.length > 0 ? { rewardRules: [...def.rewards] } : {}),
         ...(def.groupBestOf ? { groupBestOf: def.groupBestOf } : {}),
+        ...(def.league ? { league: def.league } : {}),
       })
       .returning();
     return toSeason(row!);

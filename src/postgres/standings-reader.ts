@@ -51,7 +51,7 @@ export function createStandingsReader(sql: Sql) {
 /**
  * The standings of one board's scope boards (docs/design.md#scopes), scope by scope, best first
  * within each: every player of the board with scopes, once per scope (domain/scopes.ts scopesOf,
- * in SQL: a subdivision's player is in its country too). Nothing is read when nobody has scopes.
+ * in SQL: a subdivision's player is in its country too), and once in their league cohort.
  */
 async function* scopePages(
   sql: Sql,
@@ -64,8 +64,14 @@ async function* scopePages(
   const dir = sql.unsafe(order === 'ASC' ? 'asc' : 'desc');
   const rows = sql<Array<{ scope: string; player_id: string; points: string; achieved_ms: string }>>`
     select sc.scope, s.player_id::text, s.points::text, ${epochMs(sql, 's.achieved_at')}::text as achieved_ms
-    from standings s join player_scopes p using (player_id)
-    cross join lateral unnest(${scopesOfRow(sql)}) as sc(scope)
+    from standings s
+    cross join lateral (
+      select unnest(${scopesOfRow(sql)}) from player_scopes p where p.player_id = s.player_id
+      union all
+      -- A league season's cohort (domain/leagues.ts), placed under the season's own row.
+      select 'c:' || m.tier || '.' || m.cohort from league_members m
+      where m.season_id = (select coalesce(parent_id, id) from seasons where id = ${seasonId}) and m.player_id = s.player_id
+    ) as sc(scope)
     where s.season_id = ${seasonId} and s."window" = ${window}::board_window and s.period = ${period}
     order by sc.scope collate "C", s.points ${dir}, s.achieved_at`.cursor(pageSize);
   let page: StandingsPage | undefined;

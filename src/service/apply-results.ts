@@ -1,5 +1,6 @@
 import type { AcceptedResult, BoardStanding } from '../domain/board-deltas.js';
-import type { Season } from '../domain/season.js';
+import { seasonIdOf, type Season } from '../domain/season.js';
+import type { League } from '../domain/leagues.js';
 import { scopesOf, type PlayerScopes } from '../domain/scopes.js';
 
 /** The source of truth: stores results once and returns the current standings they touch. */
@@ -32,6 +33,11 @@ export interface ScopesLookup {
   of(playerIds: readonly string[]): Promise<ReadonlyMap<string, PlayerScopes>>;
 }
 
+/** Cohorts of league seasons (postgres/leagues-store.ts): each player's, placing the new ones. */
+export interface LeaguePlacement {
+  place(seasonId: number, league: League, playerIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
 /**
  * Applies validated results: PostgreSQL first (one transaction), then Redis from what
  * PostgreSQL committed, so Redis never shows what a rebuild from PostgreSQL could lose.
@@ -45,6 +51,7 @@ export async function applyResults(
     store: ResultsStore;
     boards: BoardWriter;
     scopes?: ScopesLookup;
+    leagues?: LeaguePlacement;
     seasonOf: (id: number) => Season;
     now: () => number;
   },
@@ -52,20 +59,54 @@ export async function applyResults(
 ): Promise<ApplyReport> {
   if (results.length === 0) return { inserted: 0, changed: 0, unencodable: [] };
   const { inserted, standings } = await deps.store.applyBatch(results, deps.seasonOf);
-  const all = deps.scopes ? await withScopes(deps.scopes, standings) : standings;
+  const cohorts = deps.leagues ? await placeInCohorts(deps.leagues, standings, deps.seasonOf) : undefined;
+  const all = deps.scopes || cohorts ? await withScopes(deps.scopes, standings, cohorts) : standings;
   const { changed, unencodable } = await deps.boards.write(all, deps.seasonOf, deps.now());
   return { inserted, changed, unencodable };
 }
 
-/** The standings, and a copy of each on every scope board of its player. */
-async function withScopes(lookup: ScopesLookup, standings: BoardStanding[]): Promise<BoardStanding[]> {
+/**
+ * The cohort (a scope) of each player of a league season in the batch, by board row id: placed
+ * at their first result (docs/design.md#leagues), the same on every board of the season.
+ */
+async function placeInCohorts(
+  leagues: LeaguePlacement,
+  standings: readonly BoardStanding[],
+  seasonOf: (id: number) => Season,
+): Promise<Map<number, ReadonlyMap<string, string>> | undefined> {
+  const players = new Map<number, { league: League; ids: Set<string>; rows: number[] }>();
+  for (const s of standings) {
+    const board = seasonOf(s.seasonId);
+    if (!board.league) continue;
+    const id = seasonIdOf(board);
+    const entry = players.get(id) ?? players.set(id, { league: board.league, ids: new Set(), rows: [] }).get(id)!;
+    entry.ids.add(s.playerId);
+    if (!entry.rows.includes(s.seasonId)) entry.rows.push(s.seasonId);
+  }
+  if (players.size === 0) return undefined;
+  const byRow = new Map<number, ReadonlyMap<string, string>>();
+  for (const [seasonId, { league, ids, rows }] of players) {
+    const cohorts = await leagues.place(seasonId, league, [...ids]);
+    for (const row of rows) byRow.set(row, cohorts);
+  }
+  return byRow;
+}
+
+/** The standings, and a copy of each on every scope board of its player (their cohort's too). */
+async function withScopes(
+  lookup: ScopesLookup | undefined,
+  standings: BoardStanding[],
+  cohorts?: ReadonlyMap<number, ReadonlyMap<string, string>>,
+): Promise<BoardStanding[]> {
   if (standings.length === 0) return standings;
-  const scopes = await lookup.of([...new Set(standings.map((s) => s.playerId))]);
-  if (scopes.size === 0) return standings;
+  const scopes = lookup ? await lookup.of([...new Set(standings.map((s) => s.playerId))]) : new Map();
+  if (scopes.size === 0 && !cohorts) return standings;
   const all = [...standings];
   for (const s of standings) {
     const of = scopes.get(s.playerId);
     if (of) for (const scope of scopesOf(of)) all.push({ ...s, scope });
+    const cohort = cohorts?.get(s.seasonId)?.get(s.playerId);
+    if (cohort) all.push({ ...s, scope: cohort });
   }
   return all;
 }

@@ -1,6 +1,6 @@
 import type { BoardRef, BoardStanding } from '../domain/board-deltas.js';
 import { liveBoards } from '../domain/board.js';
-import type { Season } from '../domain/season.js';
+import { seasonIdOf, type Season } from '../domain/season.js';
 import type { BoardOutcome as ExactStanding } from '../domain/player-removal.js';
 import { scopesOf, type PendingMove, type PlayerScopes } from '../domain/scopes.js';
 
@@ -64,20 +64,27 @@ export async function applyScopeChanges(
 type Resets<R> = { reset(season: Season, standings: readonly ExactStanding[], nowMs: number): Promise<R> };
 
 /**
- * Board resets that also set each standing on the scope boards of its player as they are now:
- * a removal or repair lowers a player's standing on their scope boards with their whole board's.
+ * Board resets that also set each standing on the scope boards of its player as they are now (and
+ * on their cohort's in a league season): a removal or repair lowers a player's standing on their
+ * scope boards with their whole board's.
  */
 export function withScopeBoards<R>(
   boards: Resets<R>,
   scopes: { of(playerIds: readonly string[]): Promise<ReadonlyMap<string, PlayerScopes>> },
+  leagues?: { cohorts(seasonId: number, playerIds: readonly string[]): Promise<ReadonlyMap<string, string>> },
 ): Resets<R> {
   return {
     async reset(season, standings, nowMs) {
-      const of = await scopes.of([...new Set(standings.map((s) => s.playerId))]);
+      const ids = [...new Set(standings.map((s) => s.playerId))];
+      const of = await scopes.of(ids);
+      const cohorts = season.league && leagues ? await leagues.cohorts(seasonIdOf(season), ids) : undefined;
       const all = [...standings];
       for (const s of standings) {
-        const held = s.scope === undefined ? of.get(s.playerId) : undefined;
+        if (s.scope !== undefined) continue;
+        const held = of.get(s.playerId);
         if (held) for (const scope of scopesOf(held)) all.push({ ...s, scope });
+        const cohort = cohorts?.get(s.playerId);
+        if (cohort) all.push({ ...s, scope: cohort });
       }
       return boards.reset(season, all, nowMs);
     },

@@ -14,6 +14,8 @@ export interface FinalizeReport {
   rows: number;
   /** Rewards granted from the final standings (docs/design.md#rewards). */
   rewards?: number;
+  /** Players a league season's close promoted or relegated (docs/design.md#leagues). */
+  leagueMoves?: number;
 }
 
 /** The season's lifecycle state in PostgreSQL. */

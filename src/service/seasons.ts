@@ -2,6 +2,7 @@ import { badInput, seasonNotFound } from '../domain/errors.js';
 import { checkName, packedMax, validateKeys } from '../domain/board-keys.js';
 import { boundsFromHistogram } from '../domain/shards.js';
 import { rewardRulesOf, type RewardRuleInput } from '../domain/rewards.js';
+import { leagueOf, type League } from '../domain/leagues.js';
 import {
   boardName,
   defaultSplit,
@@ -102,6 +103,8 @@ export interface NewSeasonInput {
   rewards?: readonly RewardRuleInput[] | null;
   /** Group boards total each group's best N members (docs/design.md#group-boards); absent: all. */
   groupBestOf?: number | null;
+  /** League mode (docs/design.md#leagues). */
+  league?: League | null;
 }
 
 /** One board of a new season; unset rules are the season's. */
@@ -219,7 +222,12 @@ export function newSeasonOf(input: NewSeasonInput): NewSeason {
   const { groupBestOf } = input;
   if (groupBestOf != null && (!Number.isInteger(groupBestOf) || groupBestOf < 1 || groupBestOf > 1000))
     throw badInput('groupBestOf', 'groupBestOf must be an integer in 1..1000');
-  // Every board of the season totals its groups the same way.
+  // Every board of the season totals its groups the same way, and is in its league.
+  if (input.league != null) {
+    const league = leagueOf(input.league);
+    season.league = league;
+    season.boards = season.boards?.map((b) => ({ ...b, league }));
+  }
   const grouped =
     groupBestOf == null
       ? season
