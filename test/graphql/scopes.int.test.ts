@@ -83,7 +83,9 @@ async function expectScopeBoardsExact(seasonId: number, window: 'SEASON' | 'DAY'
     for (const scope of scopesOf({ region: r.region, groups: r.groups }))
       (expected.get(scope) ?? expected.set(scope, new Map()).get(scope)!).set(r.id, whole.get(r.id)!);
   const prefix = `${boardKey(board)}@`;
-  const keys = (await api.s.redis.keys(`${prefix}*`)).filter((k) => !k.endsWith(':rebuild') && !k.endsWith(':retired'));
+  const keys = (await api.s.redis.keys(`${prefix}*`)).filter(
+    (k) => !k.endsWith(':rebuild') && !k.endsWith(':retired') && k !== `${prefix}groups`,
+  );
   const actual = new Map<string, Map<string, string>>();
   for (const key of keys) {
     const m = await members(key);
