@@ -47,7 +47,7 @@ async function ensureSeason(store: SeasonStore, def: NewSeason, now: Date) {
 /**
  * Creates (or reuses) the three demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles
  * show, and a battle royale of three boards (docs/design.md#boards): points, lap_time ascending,
- * and royale, ranked by wins, then kills, then who got there first.
+ * and royale, ranked by wins, then kills, then who got there first; a league, with rewards.
  * On a Redis Cluster the first has 3 score-range shards: bounds that split the simulator's players
  * (points about (0.1 + 0.7 x skill)^2 x 10,000) into thirds.
  */
@@ -90,7 +90,7 @@ async function demoSeasons(app: App, sharded: boolean) {
   const royale = await ensureSeason(
     app.seasonsRepo,
     newSeasonOf({
-      name: 'Demo battle royale',
+      name: 'Demo battle royale league',
       startsAt: start,
       endsAt: new Date(start.getTime() + 30 * DAY_MS),
       boards: [
@@ -103,6 +103,20 @@ async function demoSeasons(app: App, sharded: boolean) {
             { stat: 'kills', max: 50 },
           ],
         },
+      ],
+      // A league (docs/design.md#leagues): cohorts of 50 per tier, the best 5 up and the worst 5
+      // down at its close; and rewards its close grants (docs/design.md#rewards).
+      league: {
+        name: 'demo-arena',
+        tiers: ['Bronze', 'Silver', 'Gold', 'Master'],
+        cohortSize: 50,
+        promote: 5,
+        relegate: 5,
+      },
+      rewards: [
+        { name: 'champion', fromRank: 1, reward: { title: 'Champion', gems: 1000 } },
+        { name: 'top_ten_percent', topPercent: 10, reward: { chest: 'gold' } },
+        { name: 'daily_best', window: 'DAY', fromRank: 1, toRank: 3, reward: { gems: 50 } },
       ],
     }),
     now,
@@ -140,7 +154,8 @@ function banner(o: {
 
  Seasons:  ${o.bestId} "Demo season"        best match counts, ranks 1,2,3,4
            ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
-           ${o.royaleId} "Demo battle royale"  three boards: points, lap_time (fastest first), royale (wins, then kills)
+           ${o.royaleId} "Demo battle royale league"  three boards: points, lap_time (fastest first), royale (wins, then kills);
+                                   a league (cohorts of 50, Bronze to Master) with rewards at its close and each day
  Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to all three seasons.
  Players live in 10 regions (BR-SP, US-CA, DE, JP, ...) and most are in one of 8 clans (wolves, ravens, ...).
 
@@ -164,6 +179,9 @@ function banner(o: {
    # the same board within a country (players in BR-SP and BR-RJ) and within a clan, with each global rank
    { leaderboard(seasonId: ${o.bestId}, scope: { region: "BR" }) { size top(limit: 5) { rank globalRank player { displayName } } } }
    { leaderboard(seasonId: ${o.bestId}, scope: { group: "wolves" }) { top(limit: 5) { rank globalRank points } } }
+
+   # the battle royale is a league: this player's tier, their cohort of 50 and their zone
+   { leagueStanding(seasonId: ${o.royaleId}, playerId: "${o.player}") { tier cohort zone leaderboard { top(limit: 5) { rank player { displayName } } } } }
 
    # live: the top 5 of the weekly total, pushed as it changes (press ▶ and watch)
    subscription { topChanged(seasonId: ${o.sumId}, limit: 5) { rank playerId points } }

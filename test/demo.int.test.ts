@@ -135,6 +135,16 @@ it('brings up a live demo whose leaderboard fills with named players, then stops
     return size > 0 && top.every((e, i) => e.rank === i + 1 && e.globalRank >= e.rank);
   });
 
+  // ...and the league: the busy player sits in a Bronze cohort of at most 50 (everyone starts there).
+  const leagueQuery = /\{ leagueStanding\(seasonId: \d+, playerId: "\d+"\) .*/.exec(entry.stdout)?.[0];
+  expect(leagueQuery, entry.stdout).toBeDefined();
+  await waitFor('the busy player placed in the league', async () => {
+    const { leagueStanding } = (await gql(leagueQuery!)) as {
+      leagueStanding: { tier: string; cohort: number; leaderboard: { top: unknown[] } } | null;
+    };
+    return leagueStanding?.tier === 'Bronze' && leagueStanding.leaderboard.top.length > 0;
+  });
+
   // DEMO_DURATION_S=20: the demo stops the simulator, then the service, and exits 0.
   expect((await entry.exited).code, `${entry.stdout}\n${entry.stderr}`).toBe(0);
   expect(entry.stdout).toMatch(/\[demo\] simulator: [1-9]\d* submissions accepted, 0 failed/);
