@@ -28,14 +28,16 @@ export function createRewardsPublisher(
   return {
     /** Publishes every unpublished reward of the season; returns how many. */
     async publish(season: Season): Promise<number> {
-      await (connecting ??= producer.connect().catch((err: unknown) => {
-        connecting = undefined;
-        throw err;
-      }));
       let sent = 0;
       for (;;) {
         const page = await outbox.unpublished(seasonIdOf(season), PAGE);
         if (page.length === 0) return sent;
+        // Connected on the first reward to send: the scheduler's sweep asks for every recently
+        // closed season, nearly always with nothing to send.
+        await (connecting ??= producer.connect().catch((err: unknown) => {
+          connecting = undefined;
+          throw err;
+        }));
         await producer.send({
           topic,
           compression: CompressionTypes.None,
