@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import { isTypeFetchFailure } from './src/postgres/type-fetch-guard.js';
 
+/** Timing-sensitive integration tests, run alone after the rest (project `solo`). */
+const SOLO = ['test/app/rolling-restart.int.test.ts', 'test/app/start-up-connections.int.test.ts'];
+
 export default defineConfig({
   resolve: {
     // graphql ships CJS and ESM builds; Pothos and yoga must share one copy ("Cannot use
@@ -34,7 +37,24 @@ export default defineConfig({
       {
         // `*.int.test.ts`: against the real PostgreSQL, Redis and Kafka, which the setup checks first.
         extends: true,
-        test: { name: 'int', include: ['test/**/*.int.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
+        test: {
+          name: 'int',
+          include: ['test/**/*.int.test.ts'],
+          exclude: SOLO,
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        // Tests of what clients see while processes start and restart: each answer has a deadline,
+        // so they run after everything else, one file at a time, on a machine no other test loads.
+        extends: true,
+        test: {
+          name: 'solo',
+          include: SOLO,
+          globalSetup: ['test/support/global-setup.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
       },
       // `npm run chaos` only (LADDER_CHAOS=1): the fault soak of test/faults/chaos.soak.ts, minutes long.
       ...(process.env.LADDER_CHAOS
