@@ -8,6 +8,10 @@
 //            --workers N (server processes, default os.availableParallelism())
 //            --rate N (the mix's offered requests/s, 5000)
 //            --redis-url URL (redis://127.0.0.1:6379/2)  --only top,around (those scenarios; the plain server always)
+//            --only scopes: the scoped reads alone (top(10), entry, around on the board, in a region, in a group)
+//            --scoped-rounds N: the scoped reads N times over, one round after the other (1)
+//            --response-cache-max-age-ms N: ladder's RESPONSE_CACHE_MAX_AGE_MS (0: no answer is served from
+//            the response cache, so every read does its Redis work; default ladder's own)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:api -- --only around   # profile ladder
 //
 // What it measures, per scenario: successful responses per second (200 and 304), wrk's latency
@@ -15,8 +19,12 @@
 // whole process tree: cluster primary and workers), of wrk and of Redis (the redis-server of
 // --redis-url, shared with whoever else uses it). Scenarios: top(100) by POST, by persisted GET
 // (Automatic Persisted Queries), by GET with If-None-Match, top with player names, entry, around
-// and friends of random players, and a mix offered at a fixed rate, open loop. Then the targets,
-// met or not. Numbers are printed, never asserted.
+// and friends of random players, and a mix offered at a fixed rate, open loop. Then the scoped
+// reads (docs/design.md#scopes): top(10), and entry and around of random players of the same
+// 1,000 (members of every scope read, so the response cache's hit rate is the same in all three),
+// on the whole board, within the region BR (1/8 of the players) and within the group clan7 (1/100),
+// measured one after the other, and compared. Then the targets, met or not. Numbers are printed,
+// never asserted.
 //
 // ladder runs as its own process tree (built: `node dist/main.js`, bench/built.ts; LADDER_ROLES=api,
 // API_WORKERS=--workers), the plain server (bench/plain-server.mjs) with as many processes, wrk
@@ -44,7 +52,23 @@ const SECONDS = intArg('seconds', 5);
 const WORKERS = intArg('workers', os.availableParallelism());
 const THREADS = intArg('threads', 2);
 const RATE = intArg('rate', 5_000);
-const ONLY = stringArg('only')?.split(',');
+// The scoped reads (`--only scopes` picks them all): each read on the board, in a region, in a group.
+const SCOPED_KEYS = [
+  'top10Board',
+  'top10Region',
+  'top10Group',
+  'entryBoard',
+  'entryRegion',
+  'entryGroup',
+  'aroundBoard',
+  'aroundRegion',
+  'aroundGroup',
+] as const;
+const SCOPED_ROUNDS = intArg('scoped-rounds', 1);
+const RESPONSE_CACHE_MAX_AGE_MS = stringArg('response-cache-max-age-ms');
+const ONLY = stringArg('only')
+  ?.split(',')
+  .flatMap((k) => (k === 'scopes' ? [...SCOPED_KEYS] : [k]));
 const DATABASE = 'ladder_bench_api';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DATABASE}`;
 // Redis pub/sub ignores the database number: another ladder publishing board updates on this Redis
@@ -61,6 +85,19 @@ const FLOOR = `http://127.0.0.1:${FLOOR_PORT}`;
 // ---------------------------------------------------------------------------------------------
 // Seeding
 
+// Every player has a region and a clan, stored before their result so that seeding writes the
+// scope boards through ingest's own scope lookup (bench/seed-board.ts), as the consumer does. By
+// id range, so that the random ids 1..n of a scoped read are all members: players 1..P/8 are in
+// BR (8 regions of P/8), players 1..P/100 in clan7 (100 clans of P/100). Points and times do not
+// follow ids, so a scope's ranks are as mixed as the board's.
+const REGIONS = ['BR', 'US', 'DE', 'FR', 'JP', 'KR', 'GB', 'PL'];
+const REGION_MEMBERS = Math.floor(PLAYERS / REGIONS.length);
+const GROUP_MEMBERS = Math.floor(PLAYERS / 100);
+const playerScopes = (p: number) => ({
+  region: REGIONS[Math.floor(((p - 1) * REGIONS.length) / PLAYERS)]!,
+  groups: [`clan${(Math.floor(((p - 1) * 100) / PLAYERS) + 7) % 100}`],
+});
+
 async function seed(): Promise<number> {
   const season = await seedBoard({
     databaseUrl: DATABASE_URL,
@@ -72,6 +109,7 @@ async function seed(): Promise<number> {
     agoMs: (p) => (p * 104_729) % 86_400_000,
     // Every standing has metadata (as the demo's), so top(100) with it reads 100 values.
     metadata: (p) => JSON.stringify({ character: `hero ${p % 8}`, map: `map ${p % 4}`, replay: `r-${p}` }),
+    scopes: playerScopes,
   });
   return season.id;
 }
@@ -238,6 +276,7 @@ type Key =
   | 'friendsPage'
   | 'cutoff'
   | 'metadata'
+  | (typeof SCOPED_KEYS)[number]
   | 'mix';
 
 interface Scenario {
@@ -251,6 +290,8 @@ interface Scenario {
   checkResponses?: boolean;
   /** What the requests are, when the name does not say. */
   detail?: string;
+  /** Highest id for {{player}} (the members of a scope: 1..n); default every player. */
+  maxPlayer?: number;
 }
 
 /** A ladder scenario; each of its requests is probed first, and a bad answer is printed as a warning. */
@@ -358,6 +399,7 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
     await ladderScenario('friendsPage', 'friendsPage(1,000 random players, first 20), POST', [friendsPage]),
     await ladderScenario('cutoff', 'cutoff(random place), POST', [cutoff]),
   ];
+  scenarios.push(...(await scopedScenarios(seasonId)));
   // The mix reads top by persisted GET, as a deployed client would; by POST if this server cannot.
   const persistedWorks = !scenarios.find((s) => s.key === 'persisted')!.checkResponses;
   if (!persistedWorks) warn('the mixed scenario reads top(100) by POST: persisted GET failed');
@@ -378,6 +420,52 @@ async function ladderScenarios(seasonId: number): Promise<{ scenarios: Scenario[
     ),
   );
   return { topBytes: top.body, scenarios };
+}
+
+/**
+ * The same three reads on the whole board, within the region BR and within the group clan7, by
+ * POST with the player in a variable: top(10) (one query text, answered from the response cache
+ * while the board is still), entry and around(radius 5) of a random player of 1..P/100: members of
+ * clan7 and BR, so all three draw from the same 1,000 ids and the response cache (which stores an
+ * entry from its second ask) sees the same repeats in each. Drawing from each scope's own members
+ * would compare cache hit rates (1,000 ids repeat; 100,000 hardly do), not the reads.
+ */
+async function scopedScenarios(seasonId: number): Promise<Scenario[]> {
+  const where = [
+    { key: 'Board', label: `board (${PLAYERS.toLocaleString('en')})`, scope: '' },
+    { key: 'Region', label: `region BR (${REGION_MEMBERS.toLocaleString('en')})`, scope: ', scope: { region: "BR" }' },
+    {
+      key: 'Group',
+      label: `group clan7 (${GROUP_MEMBERS.toLocaleString('en')})`,
+      scope: ', scope: { group: "clan7" }',
+    },
+  ] as const;
+  const reads = [
+    ['top10', 'top(10)', '{ top(limit: 10) { rank playerId points } }'],
+    [
+      'entry',
+      `entry(random of 1..${GROUP_MEMBERS.toLocaleString('en')})`,
+      'query ($p: ID!) { entry(playerId: $p) { rank points } }',
+    ],
+    [
+      'around',
+      `around(random of 1..${GROUP_MEMBERS.toLocaleString('en')}, radius 5)`,
+      'query ($p: ID!) { around(playerId: $p, radius: 5) { rank playerId points } }',
+    ],
+  ] as const;
+  const out: Scenario[] = [];
+  // Rounds one after the other (A B C, A B C): the machine's drift falls on every read alike.
+  for (let round = 1; round <= SCOPED_ROUNDS; round++)
+    for (const [read, label, operation] of reads)
+      for (const w of where) {
+        // The operation's selection, inside leaderboard(...) with the scope argument or without.
+        const query = operation.replace('{ ', `{ leaderboard(seasonId: ${seasonId}${w.scope}) { `) + ' }';
+        const kind = post(gqlBody(query, read === 'top10' ? undefined : { p: '{{player}}' }));
+        const key: Key = `${read}${w.key}`;
+        const name = `${label}, ${w.label}${SCOPED_ROUNDS > 1 ? `, round ${round}` : ''}`;
+        out.push(await ladderScenario(key, name, [kind], { maxPlayer: GROUP_MEMBERS }));
+      }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +495,7 @@ async function measure(scenario: Scenario, serverPid: number, seconds = SECONDS)
       seconds,
       connections: CONNECTIONS,
       threads: THREADS,
-      maxPlayer: PLAYERS,
+      maxPlayer: scenario.maxPlayer ?? PLAYERS,
       rate: scenario.rate,
       checkResponses: scenario.checkResponses,
     });
@@ -566,6 +654,39 @@ function printTargets(row: (key: Key) => Measured | undefined, plainRate: number
   }));
 }
 
+/** Each scoped read beside the same read of the whole board, measured just before it, per round. */
+function printScoped(rows: Measured[]): void {
+  const reads = [
+    ['top(10)', 'top10Board', 'top10Region', 'top10Group'],
+    ['entry', 'entryBoard', 'entryRegion', 'entryGroup'],
+    ['around', 'aroundBoard', 'aroundRegion', 'aroundGroup'],
+  ] as const;
+  const lines: string[] = [];
+  for (let round = 0; round < SCOPED_ROUNDS; round++)
+    for (const [label, ...keys] of reads) {
+      const [board, region, group] = keys.map((k) => rows.filter((r) => r.scenario.key === k)[round]);
+      if (!board || (!region && !group)) continue;
+      const vs = (r: Measured | undefined, name: string) =>
+        r
+          ? `${name} ${fmt.int(r.okRate)} req/s (${fmt.ratio(r.okRate / board.okRate)}), ` +
+            `${fmt.int(r.serverUsPerReq)} µs server, ${fmt.int(r.redisUsPerReq)} µs Redis`
+          : `${name} not measured`;
+      lines.push(
+        `  ${SCOPED_ROUNDS > 1 ? `round ${round + 1}, ` : ''}${label}: board ${fmt.int(board.okRate)} req/s, ` +
+          `${fmt.int(board.serverUsPerReq)} µs server, ${fmt.int(board.redisUsPerReq)} µs Redis; ` +
+          `${vs(region, 'region BR')}; ${vs(group, 'group clan7')}`,
+      );
+    }
+  if (lines.length === 0) return;
+  console.log(
+    `\nscoped reads (same process count, one after the other; scope boards written by seeding's ingest path): ` +
+      `board of ${PLAYERS.toLocaleString('en')}, region BR of ${REGION_MEMBERS.toLocaleString('en')}, ` +
+      `group clan7 of ${GROUP_MEMBERS.toLocaleString('en')}; entry and around of players 1..${GROUP_MEMBERS.toLocaleString('en')} ` +
+      `in all three; response cache max age ${RESPONSE_CACHE_MAX_AGE_MS ?? "ladder's default"} ms; CPU per response`,
+  );
+  for (const l of lines) console.log(l);
+}
+
 /** Why rows failed: wrk's error kinds, so a timeout is not mistaken for an error answer. */
 function printFailures(rows: Measured[]): void {
   for (const r of rows.filter((row) => row.failed > 0)) {
@@ -647,6 +768,7 @@ try {
       RATE_LIMIT_READS_BURST: '1000000000',
       // The board is seeded straight into Redis: no restore (a rebuild of it) at start.
       BOARD_RESTORE_INTERVAL_MS: '0',
+      ...(RESPONSE_CACHE_MAX_AGE_MS !== undefined ? { RESPONSE_CACHE_MAX_AGE_MS } : {}),
     },
     /GraphQL API listening/,
     WORKERS,
@@ -731,6 +853,15 @@ try {
     await measure({ ...redisFloor, rate: 0 }, floorServer.child.pid!, 1); // warm-up: JIT, the scripts
     rows.push(await measure(redisFloor, floorServer.child.pid!));
   }
+  // Warm-up of the scoped reads' own paths (the scope argument, the scope boards' first reads),
+  // on ids that are members everywhere, so the first scoped row does not pay it.
+  const scoped = scenarios.filter((x) => (SCOPED_KEYS as readonly string[]).includes(x.key));
+  if (scoped.some((x) => !ONLY || ONLY.includes(x.key)))
+    await measure(
+      { ...scoped[0]!, kinds: scoped.flatMap((x) => x.kinds), maxPlayer: GROUP_MEMBERS },
+      ladder.child.pid!,
+      Math.min(2, SECONDS),
+    );
   // Redis pub/sub is shared by all databases: another ladder on this Redis can crash this one.
   const exited = () => ladder.child.exitCode ?? ladder.child.signalCode;
   for (const s of scenarios.filter((x) => !ONLY || ONLY.includes(x.key))) {
@@ -749,6 +880,7 @@ try {
   for (const r of rows.filter((row) => row.note)) console.log(`  ${r.scenario.name}: ${r.note}`);
   console.log(`load average at end ${loadavg(os.loadavg())}\n`);
   printNotes(mix);
+  printScoped(rows);
   printTargets((key) => rows.find((r) => r.scenario.key === key)!, plainRow.okRate);
 } finally {
   await cleanUp();

@@ -11,9 +11,19 @@
 //   b. ladder's applyResults, no Kafka, chunks of 2000 (what the consumer calls per chunk)
 //   d. 10% of the results replayed through b (redelivery after a crash)
 //   w. b on a season keeping the SEASON board only, then all four windows (b keeps the default three)
+//   r. board rules, not in the default set: b on a BEST season (the baseline of) a LAST one (newer
+//      wins, scores may fall: docs/design.md#last), on a SUM season (the baseline of) a two-key board
+//      aggregating per key (docs/design.md#per-key-aggregates) that totals the same; all four twice
+//   l. leagues (docs/design.md#leagues), not in the default set: b with ingest's lookups (scopes, league
+//      placement) on a plain season (the baseline), then on a league season (cohorts of 50, 3 tiers)
+//      where every new player is placed in a cohort and every standing also goes to its cohort's
+//      board; the pair twice, alternated (bench/leagues.ts)
 //   s. scopes (docs/design.md#scopes): b again as the baseline, b looking up players' scopes when
 //      none has any, and b when every player has a region (half of them a subdivision, so in two
 //      region boards) and a clan: 2.5 scope boards per standing (bench/scopes.ts)
+//   h. hidden players (docs/design.md#moderation): b again as the baseline, b checking the cached
+//      hidden list when nobody is hidden, and b with 1% of the players hidden (stored, not written
+//      to Redis)
 //   c. ladder end to end: produce everything to a fresh topic, then time the real ingest consumer
 //      from start to "group committed every offset" (bench/kafka-e2e.ts)
 //   e. game servers through the mutation: the built API process under wrk, with an ingest process
@@ -31,7 +41,7 @@ import { parseConfig } from '../src/config.js';
 import type { Season, SeasonDefinition, Window } from '../src/domain/season.js';
 import { createKafka } from '../src/kafka/client.js';
 import { createLogger } from '../src/logger.js';
-import { createPostgres, migrateDatabase } from '../src/postgres/client.js';
+import { createPostgres, migrateDatabase, type Sql } from '../src/postgres/client.js';
 import { createResultsStore } from '../src/postgres/results-store.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
@@ -39,11 +49,16 @@ import {
   applyResults,
   type ApplyReport,
   type BoardWriter,
+  type LeaguePlacement,
   type ResultsStore,
   type ScopesLookup,
 } from '../src/service/apply-results.js';
 import { createPlayerScopesStore } from '../src/postgres/player-scopes-store.js';
+import { createHiddenPlayersStore } from '../src/postgres/hidden-players-store.js';
+import { createBlockedPlayersCache } from '../src/service/blocked-players.js';
 import { giveScopes } from './scopes.js';
+import { createLeaguesStore } from '../src/postgres/leagues-store.js';
+import { benchLeague, leagueCounts } from './leagues.js';
 import {
   boardDifferences,
   boardMemory,
@@ -157,7 +172,7 @@ try {
     ...(await deleteKafkaState(kafka, [SUBMIT_TOPIC, `${SUBMIT_TOPIC}.dlq`], SUBMIT_TOPIC)),
   ];
   for (const p of problems) console.error(`cleanup: ${p}`);
-  await pg.sql`truncate match_results, standings, player_scopes`;
+  await pg.sql`truncate match_results, standings, player_scopes, league_members, league_cohorts, hidden_players`;
   lock.release();
   redis.disconnect();
   await pg.close();
@@ -166,7 +181,7 @@ try {
 async function run(): Promise<void> {
   const load0 = os.loadavg();
   // Same row counts before each run, so the runs compare (the tables are ours alone).
-  await pg.sql`truncate match_results, standings, player_scopes`;
+  await pg.sql`truncate match_results, standings, player_scopes, league_members, league_cohorts, hidden_players`;
   const [raw, ladder, viaKafka] = [
     await createSeason('raw'),
     await createSeason('ladder'),
@@ -277,21 +292,91 @@ async function run(): Promise<void> {
   }
 
   // w. the windows a season keeps: b's traffic on a season with SEASON only, then with all four
-  // (b's season keeps the default three), each on a fresh season.
+  // (b's season keeps the default three), then SEASON with DAY against SEASON with a CUSTOM window
+  // of 6 hours (the cost of a custom period beside a calendar one), each on a fresh season.
   if (runs('w')) {
-    for (const windows of [['SEASON'], ['SEASON', 'DAY', 'WEEK', 'MONTH']] as const) {
-      const season = await createSeason(`windows ${windows.length}`, { windows });
+    const cases = [['SEASON'], ['SEASON', 'DAY', 'WEEK', 'MONTH'], ['SEASON', 'DAY'], ['SEASON', 'CUSTOM']] as const;
+    for (const windows of cases) {
+      const custom = (windows as readonly string[]).includes('CUSTOM') ? { periodHours: 6 } : {};
+      const season = await createSeason(`windows ${windows.join(' ')}`, { windows, ...custom });
       seasons.push(season);
       await checkpoint();
-      const w = await timed(() => ladderApply(season, withMatchTag(traffic, 0xc + windows.length)));
+      const w = await timed(() => ladderApply(season, withMatchTag(traffic, 0xc + 0x10 * cases.indexOf(windows))));
       rows.push({
-        scenario: `w. b on a season keeping ${windows.join(', ')}`,
+        scenario: `w. b on a season keeping ${windows.join(', ')}${'periodHours' in custom ? ' (6 h)' : ''}`,
         results: N,
         seconds: w.seconds,
         cpu: w.cpu,
         note: w.value.note,
       });
     }
+  }
+
+  // r. board rules: the same traffic on fresh seasons, twice, alternated. BEST against LAST
+  // (docs/design.md#last): the cost of the newer-wins rule in PostgreSQL and Redis; the traffic
+  // spans 10 days in random order, so about half a player's results replace their standing, up or
+  // down. SUM against a two-key board aggregating per key (docs/design.md#per-key-aggregates):
+  // kills BEST over wins SUM, the traffic's points 0..60 being a packed (0 kills, points wins)
+  // tuple, so both boards total the same points.
+  if (runs('r')) {
+    const perKey = {
+      keys: [
+        { stat: 'kills', order: 'DESC' as const, max: 7 },
+        { stat: 'wins', order: 'DESC' as const, max: 4095, aggregate: 'SUM' as const },
+      ],
+      maxPointsPerMatch: 32_767,
+      split: { pointsBits: 15, timeBits: 32, timeUnitSeconds: 1 },
+    };
+    const rules = [
+      ['a BEST season', { scoring: 'BEST' }],
+      ['a LAST season', { scoring: 'LAST' }],
+      ['a SUM season', { scoring: 'SUM' }],
+      ['two keys per key (BEST kills, SUM wins)', perKey],
+    ] as const;
+    for (const round of [1, 2])
+      for (const [i, [label, over]] of rules.entries()) {
+        const season = await createSeason(`rule ${i} ${round}`, over);
+        seasons.push(season);
+        await checkpoint();
+        const rr = await timed(() => ladderApply(season, withMatchTag(traffic, 0x80 + 8 * round + i)));
+        rows.push({
+          scenario: `r. b on ${label}, run ${round}`,
+          results: N,
+          seconds: rr.seconds,
+          cpu: rr.cpu,
+          note: rr.value.note,
+        });
+      }
+  }
+
+  // l. leagues: the same traffic on fresh seasons through the same deps (ingest's scope lookup and
+  // league placement, as src/app/ingest.ts wires them), plain season then league season, twice.
+  // Before s, which gives every player scopes: here no player has any, so the only scope board a
+  // standing gains is its cohort's.
+  if (runs('l')) {
+    const deps = { scopes: createPlayerScopesStore(pg.sql), leagues: createLeaguesStore(pg.sql) };
+    for (const round of [1, 2])
+      for (const league of [false, true]) {
+        const season = await createSeason(
+          `${league ? 'league' : 'plain'} ${round}`,
+          league ? { league: benchLeague(runId, round) } : {},
+        );
+        seasons.push(season);
+        await checkpoint();
+        const lr = await timed(() =>
+          ladderApply(season, withMatchTag(traffic, 0x60 + 2 * round + Number(league)), deps),
+        );
+        const placed = league ? await leagueCounts(pg.sql, season.id) : undefined;
+        rows.push({
+          scenario: league
+            ? `l. b on a league season (cohorts of ${season.league!.cohortSize}), run ${round}`
+            : `l. b on the same season without league, run ${round}`,
+          results: N,
+          seconds: lr.seconds,
+          cpu: lr.cpu,
+          note: lr.value.note + (placed ? `; placed ${placed.players} in ${placed.cohorts} cohorts` : ''),
+        });
+      }
   }
 
   // s. scopes: the same traffic three times on fresh seasons, without, with the lookup, with scopes.
@@ -307,9 +392,32 @@ async function run(): Promise<void> {
       seasons.push(season);
       await checkpoint();
       const sr = await timed(() =>
-        ladderApply(season, withMatchTag(traffic, 0x50 + i), lookup ? createPlayerScopesStore(pg.sql) : undefined),
+        ladderApply(season, withMatchTag(traffic, 0x50 + i), lookup ? { scopes: createPlayerScopesStore(pg.sql) } : {}),
       );
       rows.push({ scenario: label, results: N, seconds: sr.seconds, cpu: sr.cpu, note: sr.value.note });
+    }
+  }
+
+  // h. hidden players (docs/design.md#moderation): the same traffic on fresh seasons, without the
+  // hidden list, with it and nobody hidden, and with 1% of the players hidden (their standings
+  // stored, kept out of the Redis write).
+  if (runs('h')) {
+    const store = createHiddenPlayersStore(pg.sql);
+    const cached = createBlockedPlayersCache((id) => store.hiddenIn(id), { ttlMs: 5_000 });
+    const hiddenCases = [
+      ['h. b, the same run, no hidden list', false, 0],
+      ['h. b checking the hidden list, nobody hidden', true, 0],
+      ['h. b, 1% of its players hidden', true, 0.01],
+    ] as const;
+    for (const [i, [label, check, share]] of hiddenCases.entries()) {
+      const season = await createSeason(`hidden ${i}`);
+      seasons.push(season);
+      if (share > 0) await hideShare(pg.sql, season.id, traffic, share);
+      await checkpoint();
+      const hr = await timed(() =>
+        ladderApply(season, withMatchTag(traffic, 0x70 + i), check ? { hiddenIn: (id) => cached.blockedIn(id) } : {}),
+      );
+      rows.push({ scenario: label, results: N, seconds: hr.seconds, cpu: hr.cpu, note: hr.value.note });
     }
   }
 
@@ -391,6 +499,15 @@ async function createSeasonOfBoards(label: string, boards: number): Promise<Seas
   return season;
 }
 
+/** Hides every player whose id is a multiple of 1/share (a share of the traffic's players). */
+async function hideShare(sql: Sql, seasonId: number, traffic: readonly BenchResult[], share: number): Promise<void> {
+  const every = Math.round(1 / share);
+  const ids = [...new Set(traffic.map((r) => r.playerId))].filter((id) => Number(id) % every === 0);
+  await sql`
+    insert into hidden_players (season_id, player_id, reason)
+    select ${seasonId}, id, 'bench' from unnest(${sql.array(ids)}::int8[]) as t(id)`;
+}
+
 /** Flushes dirty pages now, so one scenario's writes are not paid for on the next one's clock. */
 async function checkpoint(): Promise<void> {
   await pg.sql`checkpoint`;
@@ -408,9 +525,19 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: numb
  * ladder's real write path (results-store + board-writer under applyResults), one chunk at a time
  * like one consumer partition. Both stores are wrapped in timers to split the time PG vs Redis.
  */
-async function ladderApply(season: Season, traffic: readonly BenchResult[], scopes?: ScopesLookup) {
+async function ladderApply(
+  season: Season,
+  traffic: readonly BenchResult[],
+  extras: {
+    scopes?: ScopesLookup;
+    leagues?: LeaguePlacement;
+    hiddenIn?: (seasonId: number) => Promise<ReadonlySet<string>>;
+  } = {},
+) {
+  const { scopes, leagues, hiddenIn } = extras;
   const inner = { store: createResultsStore(pg.sql), boards: createBoardWriter(redis, config.windowTtlSeconds) };
-  const spent = { pg: 0, redis: 0 };
+  // calls: the Lua calls (one per board written: boards, scope boards, cohort boards) over all chunks.
+  const spent = { pg: 0, redis: 0, place: 0, calls: 0 };
   const store: ResultsStore = {
     async applyBatch(results, seasonOf) {
       const t = performance.now();
@@ -423,6 +550,7 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[], scop
   };
   const boards: BoardWriter = {
     async write(standings, seasonOf, nowMs) {
+      spent.calls += new Set(standings.map((s) => `${s.seasonId}|${s.window}|${s.period}|${s.scope ?? ''}`)).size;
       const t = performance.now();
       try {
         return await inner.boards.write(standings, seasonOf, nowMs);
@@ -431,11 +559,22 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[], scop
       }
     },
   };
+  // League placement (its own PostgreSQL transaction), timed apart from the results' statement.
+  const placing: LeaguePlacement | undefined = leagues && {
+    async place(seasonId, league, playerIds) {
+      const t = performance.now();
+      try {
+        return await leagues.place(seasonId, league, playerIds);
+      } finally {
+        spent.place += performance.now() - t;
+      }
+    },
+  };
   const total: ApplyReport = { inserted: 0, changed: 0, unencodable: [] };
   const results = toAccepted(traffic, season.id);
   for (let i = 0; i < results.length; i += CHUNK) {
     const r = await applyResults(
-      { store, boards, scopes, seasonOf: () => season, now: Date.now },
+      { store, boards, scopes, leagues: placing, hiddenIn, seasonOf: () => season, now: Date.now },
       results.slice(i, i + CHUNK),
     );
     total.inserted += r.inserted;
@@ -443,8 +582,11 @@ async function ladderApply(season: Season, traffic: readonly BenchResult[], scop
     total.unencodable.push(...r.unencodable);
   }
   const note =
-    `PG ${(spent.pg / 1000).toFixed(1)} s, Redis ${(spent.redis / 1000).toFixed(1)} s; ` +
-    `inserted ${total.inserted}, board rises ${total.changed}, unencodable ${total.unencodable.length}`;
+    `PG ${(spent.pg / 1000).toFixed(1)} s, ` +
+    (spent.place > 0 ? `placing ${(spent.place / 1000).toFixed(1)} s, ` : '') +
+    `Redis ${(spent.redis / 1000).toFixed(1)} s; ` +
+    `inserted ${total.inserted}, board rises ${total.changed}, unencodable ${total.unencodable.length}, ` +
+    `${(spent.calls / Math.ceil(results.length / CHUNK)).toFixed(0)} boards written per chunk`;
   return { ...total, note };
 }
 

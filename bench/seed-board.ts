@@ -8,6 +8,7 @@ import { createResultsStore } from '../src/postgres/results-store.js';
 import { createSeasonsRepo } from '../src/postgres/seasons-repo.js';
 import { createBoardWriter } from '../src/redis/board-writer.js';
 import { createRedis } from '../src/redis/client.js';
+import { createPlayerScopesStore } from '../src/postgres/player-scopes-store.js';
 import { applyResults } from '../src/service/apply-results.js';
 
 const DAY = 86_400_000;
@@ -28,6 +29,12 @@ export async function seedBoard(opts: {
   agoMs(p: number): number;
   /** The metadata (JSON text) of player p's result; none when absent. */
   metadata?(p: number): string;
+  /**
+   * Player p's region and groups (docs/design.md#scopes), stored in player_scopes before any
+   * result, so the results go through ingest's scope lookup onto the scope boards as well as the
+   * board, as the consumer writes them. None when absent.
+   */
+  scopes?(p: number): { region: string | null; groups: string[] };
   onProgress?(done: number): void;
 }): Promise<Season> {
   await ensureDatabase(opts.databaseUrl);
@@ -35,7 +42,7 @@ export async function seedBoard(opts: {
   const pg = createPostgres(opts.databaseUrl, 4);
   const redis = createRedis(opts.redisUrl);
   try {
-    await pg.sql`truncate players, match_results, standings, season_final_standings, blocked_players, seasons cascade`;
+    await pg.sql`truncate players, match_results, standings, season_final_standings, blocked_players, player_scopes, seasons cascade`;
     await (opts.flush === 'all' ? redis.flushall() : redis.flushdb());
     const now = Date.now();
     const def: SeasonDefinition = {
@@ -48,9 +55,22 @@ export async function seedBoard(opts: {
       maxPointsPerMatch: 1_000_000,
     };
     const season = await createSeasonsRepo(pg.db).insert(def, validateSeasonDefinition(def), 'ACTIVE');
+    if (opts.scopes) {
+      for (let first = 1; first <= opts.players; first += 10_000) {
+        const ids: number[] = [];
+        for (let p = first; p < Math.min(first + 10_000, opts.players + 1); p++) ids.push(p);
+        const of = ids.map((p) => opts.scopes!(p));
+        await pg.sql`
+          insert into player_scopes (player_id, region, groups)
+          select id, region, coalesce(string_to_array(nullif(groups, ''), ','), '{}')
+          from unnest(${pg.sql.array(ids)}::int8[], ${pg.sql.array(of.map((s) => s.region))}::text[],
+                      ${pg.sql.array(of.map((s) => s.groups.join(',')))}::text[]) as t(id, region, groups)`;
+      }
+    }
     const deps = {
       store: createResultsStore(pg.sql),
       boards: createBoardWriter(redis, 3 * 86_400),
+      ...(opts.scopes ? { scopes: createPlayerScopesStore(pg.sql) } : {}),
       seasonOf: () => season,
       now: Date.now,
     };

@@ -1,24 +1,23 @@
-// `npm run demo`: a live ladder on this machine in one process: migrations, three demo seasons,
-// API keys, the API and ingest consumer, and simulated game servers submitting matches. Its
-// banner leads with the live board page's URL (built by `npm run build:web` first).
-//   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>
+// `npm run demo`: a live ladder on this machine in one process: migrations, four demo seasons (one
+// a league sprint that closes and starts again every DEMO_LEAGUE_SECONDS: scripts/demo-seasons.ts),
+// API keys, the API and ingest consumer, the season scheduler, and simulated game servers
+// submitting matches. Its banner leads with the live board page's URL (built by `npm run build:web` first).
+//   DEMO_RATE=20 (matches/s)  DEMO_PLAYERS=5000  DEMO_DURATION_S=<unset: until Ctrl-C>  DEMO_LEAGUE_SECONDS=300
 //   DEMO_PROCESSES=1: more starts that many ladder processes in all (API + ingest each, one
 //   consumer group), the others on the ports after PORT. With REDIS_CLUSTER_NODES (`npm run
 //   demo:cluster`) the demo season is split into 3 score-range shards over the cluster's masters.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App } from '../src/app/app.js';
+import { buildApp } from '../src/app/app.js';
 import { parseConfig, type Config } from '../src/config.js';
-import { seasonsWithBoards } from '../src/domain/season.js';
+import type { Season } from '../src/domain/season.js';
 import { createApiKeysRepo } from '../src/postgres/api-keys-repo.js';
 import { createApiKey } from '../src/service/api-keys.js';
-import { createSeason, listSeasons, newSeasonOf, type NewSeason, type SeasonStore } from '../src/service/seasons.js';
 import { StartupError } from '../src/app/startup.js';
+import { demoSeasons, followSprint } from './demo-seasons.js';
 import { ensureDatabase } from './ensure-database.js';
 import { regularPlayerId, startSimulator } from './simulator.js';
-
-const DAY_MS = 24 * 3600 * 1000;
 
 /** The demo's own knobs, checked before anything starts. */
 function demoSettings(env: NodeJS.ProcessEnv) {
@@ -34,94 +33,41 @@ function demoSettings(env: NodeJS.ProcessEnv) {
     players: num('DEMO_PLAYERS', 5000, (n) => Number.isInteger(n) && n >= 2)!,
     durationS: num('DEMO_DURATION_S', undefined, (n) => n > 0),
     processes: num('DEMO_PROCESSES', 1, (n) => Number.isInteger(n) && n >= 1 && n <= 8)!,
+    // The length of a new league sprint series' seasons (scripts/demo-seasons.ts).
+    leagueSeconds: num('DEMO_LEAGUE_SECONDS', 300, (n) => Number.isInteger(n) && n >= 5 && n <= 7 * 24 * 3600)!,
   };
 }
 
-/** The active season with this name, or a new one: rerunning the demo keeps its board. */
-async function ensureSeason(store: SeasonStore, def: NewSeason, now: Date) {
-  // Seasons only: the rows of a season's further boards carry its name too.
-  const active = seasonsWithBoards(await listSeasons(store, 'ACTIVE', now));
-  return active.filter((s) => s.name === def.name).at(-1) ?? createSeason(store, def, now);
+/** "5 min", "90 s": a sprint season's length. */
+function lengthOf(season: Season): string {
+  const seconds = Math.round((season.endsAt.getTime() - season.startsAt.getTime()) / 1000);
+  return seconds >= 120 && seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }
 
-/**
- * Creates (or reuses) the three demo seasons: BEST/ORDINAL and SUM/COMPETITION, so both styles
- * show, and a battle royale of three boards (docs/design.md#boards): points, lap_time ascending,
- * and royale, ranked by wins, then kills, then who got there first; a league, with rewards.
- * On a Redis Cluster the first has 3 score-range shards: bounds that split the simulator's players
- * (points about (0.1 + 0.7 x skill)^2 x 10,000) into thirds.
- */
-async function demoSeasons(app: App, sharded: boolean) {
-  const now = new Date();
-  // Whole seconds, so startsAt reads cleanly in GraphiQL.
-  const start = new Date(Math.floor((now.getTime() - 3 * DAY_MS) / 1000) * 1000);
-  const best = await ensureSeason(
-    app.seasonsRepo,
-    {
-      name: sharded ? 'Demo season (3 shards)' : 'Demo season',
-      startsAt: start,
-      endsAt: new Date(start.getTime() + 30 * DAY_MS),
-      scoring: 'BEST',
-      order: 'DESC',
-      rankStyle: 'ORDINAL',
-      maxPointsPerMatch: 10_000,
-      windows: ['SEASON', 'DAY', 'WEEK', 'MONTH'],
-      ...(sharded ? { shards: { bounds: [1_000, 3_000] } } : {}),
-    },
-    now,
-  );
-  const sum = await ensureSeason(
-    app.seasonsRepo,
-    {
-      name: 'Demo weekly total',
-      startsAt: start,
-      endsAt: new Date(start.getTime() + 7 * DAY_MS),
-      scoring: 'SUM',
-      order: 'DESC',
-      rankStyle: 'COMPETITION',
-      // As the demo season's: each simulated match counts in both (one submission, seasonIds).
-      maxPointsPerMatch: 10_000,
-      // The week itself is the season: a daily board beside it, turning over at 04:00 UTC.
-      windows: ['SEASON', 'DAY'],
-      resetOffsetMinutes: 240,
-    },
-    now,
-  );
-  const royale = await ensureSeason(
-    app.seasonsRepo,
-    newSeasonOf({
-      name: 'Demo battle royale league',
-      startsAt: start,
-      endsAt: new Date(start.getTime() + 30 * DAY_MS),
-      boards: [
-        { name: 'points', maxValue: 10_000 },
-        { name: 'lap_time', order: 'ASC', maxValue: 600_000 },
-        {
-          name: 'royale',
-          keys: [
-            { stat: 'wins', max: 1 },
-            { stat: 'kills', max: 50 },
-          ],
-        },
-      ],
-      // A league (docs/design.md#leagues): cohorts of 50 per tier, the best 5 up and the worst 5
-      // down at its close; and rewards its close grants (docs/design.md#rewards).
-      league: {
-        name: 'demo-arena',
-        tiers: ['Bronze', 'Silver', 'Gold', 'Master'],
-        cohortSize: 50,
-        promote: 5,
-        relegate: 5,
-      },
-      rewards: [
-        { name: 'champion', fromRank: 1, reward: { title: 'Champion', gems: 1000 } },
-        { name: 'top_ten_percent', topPercent: 10, reward: { chest: 'gold' } },
-        { name: 'daily_best', window: 'DAY', fromRank: 1, toRank: 3, reward: { gems: 50 } },
-      ],
-    }),
-    now,
-  );
-  return { best, sum, royale };
+/** The banner's lines on the league sprint: its season, and queries on its moves, rewards and cohorts. */
+function sprintBanner(o: { season: Season; pending: boolean; scheduling: boolean; player: string }) {
+  const { id, name, follows } = o.season;
+  const at = (d: Date) => `${d.toISOString().slice(11, 19)} UTC`;
+  const state = o.pending
+    ? `Season ${id} ended while the demo was down: the scheduler closes it and starts the next; the simulator follows.`
+    : o.scheduling
+      ? `Season ${id} closes at ${at(o.season.endsAt)}, then the scheduler starts the next (#2, #3, ...); the simulator follows.`
+      : `Season ${id} closes at ${at(o.season.endsAt)}; SEASON_SCHEDULER_INTERVAL_MS=0: no scheduler here starts the next.`;
+  // Who the last close moved: the season before this one's, or this one's once it closed.
+  const moves = o.pending ? id : (follows ?? id);
+  const closeOf =
+    moves === id && !o.pending ? `season ${id}'s close (at ${at(o.season.endsAt)})` : `the close of season ${moves}`;
+  return {
+    season: `           ${id} "${name}"  a league sprint of ${lengthOf(o.season)} seasons, cohorts of 20 from Bronze to Master: at each
+                                   close the best 3 of a cohort go up, the worst 3 down, and each cohort's best and the
+                                   top 3 get rewards.
+                                   ${state}`,
+    queries: `   # the league sprint: who ${closeOf} moved up and down, this player's rewards, their sprint cohort
+   { leagueMoves(seasonId: ${moves}) { playerId cohort rank fromTier toTier promoted } }
+   { rewards(playerId: "${o.player}") { seasonId rule rank reward } }
+   { leagueStanding(seasonId: ${id}, playerId: "${o.player}") { tier cohort zone leaderboard { top(limit: 3) { rank player { displayName } } } } }
+`,
+  };
 }
 
 function banner(o: {
@@ -130,6 +76,7 @@ function banner(o: {
   bestId: number;
   sumId: number;
   royaleId: number;
+  sprint: { season: string; queries: string };
   player: string;
   submitKey: string;
   adminKey: string;
@@ -150,13 +97,16 @@ function banner(o: {
  Open the live boards:  ${o.page}
 ──────────────────────────────────────────────────────────────────────────────
  ladder demo is running ${until}. GraphiQL:  ${o.url}
- Both work offline: every asset is served by ladder itself.${processes}${cluster}
+ Admin console:  ${o.url.replace(/\/graphql$/, '/console')}  (sign in with the admin key below)
+ All of them work offline: every asset is served by ladder itself.${processes}${cluster}
 
  Seasons:  ${o.bestId} "Demo season"        best match counts, ranks 1,2,3,4
            ${o.sumId} "Demo weekly total"   all matches add up, ties share a rank (1,2,2,4)
-           ${o.royaleId} "Demo battle royale league"  three boards: points, lap_time (fastest first), royale (wins, then kills);
+           ${o.royaleId} "Demo battle royale league"  five boards: points, lap_time (fastest first), royale (wins, then kills),
+                                   rating (the latest match's, up or down), career (total wins, then total kills);
                                    a league (cohorts of 50, Bronze to Master) with rewards at its close and each day
- Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to all three seasons.
+${o.sprint.season}
+ Simulated game servers: ${o.rate} matches/s among ${o.players} players, each match sent to every season above.
  Players live in 10 regions (BR-SP, US-CA, DE, JP, ...) and most are in one of 8 clans (wolves, ravens, ...).
 
  Paste into GraphiQL:
@@ -176,6 +126,12 @@ function banner(o: {
    # a board of several keys: wins, then kills, then who got there first
    { leaderboard(seasonId: ${o.royaleId}, board: "royale") { top(limit: 5) { rank keys player { displayName } } } }
 
+   # a rating board (LAST): each player's latest rating, which may go down
+   { leaderboard(seasonId: ${o.royaleId}, board: "rating") { top(limit: 5) { rank points player { displayName } } } }
+
+   # a career board: total wins, then total kills (each key its own aggregate)
+   { leaderboard(seasonId: ${o.royaleId}, board: "career") { top(limit: 5) { rank keys player { displayName } } } }
+
    # the same board within a country (players in BR-SP and BR-RJ) and within a clan, with each global rank
    { leaderboard(seasonId: ${o.bestId}, scope: { region: "BR" }) { size top(limit: 5) { rank globalRank player { displayName } } } }
    { leaderboard(seasonId: ${o.bestId}, scope: { group: "wolves" }) { top(limit: 5) { rank globalRank points } } }
@@ -183,13 +139,19 @@ function banner(o: {
    # the battle royale is a league: this player's tier, their cohort of 50 and their zone
    { leagueStanding(seasonId: ${o.royaleId}, playerId: "${o.player}") { tier cohort zone leaderboard { top(limit: 5) { rank player { displayName } } } } }
 
+${o.sprint.queries}
    # live: the top 5 of the weekly total, pushed as it changes (press ▶ and watch)
    subscription { topChanged(seasonId: ${o.sumId}, limit: 5) { rank playerId points } }
 
  API keys (shown once, only their hashes are stored):
    submit (used by the simulator): ${o.submitKey}
-   admin (createSeason, closeSeason, rebuildLeaderboard): ${o.adminKey}
+   admin (createSeason, closeSeason, rebuildLeaderboard; the console): ${o.adminKey}
    GraphiQL → Headers: { "Authorization": "Bearer <key>" }
+
+ Moderation, with the admin key: hide the leader pending review and watch the board page close ranks,
+ then show them again (or in the console: Players → find → Hide pending review / Show again):
+   mutation { hidePlayer(input: { seasonId: ${o.bestId}, playerId: "<the leader's id>", reason: "reported" }) { boardChanges } }
+   mutation { unhidePlayer(input: { seasonId: ${o.bestId}, playerId: "<the leader's id>", reason: "cleared" }) { boardChanges } }
 ──────────────────────────────────────────────────────────────────────────────
 `;
 }
@@ -209,6 +171,7 @@ try {
 const say = (line: string) => console.log(line);
 const app = buildApp(config, { roles: ['api', 'ingest'] });
 let simulator: ReturnType<typeof startSimulator> | undefined;
+let sprints: ReturnType<typeof followSprint> | undefined;
 const others: ChildProcess[] = [];
 
 /** One more ladder process (API + ingest) on `port`, with the demo's database, Redis, topic and group. */
@@ -264,9 +227,13 @@ async function shutdown(why: string, code = 0): Promise<never> {
       console.error('[demo] did not stop within 30 s; exiting');
       process.exit(1);
     }, 30_000).unref();
+    await sprints?.stop();
     await simulator?.stop();
     const s = simulator?.stats();
-    if (s) say(`[demo] simulator: ${s.accepted} submissions accepted, ${s.failed} failed, ${s.retried} retries`);
+    if (s) {
+      const resent = s.resent > 0 ? `, ${s.resent} sent again without a season that had just closed` : '';
+      say(`[demo] simulator: ${s.accepted} submissions accepted, ${s.failed} failed, ${s.retried} retries${resent}`);
+    }
     await Promise.all(
       others.map((child) => {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -293,20 +260,42 @@ try {
   say('[demo] starting the API and the ingest consumer (migrations, Kafka topics)');
   // The service's own "waiting for ..." lines are warnings, below the demo's log level: say them.
   await app.start({ onWaiting: (line) => say(`[demo] ${line}`) });
-  const { best, sum, royale } = await demoSeasons(app, process.env.REDIS_CLUSTER_NODES !== undefined);
+  const scheduling = config.seasons.schedulerIntervalMs > 0;
+  const { best, sum, royale, sprint } = await demoSeasons(app, {
+    sharded: process.env.REDIS_CLUSTER_NODES !== undefined,
+    sprintSeconds: settings.leagueSeconds,
+    scheduling,
+  });
   const keys = createApiKeysRepo(app.pg.db);
   const submitKey = await createApiKey(keys, { name: 'demo simulator', scopes: ['submit'] });
   const adminKey = await createApiKey(keys, { name: 'demo admin', scopes: ['admin'] });
   // The port actually bound, so PORT=0 works too.
   const { port } = app.api!.server.server.address() as AddressInfo;
+  const longSeasons = [best.id, sum.id, royale.id];
   simulator = startSimulator({
     url: `http://127.0.0.1:${port}/graphql`,
     apiKey: submitKey.key,
-    seasonIds: [best.id, sum.id, royale.id],
+    seasonIds: [...longSeasons, ...(sprint.season ? [sprint.season.id] : [])],
     ratePerSec: settings.rate,
     players: settings.players,
     log: say,
   });
+  const sim = simulator;
+  // Each sprint season's successor, once the scheduler created it, gets the matches.
+  sprints = followSprint({
+    app,
+    current: sprint.season,
+    everyMs: 2_000,
+    switchTo: (next) => sim.setSeasons([...longSeasons, next.id]),
+    say,
+  });
+  const sprintSeason = (sprint.season ?? sprint.pending)!;
+  const length = Math.round((sprintSeason.endsAt.getTime() - sprintSeason.startsAt.getTime()) / 1000);
+  if (length !== settings.leagueSeconds)
+    say(
+      `[demo] the league sprint goes on with seasons of ${length} s; DEMO_LEAGUE_SECONDS=${settings.leagueSeconds} ` +
+        'applies to a new series (closing a season before its end, with closeSeason, ends this one)',
+    );
   await simulator.ready;
   const otherPorts = Array.from({ length: settings.processes - 1 }, (_, i) => port + 1 + i);
   if (otherPorts.length > 0)
@@ -319,6 +308,12 @@ try {
       bestId: best.id,
       sumId: sum.id,
       royaleId: royale.id,
+      sprint: sprintBanner({
+        season: sprintSeason,
+        pending: !sprint.season,
+        scheduling,
+        player: regularPlayerId(settings.players),
+      }),
       player: regularPlayerId(settings.players),
       submitKey: submitKey.key,
       adminKey: adminKey.key,

@@ -7,10 +7,13 @@ import { setMaxListeners } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLadderClient, LadderError } from '../src/client/ladder-client.js';
+import { matchResults, pickPlayers } from './simulated-players.js';
+
+export { playerName, regularPlayerId } from './simulated-players.js';
 
 /**
- * What startSimulator needs: player ids from FIRST_PLAYER_ID, `players` of them; each match counts in
- * every season, in one submission.
+ * What startSimulator needs: player ids from FIRST_PLAYER_ID (simulated-players.ts), `players` of them;
+ * each match counts in every season, in one submission.
  */
 export interface SimulatorOptions {
   url: string;
@@ -30,103 +33,8 @@ export interface SimulatorStats {
   failed: number;
   retried: number;
   skipped: number;
-}
-
-/** A 32-bit integer hash (lowbias32): deterministic names and skills without storing anything. */
-function hash32(n: number): number {
-  let x = Math.imul(n ^ (n >>> 16), 0x7feb352d);
-  x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-const CHARACTERS = ['Kestrel', 'Ember', 'Vanta', 'Juno', 'Rook', 'Sable', 'Orion', 'Mako'];
-const MAPS = ['Harbor', 'Dunes', 'Citadel', 'Glacier'];
-// Where the demo's players live and which clan they are in (docs/design.md#scopes).
-const REGIONS = ['BR-SP', 'BR-RJ', 'US-CA', 'US-NY', 'DE', 'FR', 'JP', 'KR', 'GB', 'PL'];
-const CLANS = ['wolves', 'ravens', 'otters', 'foxes', 'owls', 'lynx', 'bears', 'hawks'];
-
-/** A player's region and clan (none for one player in four), the same in every run. */
-export function scopesFor(id: number): { region: string; groups: string[] } {
-  const h = hash32(id * 7 + 3);
-  return { region: REGIONS[h % REGIONS.length]!, groups: h % 4 === 0 ? [] : [CLANS[(h >>> 8) % CLANS.length]!] };
-}
-
-const ADJECTIVES =
-  'Swift Silent Crimson Lucky Brave Frosty Sneaky Mighty Clever Wild Golden Shadow Rapid Stormy Iron Cosmic Fuzzy Grumpy Jolly Nimble'.split(
-    ' ',
-  );
-const ANIMALS =
-  'Otter Falcon Badger Panda Wolf Gecko Lynx Yak Heron Moose Cobra Koala Raven Bison Ferret Walrus Mantis Puffin Jaguar Llama'.split(
-    ' ',
-  );
-
-/** The display name of a simulated player, the same on every run and unique (e.g. "SwiftOtter42"). */
-export function playerName(id: number): string {
-  const h = hash32(id);
-  return `${ADJECTIVES[h % ADJECTIVES.length]}${ANIMALS[(h >>> 8) % ANIMALS.length]}${id}`;
-}
-
-/** A player's skill in 0..1, fixed per id: the best players stay near the top, the rest churn. */
-function skillOf(id: number): number {
-  const h = hash32(id ^ 0x5eed);
-  // The mean of three uniforms: most players are average, a few are very good or very bad.
-  return ((h & 0x3ff) + ((h >>> 10) & 0x3ff) + ((h >>> 20) & 0x3ff)) / (3 * 0x3ff);
-}
-
-/**
- * The id of the player with activity rank 0..players-1 (0 plays most). A stride coprime with
- * `players` makes this a permutation, so the busiest players are spread over the id range
- * instead of being ids 1, 2, 3...
- */
-function idOfActivityRank(rank: number, players: number): number {
-  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
-  let stride = 7919;
-  while (gcd(stride, players) !== 1) stride += 2;
-  return ((rank * stride + 4242) % players) + FIRST_PLAYER_ID;
-}
-
-/**
- * The simulated players' first id: away from the small ids tests generate, since the simulator
- * gives its players regions and clans, which are each player's everywhere (docs/design.md#scopes).
- */
-export const FIRST_PLAYER_ID = 1_000_001;
-
-/** The id of the simulated player who plays the most: a good one to look up with `around`. */
-export function regularPlayerId(players: number): string {
-  return String(idOfActivityRank(0, players));
-}
-
-/** One match: 2..8 distinct players; the busiest plays ~100x as often as the median player. */
-function pickPlayers(players: number): number[] {
-  const size = Math.min(players, 2 + Math.floor(Math.random() * 7));
-  const ids = new Set<number>();
-  while (ids.size < size) ids.add(idOfActivityRank(Math.floor(players * Math.random() ** 2), players));
-  return [...ids];
-}
-
-/** Points of one player in one match: mostly skill, some luck, scaled to the season's maximum. */
-function pointsFor(id: number, maxPoints: number): number {
-  const luck = (Math.random() + Math.random() + Math.random() - 1.5) * 0.1; // -0.15..0.15
-  // At most 0.95: nobody pins the maximum, so the head is ordered by skill, not by ties at the cap.
-  const performance = Math.max(0, 0.1 + 0.7 * skillOf(id) + luck);
-  return Math.round(performance * performance * maxPoints);
-}
-
-/**
- * A player's further stats in one match, for the boards of its seasons that rank them (max: each
- * stat's largest value): `wins` 1 for the match's winner, a stat whose name holds `time` lower for
- * better players (a lap time), any other higher (kills).
- */
-function statsFor(id: number, winner: boolean, maxes: ReadonlyMap<string, number>) {
-  const luck = (Math.random() - 0.5) * 0.3;
-  const performance = Math.min(1, Math.max(0, 0.1 + 0.7 * skillOf(id) + luck));
-  return [...maxes].map(([name, max]) => ({
-    name,
-    value:
-      name === 'wins'
-        ? Math.min(max, winner ? 1 : 0)
-        : Math.round(max * (name.includes('time') ? 0.1 + 0.15 * (1 - performance) : 0.9 * performance ** 2)),
-  }));
+  /** Sent again without a season that had just closed (SEASON_CLOSED), and accepted or not. */
+  resent: number;
 }
 
 // Retryable errors (UNAVAILABLE, RATE_LIMITED, the network) are retried by the client with the
@@ -139,94 +47,191 @@ const MAX_IN_FLIGHT = 500;
 const describe = (err: unknown) =>
   err instanceof LadderError ? (err.code === 'NETWORK' ? err.message : `${err.code}: ${err.message}`) : String(err);
 
-/** Starts submitting matches at `ratePerSec`; stop() (or the signal) ends it once in-flight calls settle. */
+// A season is left out of the matches that start within this long of its end: a submission takes
+// a moment to arrive, and the API refuses a season from its endsAt on (SEASON_CLOSED).
+const END_MARGIN_MS = 1_000;
+
+/** A season matches go to, with its dates (ms). */
+interface Target {
+  id: number;
+  startsAt: number;
+  endsAt: number;
+}
+
+/** What the current seasons allow: the most points of a match, the stats their boards rank. */
+interface Plan {
+  seasons: Target[];
+  maxPoints: number;
+  /** The further stats the seasons' boards rank, each with the least of its boards' largest values. */
+  statMaxes: Map<string, number>;
+}
+
+/**
+ * Starts submitting matches at `ratePerSec`; stop() (or the signal) ends it once in-flight calls
+ * settle. setSeasons() moves the next matches to other seasons. A season that ends (or is found
+ * closed when a submission is refused with SEASON_CLOSED) gets no more matches; a refused match
+ * is sent once more without it.
+ */
 export function startSimulator(opts: SimulatorOptions) {
   const log = opts.log ?? ((line: string) => console.log(line));
   const stopper = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stopper.signal]) : stopper.signal;
   setMaxListeners(MAX_IN_FLIGHT + 10, signal); // every submission backing off listens to it
   const named = new Set<number>(); // players whose name the server has: sent once per run
-  const stats: SimulatorStats = { accepted: 0, failed: 0, retried: 0, skipped: 0 };
+  const stats: SimulatorStats = { accepted: 0, failed: 0, retried: 0, skipped: 0, resent: 0 };
   const reported = new Set<string>(); // each distinct failure is logged once
+  const once = (line: string) => {
+    if (!reported.has(line)) {
+      reported.add(line);
+      log(line);
+    }
+  };
   const inFlight = new Set<Promise<void>>();
   const client = createLadderClient({ url: opts.url, apiKey: opts.apiKey });
-  let maxPoints: number | undefined;
-  /** The further stats the seasons' boards rank, each with the least of its boards' largest values. */
-  const statMaxes = new Map<string, number>();
+  const closed = new Set<number>(); // seasons over: no match goes to them again
+  let plan: Plan | undefined;
+  let plans = 0; // the last setSeasons wins
 
-  /** The most points a match may carry: the least of its seasons' maxPointsPerMatch; and statMaxes. */
-  async function loadSeasons(): Promise<number> {
-    const entries = await Promise.all(
-      opts.seasonIds.map(async (id) => {
-        const season = await client.season(id, { attempts: 1 });
-        if (!season) throw new Error(`season ${id} does not exist at ${opts.url}`);
-        if (season.status !== 'ACTIVE')
-          log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
-        for (const b of season.boards) {
-          const ranked = b.keys.length > 0 ? b.keys : [{ stat: b.stat!, max: b.maxValue }];
-          for (const { stat, max } of ranked)
-            if (stat !== 'points') statMaxes.set(stat, Math.min(max, statMaxes.get(stat) ?? max));
-        }
-        return season.maxPointsPerMatch;
-      }),
+  /** The rules of `ids` (one request each) and their dates (the ACTIVE seasons' list; every season's if one is not). */
+  async function load(ids: readonly number[]): Promise<Plan> {
+    if (ids.length === 0) throw new Error('no season to send matches to');
+    const [rules, active] = await Promise.all([
+      Promise.all(ids.map((id) => client.season(id, { attempts: 1 }))),
+      client.seasons({ status: 'ACTIVE' }, { attempts: 1 }),
+    ]);
+    const all = ids.every((id) => active.some((s) => s.id === id)) ? active : await client.seasons({}, { attempts: 1 });
+    const dates = new Map(all.map((s) => [s.id, { startsAt: Date.parse(s.startsAt), endsAt: Date.parse(s.endsAt) }]));
+    const statMaxes = new Map<string, number>();
+    const seasons = ids.map((id, i) => {
+      const season = rules[i];
+      const when = dates.get(id);
+      if (!season || !when) throw new Error(`season ${id} does not exist at ${opts.url}`);
+      if (season.status === 'CLOSED') {
+        closed.add(id);
+        once(`[simulator] warning: season ${id} is CLOSED; no matches go to it`);
+      } else if (season.status !== 'ACTIVE') {
+        log(`[simulator] warning: season ${id} is ${season.status}; submissions will be rejected`);
+      }
+      for (const b of season.boards) {
+        const ranked = b.keys.length > 0 ? b.keys : [{ stat: b.stat!, max: b.maxValue }];
+        for (const { stat, max } of ranked)
+          if (stat !== 'points') statMaxes.set(stat, Math.min(max, statMaxes.get(stat) ?? max));
+      }
+      return { id, ...when };
+    });
+    return { seasons, maxPoints: Math.min(...rules.map((s) => s!.maxPointsPerMatch)), statMaxes };
+  }
+
+  /** Reads the seasons of `ids`, then sends the next matches to them (unless a later call came first). */
+  async function switchTo(ids: readonly number[]): Promise<void> {
+    const call = ++plans;
+    const next = await load(ids);
+    if (call === plans) plan = next;
+  }
+
+  /** The seasons of a match ending now: those not closed nor about to end. */
+  function targets(p: Plan, now: number): Target[] {
+    return p.seasons.filter((s) => {
+      if (closed.has(s.id)) return false;
+      if (s.endsAt - now > END_MARGIN_MS) return true;
+      closed.add(s.id);
+      log(`[simulator] season ${s.id} ends: no more matches go to it`);
+      return false;
+    });
+  }
+
+  const checking = new Map<number, Promise<void>>();
+  /** After a SEASON_CLOSED: marks those of `ids` that are CLOSED now (one request per season at a time). */
+  async function markClosed(ids: readonly number[]): Promise<void> {
+    const check = (id: number) =>
+      client
+        .season(id, { attempts: 3, signal })
+        .then((season) => {
+          if (season?.status !== 'CLOSED' || closed.has(id)) return;
+          closed.add(id);
+          log(`[simulator] season ${id} is closed: no more matches go to it`);
+        })
+        .finally(() => checking.delete(id));
+    await Promise.all(
+      ids
+        .filter((id) => !closed.has(id))
+        .map((id) => {
+          const running = checking.get(id) ?? check(id);
+          checking.set(id, running);
+          return running;
+        }),
     );
-    return Math.min(...entries);
   }
 
   /**
    * One match to all the seasons, retried (by the client) with the SAME matchId until accepted or
-   * clearly refused: each season takes it once.
+   * clearly refused: each season takes it once. Refused with SEASON_CLOSED (a season closed since it
+   * was sent), it is sent once more to those still open: the refusal took nothing.
    */
-  async function submit(ids: number[]): Promise<void> {
-    const map = MAPS[Math.floor(Math.random() * MAPS.length)]!;
-    const points = ids.map((id) => pointsFor(id, maxPoints!));
-    const winner = points.indexOf(Math.max(...points));
-    const results = ids.map((id, i) => ({
-      playerId: String(id),
-      points: points[i]!,
-      ...(statMaxes.size > 0 ? { stats: statsFor(id, i === winner, statMaxes) } : {}),
-      // What a game server attaches to a result; the board shows the one of the result that set the standing.
-      metadata: { character: CHARACTERS[hash32(id) % CHARACTERS.length]!, map },
-      // Name and scopes once per run: each is stored, and scopes cost ingest a step (docs/design.md#scopes).
-      ...(named.has(id) ? {} : { displayName: playerName(id), scopes: scopesFor(id) }),
-    }));
-    const endedAt = new Date(Date.now() - 1_000 - Math.floor(Math.random() * 20_000));
-    const input = { matchId: randomUUID(), seasonIds: [...opts.seasonIds], endedAt: endedAt.toISOString(), results };
-    try {
-      await client.submitMatchResult(input, {
-        attempts: MAX_ATTEMPTS,
-        signal,
-        onRetry: () => {
-          stats.retried++;
-        },
-      });
+  async function submit(p: Plan, ids: number[]): Promise<void> {
+    const now = Date.now();
+    const seasons = targets(p, now);
+    if (seasons.length === 0) {
+      once('[simulator] every season is over: no more matches are sent');
+      return;
+    }
+    const results = matchResults(ids, p.maxPoints, p.statMaxes, named);
+    // Ended a little while ago, but within every season of the match (one just started, say).
+    const latestStart = Math.max(...seasons.map((s) => s.startsAt));
+    const endedAt = new Date(Math.max(latestStart, now - 1_000 - Math.floor(Math.random() * 20_000)));
+    const input = { matchId: randomUUID(), endedAt: endedAt.toISOString(), results };
+    const call = {
+      attempts: MAX_ATTEMPTS,
+      signal,
+      onRetry: () => {
+        stats.retried++;
+      },
+    };
+    const send = async (seasonIds: number[]) => {
+      await client.submitMatchResult({ ...input, seasonIds }, call);
       stats.accepted++;
       for (const id of ids) named.add(id);
+    };
+    const sent = seasons.map((s) => s.id);
+    try {
+      await send(sent);
     } catch (err) {
-      stats.failed++;
-      const line = describe(err);
-      if (!reported.has(line)) {
-        reported.add(line);
-        log(`[simulator] submission failed: ${line}`);
+      let last = err;
+      if (err instanceof LadderError && err.code === 'SEASON_CLOSED' && !signal.aborted) {
+        const open = await markClosed(sent).then(
+          () => sent.filter((id) => !closed.has(id)),
+          () => [],
+        );
+        if (open.length > 0 && open.length < sent.length) {
+          stats.resent++;
+          try {
+            await send(open);
+            return;
+          } catch (again) {
+            last = again;
+          }
+        }
       }
+      stats.failed++;
+      once(`[simulator] submission failed: ${describe(last)}`);
     }
   }
 
-  function launchMatch(): void {
+  function launchMatch(p: Plan): void {
     if (inFlight.size >= MAX_IN_FLIGHT) {
       stats.skipped++;
       return;
     }
-    const p = submit(pickPlayers(opts.players)).finally(() => inFlight.delete(p));
-    inFlight.add(p);
+    const m = submit(p, pickPlayers(opts.players)).finally(() => inFlight.delete(m));
+    inFlight.add(m);
   }
 
   // Ticks of 100 ms with a fractional carry, so any rate (even 0.5/s) is honoured on average.
   let [carry, lastAccepted] = [0, 0];
   const ticker = setInterval(() => {
-    if (!maxPoints || signal.aborted) return;
+    if (!plan || signal.aborted) return;
     carry += opts.ratePerSec / 10;
-    for (; carry >= 1; carry--) launchMatch();
+    for (; carry >= 1; carry--) launchMatch(plan);
   }, 100);
   const summaryEveryMs = opts.summaryEveryMs ?? 10_000;
   const summary =
@@ -242,9 +247,7 @@ export function startSimulator(opts: SimulatorOptions) {
         }, summaryEveryMs)
       : undefined;
 
-  const ready = loadSeasons().then((m) => {
-    maxPoints = m;
-  });
+  const ready = switchTo(opts.seasonIds);
   signal.addEventListener(
     'abort',
     () => {
@@ -257,6 +260,11 @@ export function startSimulator(opts: SimulatorOptions) {
     /** Resolves once the seasons are known and submitting has begun; rejects if they cannot be read. */
     ready,
     stats: (): Readonly<SimulatorStats> => ({ ...stats }),
+    /**
+     * The next matches go to `seasonIds` instead (the demo follows a repeating season so): resolves
+     * once their rules are read and the switch is made; rejects, changing nothing, if they cannot be read.
+     */
+    setSeasons: (seasonIds: readonly number[]): Promise<void> => switchTo(seasonIds),
     /** Stops launching matches (retries give up) and resolves once in-flight submissions settled. */
     async stop(): Promise<void> {
       stopper.abort();

@@ -78,6 +78,12 @@ const schema = z.object({
   WS_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   WS_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(20),
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  CONSOLE_SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(8 * 3600),
   BLOCKED_PLAYERS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   SEASON_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   SEASON_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
@@ -183,6 +189,8 @@ export interface Config {
   readonly ws: { readonly socketsPerAddress: number; readonly subscriptionsPerSocket: number };
   /** How long an API key lookup is cached: a revoked key works this much longer on a running server. */
   readonly apiKeyCacheMs: number;
+  /** How long a console session lasts after its sign-in (src/console/sessions.ts). */
+  readonly consoleSessionTtlSeconds: number;
   /** How long a season's blocked players are cached: a block made elsewhere is enforced this much later. */
   readonly blockedPlayersCacheMs: number;
   /**
@@ -275,6 +283,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       subscriptionsPerSocket: e.WS_SUBSCRIPTIONS_PER_SOCKET,
     }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
+    consoleSessionTtlSeconds: e.CONSOLE_SESSION_TTL_SECONDS,
     blockedPlayersCacheMs: e.BLOCKED_PLAYERS_CACHE_MS,
     seasons: Object.freeze({
       schedulerIntervalMs: e.SEASON_SCHEDULER_INTERVAL_MS,

@@ -6,6 +6,7 @@ import { loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { messageOf, StartupError } from './app/startup.js';
 import { surviveTypeFetchFailures, TYPE_FETCH_WARNING } from './postgres/type-fetch-guard.js';
+import { startTracing } from './tracing-sdk.js';
 
 /** The one line for a failed start; an unexpected error is logged with its stack as well. */
 function startFailure(logger: Logger, err: unknown): string {
@@ -32,13 +33,16 @@ function exitOnSignal(logger: Logger, stop: () => Promise<void>, forceAfterMs: n
       state.stopping = true;
       logger.info({ signal: reason }, 'shutting down');
       setTimeout(() => process.exit(1), forceAfterMs).unref();
-      stop().then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
+      // Spans still buffered are flushed to the collector before the process exits.
+      stop()
+        .finally(() => stopTracing().catch(() => {}))
+        .then(
+          () => process.exit(0),
+          (err: unknown) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
     },
   };
   process.on('SIGTERM', () => state.stopNow('SIGTERM'));
@@ -48,6 +52,8 @@ function exitOnSignal(logger: Logger, stop: () => Promise<void>, forceAfterMs: n
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
+// Off unless OTEL_TRACES_EXPORTER / OTEL_EXPORTER_OTLP_ENDPOINT ask for it (docs/operations.md#traces).
+const stopTracing = await startTracing();
 // In every process (cluster workers run this file too): see postgres/type-fetch-guard.ts.
 surviveTypeFetchFailures((err) => logger.warn({ err }, TYPE_FETCH_WARNING));
 // The port is opened by the process that serves it (one process, or each API worker), first thing

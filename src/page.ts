@@ -1,8 +1,8 @@
 // The live leaderboard page: the files `npm run build` (or `npm run build:web`) writes to
-// dist/web, served by the API at / (and /boards) and /assets/*. No CDN: graphql-ws's browser
-// module is copied there by the build too. The files are read once, on the first request after
-// they exist, and kept (a few dozen kB); only names found there are served, so no path can
-// reach outside the folder.
+// dist/web, served by the API at / (and /boards) and /assets/*; the console's page at /console
+// (src/console/). No CDN: graphql-ws's browser module is copied there by the build too. The files
+// are read once, on the first request after they exist, and kept (a few dozen kB); only names found
+// there are served, so no path can reach outside the folder.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
@@ -49,9 +49,11 @@ export function createPageHandler(dir = defaultDir) {
     const name =
       path === '/' || path === '/boards'
         ? 'index.html'
-        : path.startsWith('/assets/')
-          ? path.slice('/assets/'.length)
-          : undefined;
+        : path === '/console' || path === '/console/'
+          ? 'console.html'
+          : path.startsWith('/assets/')
+            ? path.slice('/assets/'.length)
+            : undefined;
     if (name === undefined) return false;
     try {
       files ??= load(dir);

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, TEST_KAFKA_BROKERS, TEST_REDIS_URL, uniqueName } from './support/env.js';
-import { freePort, spawnEntry, until, type Entry } from './support/process.js';
+import { freePort, nodeArgsFor, spawnEntry, until, type Entry } from './support/process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MARKER = '<!-- README example: test/readme.int.test.ts runs it against `npm run demo` -->';
@@ -112,7 +112,17 @@ async function firstEvent(query: string, operationName: string): Promise<{ data?
 }
 
 function sh(code: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const script = code.replaceAll('localhost:4000', `127.0.0.1:${port}`).replace('KEY=ldr_...', `KEY=${submitKey}`);
+  // `npm run cli --` is src/cli/main.ts through tsx; here its build, as every src/ entry point in
+  // these tests (support/process.ts nodeArgsFor): the same code, seconds sooner per call.
+  const script = code
+    .replaceAll('localhost:4000', `127.0.0.1:${port}`)
+    .replace('KEY=ldr_...', `KEY=${submitKey}`)
+    .replaceAll(
+      /npm run (-s )?cli --/g,
+      `node ${nodeArgsFor('src/cli/main.ts')
+        .map((a) => (a.startsWith('dist/') ? root + a : a))
+        .join(' ')}`,
+    );
   return new Promise((resolve) => {
     execFile(
       'bash',

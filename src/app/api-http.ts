@@ -1,5 +1,6 @@
 // The API's HTTP side: the GraphQL server with its routes (/ready, /metrics), limits and caches,
 // and the gauges /metrics refreshes. Built by api.ts.
+import { createConsole } from '../console/wiring.js';
 import { createGraphQLServer } from '../graphql/server.js';
 import type { Services } from '../graphql/context.js';
 import { useOperationMetrics } from '../graphql/use-operation-metrics.js';
@@ -41,6 +42,13 @@ export function createApiHttp(
   log: Logger,
 ) {
   const { config, metrics } = deps;
+  // What /metrics answers: in an API worker the whole cluster's, aggregated by the primary. The
+  // console's live charts read the same text.
+  async function metricsText(): Promise<string> {
+    if (deps.cluster) return deps.cluster.metrics();
+    collectGauges();
+    return metrics.registry.metrics();
+  }
   const authenticator = createAuthenticator(bounded(createApiKeysRepo(deps.db), reads.deadline), {
     cacheTtlMs: config.apiKeyCacheMs,
   });
@@ -56,14 +64,13 @@ export function createApiHttp(
         const body = deps.cluster ? { ...r, pid: process.pid } : r;
         return { status: r.ok ? 200 : 503, contentType: 'application/json', body: JSON.stringify(body) };
       },
-      '/metrics': async () => {
-        const { contentType } = metrics.registry;
-        if (deps.cluster) return { status: 200, contentType, body: await deps.cluster.metrics() };
-        collectGauges();
-        return { status: 200, contentType, body: await metrics.registry.metrics() };
-      },
+      '/metrics': async () => ({ status: 200, contentType: metrics.registry.contentType, body: await metricsText() }),
     },
-    page: createPageHandler(),
+    // The board page, and the console at /console (src/console/).
+    page: createConsole(
+      { ...deps, services, metricsText, sessionTtlSeconds: config.consoleSessionTtlSeconds },
+      createPageHandler(),
+    ),
     limits: {
       ...config.ws,
       ...config.http,

@@ -77,10 +77,10 @@ export function createServices(
       await deps.seasonJobs.close(id, by);
       return withCurrentStatus(await requireSeason(seasonStore, id), now());
     },
-    rebuild: async (seasonId) => {
+    rebuild: async (seasonId, onProgress) => {
       // Looked up within DATABASE_TIMEOUT_MS first: an unknown season or an outage answers at once.
       await requireSeason(seasonStore, seasonId);
-      return deps.boards.rebuild(seasonId);
+      return deps.boards.rebuild(seasonId, onProgress);
     },
     reconcile: deps.boards.reconcileAndRecord,
     playerAdmin: deps.playerAdmin,

@@ -35,7 +35,7 @@ export interface ApiDeps {
   seasonStore: SeasonStore;
   seasons: SeasonCache;
   boards: BoardMaintenance;
-  seasonJobs: Pick<SeasonJobs, 'close'>;
+  seasonJobs: Pick<SeasonJobs, 'close' | 'exportFinal'>;
   /** Removing and blocking players; its block cache also guards submissions. */
   playerAdmin: PlayerAdmin;
   /** What /ready reports. */

@@ -55,7 +55,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
   });
   const boards = createBoardMaintenance({ config, logger, metrics, sql: pg.sql, redis, seasonStore: seasonsRepo });
   const invalidate = (id: number) => seasons.invalidate(id);
-  const seasonJobs = createSeasonJobs({ config, logger, pg, redis, kafka, invalidate });
+  const seasonJobs = createSeasonJobs({ config, logger, pg, redis, kafka, invalidate, seasonStore: seasonsRepo });
   const ingest = opts.roles.includes('ingest')
     ? createIngest({
         config,
@@ -67,6 +67,7 @@ export function buildApp(config: Config, opts: BuildOptions) {
         seasons,
         seasonsRepo,
         blocked: playerAdmin.blocked,
+        hidden: playerAdmin.hidden,
       })
     : undefined;
   const readiness = readinessOf({ pg, redis, ingest, cluster: opts.cluster });

@@ -133,8 +133,12 @@ export function createBoardMaintenance(deps: {
       now: Date.now,
     }),
     /** Runs one reconcile for an API caller and records it in /metrics. */
-    async reconcileAndRecord(seasonId: number, repair: boolean): Promise<ReconcileReport> {
-      const report = await reconcile(seasonId, { repair });
+    async reconcileAndRecord(
+      seasonId: number,
+      repair: boolean,
+      onProgress?: (compared: number) => void,
+    ): Promise<ReconcileReport> {
+      const report = await reconcile(seasonId, { repair, onProgress });
       record(report);
       return report;
     },

@@ -16,6 +16,7 @@ import { createBoardResetter } from '../redis/board-resetter.js';
 import type { SeasonsRepo } from '../postgres/seasons-repo.js';
 import type { BlockedPlayersCache } from '../service/blocked-players.js';
 import type { SeasonCache } from '../service/season-cache.js';
+import { keepingHiddenOff } from '../service/hidden-players.js';
 
 /** Builds the ingest consumer ({ start, stop, readiness }); nothing connects until start(). */
 export function createIngest(deps: {
@@ -28,6 +29,8 @@ export function createIngest(deps: {
   seasons: SeasonCache;
   seasonsRepo: Pick<SeasonsRepo, 'list'>;
   blocked: BlockedPlayersCache;
+  /** Players hidden pending review: stored, but kept out of the boards (docs/design.md#moderation). */
+  hidden: BlockedPlayersCache;
 }) {
   const { config, metrics } = deps;
   const store = createResultsStore(deps.sql);
@@ -40,7 +43,10 @@ export function createIngest(deps: {
     liveSeasons: async () =>
       (await deps.seasonsRepo.list()).filter((s) => !s.finalizedAt && s.startsAt.getTime() <= Date.now()),
     currentStandings: store.currentStandings,
-    boards: createBoardResetter(deps.redis, config.windowTtlSeconds),
+    // A hidden player's move leaves them off their new scope boards too.
+    boards: keepingHiddenOff(createBoardResetter(deps.redis, config.windowTtlSeconds), (id) =>
+      deps.hidden.blockedIn(id),
+    ),
     windowTtlSeconds: config.windowTtlSeconds,
     now: Date.now,
   };
@@ -55,7 +61,11 @@ export function createIngest(deps: {
     seasonById: (id) => deps.seasons.get(id),
     // Fails closed: a list that cannot be read retries the chunk, never lets a blocked player in.
     blockedIn: (seasonId) => deps.blocked.blockedIn(seasonId),
-    apply: (results, seasonOf) => applyResults({ store, boards, scopes, leagues, seasonOf, now: Date.now }, results),
+    apply: (results, seasonOf) =>
+      applyResults(
+        { store, boards, scopes, leagues, hiddenIn: (id) => deps.hidden.blockedIn(id), seasonOf, now: Date.now },
+        results,
+      ),
     applyScopes: (changes) => applyScopeChanges(scopeMoves, changes),
     logger: deps.logger,
     onApplied: (r) => {

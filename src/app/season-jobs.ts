@@ -26,6 +26,8 @@ import {
   type CloseRequest,
 } from '../service/close-season.js';
 import { createSeasonScheduler } from '../service/season-scheduler.js';
+import { rollOver } from '../service/season-rollover.js';
+import type { SeasonStore } from '../service/seasons.js';
 import { createHistoryArchive } from '../postgres/history-archive.js';
 import { createSeasonsRepo } from '../postgres/seasons-repo.js';
 import {
@@ -46,6 +48,8 @@ export function createSeasonJobs(deps: {
   kafka: Kafka;
   /** This process's season cache, dropped at each step of a close so this process switches at once. */
   invalidate(seasonId: number): void;
+  /** Where repeating seasons' successors are created (the app's store: it places shards). */
+  seasonStore: SeasonStore;
 }) {
   const { config } = deps;
   const log = deps.logger.child({ component: 'seasons' });
@@ -121,6 +125,13 @@ export function createSeasonJobs(deps: {
     snapshot: async (seasons, at, signal) => {
       for (const r of await takeDueSnapshots(rankSnapshots, seasons, at, signal))
         log.info(r, 'rank history: snapshot taken');
+    },
+    rollOver: async (seasons, at) => {
+      for (const next of await rollOver(deps.seasonStore, seasons, at))
+        log.info(
+          { seasonId: next.id, follows: next.follows, startsAt: next.startsAt },
+          'repeating season: next created',
+        );
     },
     periodRewards: async (seasons, at) => {
       const granted = await grantEndedPeriods(

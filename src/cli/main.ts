@@ -12,7 +12,7 @@ import { keysCreate } from './keys-create.js';
 import { keysList } from './keys-list.js';
 import { keysRevoke } from './keys-revoke.js';
 import { keysRotate } from './keys-rotate.js';
-import { playersBlock, playersUnblock } from './players-block.js';
+import { playersBlock, playersHide, playersUnblock, playersUnhide } from './players-block.js';
 import { playersRemove } from './players-remove.js';
 import { rebuild } from './rebuild.js';
 import { reconcile } from './reconcile.js';
@@ -32,6 +32,8 @@ const commands: Record<string, Command> = {
   'players remove': playersRemove,
   'players block': playersBlock,
   'players unblock': playersUnblock,
+  'players hide': playersHide,
+  'players unhide': playersUnhide,
   export: exportStandings,
   'history archive': historyArchive,
   'history load': historyLoad,

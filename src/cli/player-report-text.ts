@@ -1,5 +1,6 @@
-// The CLI's text for player removals and blocks.
+// The CLI's text for player removals, blocks and hides.
 import type { BlockReport } from '../service/blocked-players.js';
+import type { HideReport } from '../service/hidden-players.js';
 import type { PlayerRemovalReport } from '../service/remove-player-results.js';
 
 const label = (window: string, period: string) => (window === 'SEASON' ? 'SEASON' : `${window} ${period}`);
@@ -34,4 +35,10 @@ export function removalReportLines(
 export function blockReportLine(r: BlockReport): string {
   const state = r.blocked ? 'blocked' : 'unblocked';
   return `${r.changed ? '' : 'already '}${state}: player ${r.playerId} in season ${r.seasonId}; audit #${r.auditId}`;
+}
+
+/** The line `players hide` and `players unhide` print. */
+export function hideReportLine(r: HideReport): string {
+  const state = r.hidden ? 'hidden from the boards' : 'shown on the boards';
+  return `${r.changed ? '' : 'already '}${state}: player ${r.playerId} in season ${r.seasonId} (${r.boardChanges} board entries changed); audit #${r.auditId}`;
 }

@@ -45,7 +45,9 @@ export function reconcileReportLines(r: ReconcileReport): string[] {
   const lines = columns(
     [
       header,
-      ...r.boards.map((b) => row(b.window === 'SEASON' ? 'SEASON' : `${b.window} ${b.period}`, b)),
+      ...r.boards.map((b) =>
+        row((b.window === 'SEASON' ? 'SEASON' : `${b.window} ${b.period}`) + (b.scope ? ` @${b.scope}` : ''), b),
+      ),
       row('total', r.total),
     ],
     1,

@@ -12,7 +12,7 @@ import {
 import { createSeason, newSeasonOf, type NewSeasonInput } from '../service/seasons.js';
 import { parse, UsageError, withApp, type Command } from './command.js';
 
-const SCORING = ['BEST', 'SUM'] as const satisfies readonly ScoringMode[];
+const SCORING = ['BEST', 'SUM', 'LAST'] as const satisfies readonly ScoringMode[];
 const ORDERS = ['DESC', 'ASC'] as const satisfies readonly SortOrder[];
 const RANK_STYLES = ['ORDINAL', 'COMPETITION'] as const satisfies readonly RankStyle[];
 
@@ -32,14 +32,19 @@ const options = {
   'shards-from-season-id': { type: 'string' },
   windows: { type: 'string' },
   'reset-offset-minutes': { type: 'string' },
+  'period-hours': { type: 'string' },
   boards: { type: 'string' },
   rewards: { type: 'string' },
   'group-best-of': { type: 'string' },
+  league: { type: 'string' },
+  repeats: { type: 'boolean' },
 } as const;
 
-type Values = { [K in keyof typeof options]?: string | undefined };
+type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'boolean' ? boolean : string };
 
-function required(values: Values, name: keyof Values): string {
+type TextOption = Exclude<keyof Values, 'repeats'>;
+
+function required(values: Values, name: TextOption): string {
   const v = values[name];
   if (v === undefined) throw new UsageError(`--${name} is required`);
   return v;
@@ -70,15 +75,27 @@ async function instant(name: string, raw: string): Promise<Date> {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** An option's JSON text, parsed; `expected` names what it must be in the usage error. */
+function json(name: string, raw: string, expected: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--${name} must be JSON: ${expected}`);
+  }
+}
+
+/** A JSON object, as the mutation takes it (its rules are the service's to check). */
+function jsonObject(name: string, raw: string | undefined, what: string): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  const value = json(name, raw, `one ${what} object, as the mutation takes it`);
+  if (!isObject(value)) throw new UsageError(`--${name} must be one JSON ${what} object`);
+  return value;
+}
+
 /** A JSON array of objects, as the mutation takes it (their rules are the service's to check). */
 function jsonObjects(name: string, raw: string | undefined, what: string): Array<Record<string, unknown>> | undefined {
   if (raw === undefined) return undefined;
-  let list: unknown;
-  try {
-    list = JSON.parse(raw);
-  } catch {
-    throw new UsageError(`--${name} must be JSON: an array of ${what}, as the mutation takes them`);
-  }
+  const list = json(name, raw, `an array of ${what}, as the mutation takes them`);
   if (!Array.isArray(list) || !list.every(isObject))
     throw new UsageError(`--${name} must be a JSON array of ${what} objects`);
   return list;
@@ -99,7 +116,7 @@ function boardsOption(raw: string | undefined): NewSeasonInput['boards'] {
 async function seasonInput(values: Values): Promise<NewSeasonInput> {
   const boards = boardsOption(values.boards);
   // With boards, each board has its own range (and BEST unless it says SUM).
-  const ifNoBoards = (name: keyof Values) => (boards ? values[name] : required(values, name));
+  const ifNoBoards = (name: TextOption) => (boards ? values[name] : required(values, name));
   return {
     name: required(values, 'name'),
     startsAt: await instant('starts-at', required(values, 'starts-at')),
@@ -117,20 +134,24 @@ async function seasonInput(values: Values): Promise<NewSeasonInput> {
     shardsFromSeasonId: int('shards-from-season-id', values['shards-from-season-id']),
     windows: values.windows?.split(',').map((w) => oneOf('windows', w.trim(), ALL_WINDOWS)!),
     resetOffsetMinutes: int('reset-offset-minutes', values['reset-offset-minutes']),
+    periodHours: int('period-hours', values['period-hours']),
     // --rewards '[{"name":"champion","fromRank":1,"reward":{"gems":500}}]': RewardRuleInput objects.
     rewards: jsonObjects('rewards', values.rewards, 'reward rule') as NewSeasonInput['rewards'],
     groupBestOf: int('group-best-of', values['group-best-of']),
+    // --league '{"name":"arena","tiers":["Bronze","Silver"],"cohortSize":50,"promote":5,"relegate":5}'
+    league: jsonObject('league', values.league, 'LeagueInput') as NewSeasonInput['league'],
+    repeats: values.repeats,
   };
 }
 
 export const seasonsCreate: Command = {
   args:
     '--name <text> --starts-at <ISO-8601> --ends-at <ISO-8601> ' +
-    '(--scoring BEST|SUM --max-points-per-match <n> | --boards <JSON array of BoardInput>) ' +
+    '(--scoring BEST|SUM|LAST --max-points-per-match <n> | --boards <JSON array of BoardInput>) ' +
     '[--order DESC|ASC] [--rank-style ORDINAL|COMPETITION] [--points-bits <n>] [--time-bits <n>] ' +
     '[--time-unit-seconds <n>] [--shard-bounds <n,n,...> | --shards <n> --shards-from-season-id <id>] ' +
-    '[--windows SEASON,DAY,WEEK,MONTH] [--reset-offset-minutes <0..1439>] ' +
-    '[--rewards <JSON array of RewardRuleInput>] [--group-best-of <n>]',
+    '[--windows SEASON,DAY,WEEK,MONTH,CUSTOM] [--reset-offset-minutes <0..1439>] [--period-hours <1..8784>] ' +
+    '[--rewards <JSON array of RewardRuleInput>] [--group-best-of <n>] [--league <JSON LeagueInput>] [--repeats]',
   summary: 'create a season (the createSeason mutation, checked the same way); its last output line is the new id',
   audit: 'create_season',
   async run(argv, ctx) {
@@ -142,8 +163,11 @@ export const seasonsCreate: Command = {
         `to ${season.endsAt.toISOString()}, ${season.scoring} ${season.order} ${season.rankStyle}, ` +
         `at most ${season.maxPointsPerMatch} points a match${shards}; boards ${windowsOf(season).join(', ')}` +
         (season.resetOffsetMinutes ? `, turning over ${season.resetOffsetMinutes} min after 00:00 UTC` : '') +
+        (season.periodHours ? `, CUSTOM every ${season.periodHours} h from its start` : '') +
         (season.boards ? `; its boards ${boardsOf(season).map(boardName).join(', ')}` : '') +
-        (season.rewards?.length ? `; rewards ${season.rewards.map((r) => r.name).join(', ')}` : ''),
+        (season.rewards?.length ? `; rewards ${season.rewards.map((r) => r.name).join(', ')}` : '') +
+        (season.league ? `; league ${season.league.name}` : '') +
+        (season.repeats ? '; repeats' : ''),
     );
     // Last line, alone: scripts capture it with `tail -1`.
     ctx.out(String(season.id));

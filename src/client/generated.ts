@@ -4,6 +4,27 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** How one key of a multi-key board combines a player's results (docs/design.md#per-key-aggregates). */
+export type KeyAggregate =
+  /** the best value in the key’s order (the default) */
+  | 'BEST'
+  /** the greatest value: BEST on a DESC key (as input; read back as BEST) */
+  | 'MAX'
+  /** the least value: BEST on an ASC key (as input; read back as BEST) */
+  | 'MIN'
+  /** the total of their results (DESC); max is the largest total it tells apart */
+  | 'SUM';
+
+/** ARRIVAL: first come first served within a tier. RANK: players of last season's close fill their tier's cohorts in its final order (the best together); the others first come first served after them. */
+export type LeaguePlacement =
+  | 'ARRIVAL'
+  | 'RANK';
+
+export type LeagueZone =
+  | 'PROMOTION'
+  | 'RELEGATION'
+  | 'STAY';
+
 export type MatchResultInput = {
   /** when the match ended: picks its DAY and WEEK boards */
   endedAt: string;
@@ -53,6 +74,8 @@ export type ScopeInput = {
 export type ScoringMode =
   /** a player's best single match */
   | 'BEST'
+  /** their latest match (a rating, a level: it may go down); two in one time unit: the better, as BEST */
+  | 'LAST'
   /** the total of their matches */
   | 'SUM';
 
@@ -76,6 +99,8 @@ export type StatInput = {
 };
 
 export type Window =
+  /** each span of the board's periodHours from the season's startsAt */
+  | 'CUSTOM'
   /** a UTC day (from the season's reset offset: resetOffsetMinutes) */
   | 'DAY'
   /** a calendar month (UTC) */
@@ -195,6 +220,23 @@ export type GroupsQueryVariables = Exact<{
 
 
 export type GroupsQuery = { leaderboard: { groups: Array<{ rank: number, group: string, points: number, members: number }> } | null };
+
+export type SeasonLeagueQueryVariables = Exact<{
+  seasonId: number;
+}>;
+
+
+export type SeasonLeagueQuery = { season: { id: number, league: { name: string, tiers: Array<string>, cohortSize: number, promote: number, relegate: number, placement: LeaguePlacement } | null } | null };
+
+export type LeagueStandingQueryVariables = Exact<{
+  seasonId: number;
+  playerId: string;
+  limit?: number | null | undefined;
+  metadata?: boolean | null | undefined;
+}>;
+
+
+export type LeagueStandingQuery = { leagueStanding: { tier: string, tierIndex: number, cohort: number, zone: LeagueZone | null, leaderboard: { size: number, top: Array<{ rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null }>, entry: { rank: number, playerId: string, points: number, achievedAt: string, keys: Array<number> | null, metadata?: Record<string, unknown> | null, player: { displayName: string | null } | null } | null } } | null };
 
 export type TopChangedSubscriptionVariables = Exact<{
   seasonId: number;
@@ -355,7 +397,7 @@ export type SeasonsQueryVariables = Exact<{
 }>;
 
 
-export type SeasonsQuery = { seasons: Array<{ id: number, name: string, status: SeasonStatus, scoring: ScoringMode, order: SortOrder, startsAt: string, endsAt: string, windows: Array<Window>, resetOffsetMinutes: number, boards: Array<{ name: string, stat: string | null, order: SortOrder, windows: Array<Window>, keys: Array<{ stat: string, order: SortOrder, max: number }> }> }> };
+export type SeasonsQuery = { seasons: Array<{ id: number, name: string, status: SeasonStatus, scoring: ScoringMode, order: SortOrder, startsAt: string, endsAt: string, windows: Array<Window>, resetOffsetMinutes: number, repeats: boolean, previousSeasonId: number | null, boards: Array<{ name: string, stat: string | null, scoring: ScoringMode, order: SortOrder, windows: Array<Window>, keys: Array<{ stat: string, order: SortOrder, max: number, aggregate: KeyAggregate }> }> }> };
 
 export type SeasonQueryVariables = Exact<{
   id: number;
@@ -599,6 +641,50 @@ export const GroupsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<GroupsQuery, GroupsQueryVariables>;
+export const SeasonLeagueDocument = new TypedDocumentString(`
+    query SeasonLeague($seasonId: Int!) {
+  season(id: $seasonId) {
+    id
+    league {
+      name
+      tiers
+      cohortSize
+      promote
+      relegate
+      placement
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<SeasonLeagueQuery, SeasonLeagueQueryVariables>;
+export const LeagueStandingDocument = new TypedDocumentString(`
+    query LeagueStanding($seasonId: Int!, $playerId: ID!, $limit: Int = 10, $metadata: Boolean = false) {
+  leagueStanding(seasonId: $seasonId, playerId: $playerId) {
+    tier
+    tierIndex
+    cohort
+    zone
+    leaderboard {
+      size
+      top(limit: $limit) {
+        ...EntryFields
+      }
+      entry(playerId: $playerId) {
+        ...EntryFields
+      }
+    }
+  }
+}
+    fragment EntryFields on Entry {
+  rank
+  playerId
+  points
+  achievedAt
+  keys
+  player {
+    displayName
+  }
+  metadata @include(if: $metadata)
+}`) as unknown as TypedDocumentString<LeagueStandingQuery, LeagueStandingQueryVariables>;
 export const TopChangedDocument = new TypedDocumentString(`
     subscription TopChanged($seasonId: Int!, $board: String, $window: Window = SEASON, $limit: Int = 10, $metadata: Boolean = false) {
   topChanged(seasonId: $seasonId, board: $board, window: $window, limit: $limit) {
@@ -925,13 +1011,17 @@ export const SeasonsDocument = new TypedDocumentString(`
     endsAt
     windows
     resetOffsetMinutes
+    repeats
+    previousSeasonId
     boards {
       name
       stat
+      scoring
       keys {
         stat
         order
         max
+        aggregate
       }
       order
       windows

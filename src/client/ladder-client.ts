@@ -19,6 +19,9 @@ export type Entry = ops.EntryFieldsFragment & { globalRank: number | null };
 /** A reward as every rewards operation returns it (rewards, claimReward, rewardGranted). */
 export type Reward = ops.RewardFieldsFragment;
 
+/** A player's place in a league season (null before their first result): tier, cohort, zone, cohort board. */
+export type LeagueStanding = ops.LeagueStandingQuery['leagueStanding'];
+
 /** A group's standing on a group board. */
 export type GroupStanding = NonNullable<ops.GroupsQuery['leaderboard']>['groups'][number];
 
@@ -260,6 +263,15 @@ export function createLadderClient(options: LadderClientOptions) {
       call?: CallOptions,
     ): Promise<GroupStanding[] | null> =>
       (await request(ops.GroupsDocument, { ...options, seasonId }, call)).leaderboard?.groups ?? null,
+    /** A season's league (tiers lowest first, cohortSize, promote, relegate); null: not a league season, or unknown. */
+    league: async (seasonId: number, call?: CallOptions) =>
+      (await request(ops.SeasonLeagueDocument, { seasonId }, call)).season?.league ?? null,
+    /**
+     * A player's tier, cohort, zone and cohort board (its top `limit` and their entry) in a league
+     * season; null before their first result. BAD_USER_INPUT: not a league season.
+     */
+    leagueStanding: async (variables: ops.LeagueStandingQueryVariables, call?: CallOptions): Promise<LeagueStanding> =>
+      (await request(ops.LeagueStandingDocument, variables, call)).leagueStanding,
     /** A player's rewards, newest first (`first`, default 50); of one season when seasonId is given. */
     rewards: async (playerId: string, options: Omit<ops.RewardsQueryVariables, 'playerId'> = {}, call?: CallOptions) =>
       (await request(ops.RewardsDocument, { ...options, playerId }, call)).rewards,

@@ -1,4 +1,4 @@
-import { resetOffsetMs, windowsOf, type Season, type Window } from './season.js';
+import { turnoverOf, windowsOf, type Season, type Window } from './season.js';
 import { periodOf } from './windows.js';
 
 /** One accepted player result, as it travels from Kafka into PostgreSQL. */
@@ -37,19 +37,19 @@ export interface BoardStanding extends BoardRef {
  */
 export function boardsOf(
   r: Pick<AcceptedResult, 'seasonId' | 'playerId' | 'endedAt'>,
-  season: Pick<Season, 'windows' | 'resetOffsetMinutes'>,
+  season: Pick<Season, 'windows' | 'resetOffsetMinutes' | 'periodHours' | 'startsAt'>,
 ): BoardRef[] {
   const { seasonId, playerId } = r;
-  const offset = resetOffsetMs(season);
+  const turnover = turnoverOf(season);
   return windowsOf(season).map((window) => ({
     seasonId,
     window,
-    period: periodOf(window, r.endedAt, offset),
+    period: periodOf(window, r.endedAt, turnover),
     playerId,
   }));
 }
 
-const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2, MONTH: 3 };
+const windowOrder: Record<Window, number> = { SEASON: 0, DAY: 1, WEEK: 2, MONTH: 3, CUSTOM: 4 };
 
 /**
  * Sorts refs by the standings primary key (season, window, period, player). Concurrent batches

@@ -22,7 +22,7 @@ export function checkName(name: string, field: string): void {
 }
 
 /** Bits a key takes: those of its largest value. */
-const bitsOf = (key: BoardKey) => key.max.toString(2).length;
+export const bitsOf = (key: BoardKey) => key.max.toString(2).length;
 
 /** The largest packed value of `keys`: every key at its best. */
 export function packedMax(keys: readonly BoardKey[]): number {
@@ -39,6 +39,11 @@ export function validateKeys(keys: readonly BoardKey[]): void {
       throw badInput('keys', `the max of key ${k.stat} must be an integer in 1..${2 ** 31 - 1}`);
     if (k.order !== 'DESC' && k.order !== 'ASC')
       throw badInput('keys', `the order of key ${k.stat} must be DESC or ASC`);
+    if (k.aggregate !== undefined && k.aggregate !== 'BEST' && k.aggregate !== 'SUM')
+      throw badInput('keys', `the aggregate of key ${k.stat} must be BEST or SUM`);
+    // A total only grows: on an ASC key it would rank worse, and the board's score would have to fall.
+    if (k.aggregate === 'SUM' && k.order !== 'DESC')
+      throw badInput('keys', `key ${k.stat}: a SUM key is DESC (a running total can only grow)`);
   }
   if (new Set(keys.map((k) => k.stat)).size !== keys.length) throw badInput('keys', 'keys must rank distinct stats');
   const bits = keys.reduce((sum, k) => sum + bitsOf(k), 0);

@@ -1,5 +1,5 @@
 import { badInput } from './errors.js';
-import { boardName, boardsOf, resetOffsetMs, windowsOf, type Season, type Window } from './season.js';
+import { boardName, boardsOf, turnoverOf, windowsOf, type Season, type Window } from './season.js';
 import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from './windows.js';
 
 /**
@@ -13,7 +13,7 @@ import { isValidPeriod, periodEnd, periodInReach, periodOf, periodStart } from '
 export interface Board<S extends SeasonId = Season> {
   season: S;
   window: Window;
-  /** '' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK, 'yyyy-mm' for MONTH (see windows.ts). */
+  /** '' for SEASON, 'yyyy-mm-dd' DAY, 'YYYY-Www' WEEK, 'yyyy-mm' MONTH, 'yyyy-mm-ddTHH:MM' CUSTOM (windows.ts). */
   period: string;
   /** Ranks within one scope (domain/scopes.ts: `r:BR`, `g:clan7`); absent: the whole board. */
   scope?: string;
@@ -52,12 +52,12 @@ export interface PlacedBoard extends Board {
 
 /** The board of a season for a window at an instant (its periods turn over at the season's reset offset). */
 export function boardAt(season: Season, window: Window, at: Date): PlacedBoard {
-  return boardOfPeriod(season, window, periodOf(window, at, resetOffsetMs(season)));
+  return boardOfPeriod(season, window, periodOf(window, at, turnoverOf(season)));
 }
 
 /** A board of a period that Season.periods listed. */
 export function boardOfPeriod(season: Season, window: Window, period: string): PlacedBoard {
-  return { season, window, period, periodStart: periodStart(window, period, season.startsAt, resetOffsetMs(season)) };
+  return { season, window, period, periodStart: periodStart(window, period, season.startsAt, turnoverOf(season)) };
 }
 
 /**
@@ -68,11 +68,7 @@ export function boardOfPeriod(season: Season, window: Window, period: string): P
 export function requestedBoard(season: Season, window: Window, at: Date | null | undefined, now: Date): PlacedBoard {
   checkWindowKept(season, window);
   const board = boardAt(season, window, at ?? now);
-  if (
-    at &&
-    board.window !== 'SEASON' &&
-    !periodInReach(board.window, board.period, season, now, resetOffsetMs(season))
-  ) {
+  if (at && board.window !== 'SEASON' && !periodInReach(board.window, board.period, season, now, turnoverOf(season))) {
     throw badInput('at', 'at must pick a day, week or month of the season, at most one period after now');
   }
   return board;
@@ -85,10 +81,15 @@ function checkWindowKept(season: Season, window: Window): void {
 }
 
 /** Checks the arguments of a listing of periods (Season.periods): how many, and before which period. */
-export function checkPeriodsPage(window: Window, first: number, before: string | null | undefined): void {
+export function checkPeriodsPage(
+  board: Season,
+  window: Window,
+  first: number,
+  before: string | null | undefined,
+): void {
   if (!Number.isInteger(first) || first < 1 || first > LIMITS.periods)
     throw badInput('first', `first must be an integer in 1..${LIMITS.periods}`);
-  if (before != null && !isValidPeriod(window, before))
+  if (before != null && !isValidPeriod(window, before, turnoverOf(board)))
     throw badInput('before', `before must be a period of ${window}, as Season.periods lists them`);
 }
 
@@ -139,7 +140,7 @@ export function scopedBoard<B extends Board<SeasonId>>(board: B, scope: string |
  */
 export function boardExpireAt(board: Board, ttlSeconds: number): number {
   if (board.window === 'SEASON') return 0;
-  const end = periodEnd(board.window, board.period, board.season.endsAt, resetOffsetMs(board.season));
+  const end = periodEnd(board.window, board.period, board.season.endsAt, turnoverOf(board.season));
   return Math.floor(end.getTime() / 1000) + ttlSeconds;
 }
 

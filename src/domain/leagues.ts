@@ -14,13 +14,22 @@ export interface League {
   cohortSize: number;
   promote: number;
   relegate: number;
+  /**
+   * How players are put in cohorts at their first result: ARRIVAL (absent), first come first served
+   * within their tier; RANK, by their seed (their place in the tier by the last close's final
+   * positions) so the best play together, those without one first come first served after them.
+   */
+  placement?: 'ARRIVAL' | 'RANK' | undefined;
 }
+
+/** A league as an admin states it (placement may be null). */
+export type LeagueInput = Omit<League, 'placement'> & { placement?: League['placement'] | null };
 
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** A checked league; BAD_USER_INPUT 'league' otherwise. */
-export function leagueOf(input: League): League {
-  const { name, tiers, cohortSize, promote, relegate } = input;
+export function leagueOf(input: LeagueInput): League {
+  const { name, tiers, cohortSize, promote, relegate, placement } = input;
   const bad = (why: string) => badInput('league', `league: ${why}`);
   if (typeof name !== 'string' || !NAME.test(name))
     throw bad('name: a-z, 0-9, _ and -, starting with a letter, at most 32');
@@ -34,8 +43,15 @@ export function leagueOf(input: League): League {
   ] as const)
     if (!Number.isInteger(n) || n < 0 || n > cohortSize) throw bad(`${field} in 0..cohortSize`);
   if (promote + relegate > cohortSize) throw bad('promote + relegate at most cohortSize');
-  return { name, tiers: [...tiers], cohortSize, promote, relegate };
+  if (placement != null && placement !== 'ARRIVAL' && placement !== 'RANK') throw bad('placement: ARRIVAL or RANK');
+  return { name, tiers: [...tiers], cohortSize, promote, relegate, ...(placement === 'RANK' ? { placement } : {}) };
 }
+
+/**
+ * The cohort of a seeded player (placement RANK): seeds 1..cohortSize fill cohort 0, and so on;
+ * players without a seed fill the cohorts after the last seeded one (ceil(max seed / cohortSize)).
+ */
+export const seededCohort = (league: League, seed: number): number => Math.floor((seed - 1) / league.cohortSize);
 
 /** The scope of a cohort (domain/scopes.ts): `c:<tier>.<cohort>`. */
 export const cohortScope = (tier: number, cohort: number): string => `c:${tier}.${cohort}`;

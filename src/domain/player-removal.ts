@@ -2,6 +2,8 @@
 // become on every board those results counted on. Pure: the store runs it inside its transaction.
 import { boardsOf, sortBoardRefs, type BoardRef } from './board-deltas.js';
 import { badInput } from './errors.js';
+import { unpackKeys } from './board-keys.js';
+import { aggregatesPerKey, foldKeys, packState, type KeyState } from './key-aggregates.js';
 import { applyResult, type StandingValue } from './ranking.js';
 import type { Season } from './season.js';
 
@@ -22,6 +24,8 @@ export type ResultSelection =
 /** A board the removal touched, with the player's standing on it afterwards (null: no row left). */
 export interface BoardOutcome extends BoardRef {
   standing: StandingValue | null;
+  /** On a board whose keys aggregate: the state the standing packs (domain/key-aggregates.ts). */
+  keyState?: KeyState;
 }
 
 /** What a removal does: the results it deletes, those it keeps, and the boards it rewrites. */
@@ -108,7 +112,10 @@ export function planRemoval(
     for (const ref of boardsOf({ seasonId: season.id, playerId, endedAt: r.endedAt }, season)) {
       const board = boards.get(refKey(ref));
       if (!board) continue; // a board no removed result counted on stays as it is
-      board.standing = applyResult(board.standing ?? undefined, r, season.scoring, season.order);
+      if (aggregatesPerKey(season.keys)) {
+        board.keyState = foldKeys(season.keys, board.keyState, unpackKeys(season.keys, r.points), r.endedAt.getTime());
+        board.standing = packState(season.keys, board.keyState);
+      } else board.standing = applyResult(board.standing ?? undefined, r, season);
     }
   }
   return { removed, kept, boards: sortBoardRefs([...boards.values()]) };

@@ -1,5 +1,5 @@
 import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
-import type { RankStyle, ScoringMode, SortOrder } from './season.js';
+import type { RankStyle, ScoreSplit, ScoringMode, SortOrder } from './season.js';
 
 /** A player's current score on one board. */
 export interface Standing {
@@ -105,33 +105,48 @@ function applySum(current: StandingValue, result: ResultValue): StandingValue {
 }
 
 /**
- * The standing after one more result. Order-independent (any arrival order gives the same final
- * value) and monotone in composite score (never lower), so Redis may apply it with ZADD GT.
+ * What a board's rule needs to fold results: its scoring and order, and for LAST the clock its
+ * scores keep (season start and time unit), since LAST compares results by their time unit.
  */
-export function applyResult(
-  current: StandingValue | undefined,
-  result: ResultValue,
-  scoring: ScoringMode,
-  order: SortOrder,
-): StandingValue {
+export interface FoldRule {
+  scoring: ScoringMode;
+  order: SortOrder;
+  startsAt: Date;
+  split: Pick<ScoreSplit, 'timeUnitSeconds'>;
+}
+
+function applyLast(current: StandingValue, result: ResultValue, rule: FoldRule): StandingValue {
+  // The latest time unit wins; within one unit the result BEST would keep (docs/design.md#last).
+  // Redis can check exactly this from the scores alone (the unit is the score's low bits), which
+  // is what lets a score that goes down stay exact under replays and stale writers.
+  const unitMs = rule.split.timeUnitSeconds * 1000;
+  const startMs = rule.startsAt.getTime();
+  const u = unitIndex(result.endedAt, startMs, unitMs) - unitIndex(current.achievedAt, startMs, unitMs);
+  if (u > 0) return { points: result.points, achievedAt: result.endedAt };
+  if (u < 0) return current;
+  return applyBest(current, result, rule.order);
+}
+
+/**
+ * The standing after one more result. Order-independent (any arrival order gives the same final
+ * value). BEST and SUM are monotone in composite score (never lower), so Redis applies them with
+ * ZADD GT; LAST is monotone in (time unit, composite), which applyStandings-5.lua checks instead.
+ */
+export function applyResult(current: StandingValue | undefined, result: ResultValue, rule: FoldRule): StandingValue {
   checkResult(result);
-  if (scoring === 'SUM' && order === 'ASC') {
+  if (rule.scoring === 'SUM' && rule.order === 'ASC') {
     throw badInput('order', 'SUM scoring requires DESC order');
   }
   if (current === undefined) return { points: result.points, achievedAt: result.endedAt };
-  return scoring === 'BEST' ? applyBest(current, result, order) : applySum(current, result);
+  if (rule.scoring === 'LAST') return applyLast(current, result, rule);
+  return rule.scoring === 'BEST' ? applyBest(current, result, rule.order) : applySum(current, result);
 }
 
 /**
  * Combines two standings of one player on one board as if all their results had been applied:
- * a standing summarises its results exactly (best or total, plus the time rule above), so a
- * batch can be pre-folded in memory and merged into the stored row.
+ * a standing summarises its results exactly (best, total or latest, plus the time rule above),
+ * so a batch can be pre-folded in memory and merged into the stored row.
  */
-export function mergeStandings(
-  a: StandingValue,
-  b: StandingValue,
-  scoring: ScoringMode,
-  order: SortOrder,
-): StandingValue {
-  return applyResult(a, { points: b.points, endedAt: b.achievedAt }, scoring, order);
+export function mergeStandings(a: StandingValue, b: StandingValue, rule: FoldRule): StandingValue {
+  return applyResult(a, { points: b.points, endedAt: b.achievedAt }, rule);
 }

@@ -1,10 +1,13 @@
 import { badInput } from './errors.js';
 import { metadataText } from './result-message.js';
 import type { Window } from './season.js';
-import { periodEnd, periodOf, periodStart } from './windows.js';
+import { periodEnd, periodOf, periodStart, type Turnover } from './windows.js';
 
 // Rewards (docs/design.md#rewards): a season declares rules by rank; at its close each player a
 // rule covers is granted the rule's reward once, from the exact final standings.
+
+/** What a rule ranks its players within, rather than the whole board (COHORT: league seasons only). */
+type RewardPer = 'REGION' | 'GROUP' | 'COHORT';
 
 /** Which final places a rule rewards: a range of ranks, the top percent, or everyone ranked. */
 type RewardPlaces = { ranks: { from: number; to: number } } | { topPercent: number } | { everyone: true };
@@ -15,8 +18,8 @@ export type RewardRule = {
   name: string;
   /** The board it ranks by (a name among the season's boards). */
   board: string;
-  /** Rank within each region or each group (domain/scopes.ts) rather than on the whole board. */
-  per?: 'REGION' | 'GROUP' | undefined;
+  /** Rank within each region, group (domain/scopes.ts) or league cohort rather than on the whole board. */
+  per?: RewardPer | undefined;
   /** Granted for each DAY, WEEK or MONTH period as it ends (absent: once, at the season's close). */
   window?: PeriodWindow | undefined;
   /** What the game's economy service grants: a JSON object of at most 1 KB (an item, an amount). */
@@ -32,7 +35,7 @@ export interface RewardRuleInput {
   name: string;
   board?: string | null;
   window?: Window | null;
-  per?: 'REGION' | 'GROUP' | null;
+  per?: RewardPer | null;
   fromRank?: number | null;
   toRank?: number | null;
   topPercent?: number | null;
@@ -42,10 +45,14 @@ export interface RewardRuleInput {
 
 type PeriodWindow = Exclude<Window, 'SEASON'>;
 
-/** Checked rules of a season whose boards are `boards` (the first the default), with the windows each keeps. */
+/**
+ * Checked rules of a season whose boards are `boards` (the first the default), with the windows
+ * each keeps; `league`: the season is in league mode (a rule may rank per cohort).
+ */
 export function rewardRulesOf(
   inputs: readonly RewardRuleInput[],
   boards: ReadonlyArray<{ name: string; windows: readonly Window[] }>,
+  league = false,
 ): RewardRule[] {
   if (inputs.length > MAX_REWARD_RULES)
     throw badInput('rewards', `a season declares at most ${MAX_REWARD_RULES} rules`);
@@ -67,6 +74,8 @@ export function rewardRulesOf(
     const window = r.window ?? 'SEASON';
     if (!board.windows.includes(window))
       throw badInput('rewards', `rule ${r.name}: board ${board.name} keeps no ${window} board`);
+    if (r.per === 'COHORT' && !league)
+      throw badInput('rewards', `rule ${r.name}: per COHORT needs a league season (league)`);
     metadataText(r.reward); // an object of at most 1 KB of JSON, like result metadata
     const base = {
       name: r.name,
@@ -104,7 +113,7 @@ export interface Reward {
   board: string;
   window: string;
   period: string;
-  /** '' on the whole board; a scope (`r:BR`, `g:wolves`) for a rule `per` region or group. */
+  /** '' on the whole board; a scope (`r:BR`, `g:wolves`, `c:2.0`) for a rule `per` region, group or cohort. */
   scope: string;
   playerId: string;
   rule: string;
@@ -128,14 +137,14 @@ export function endedPeriods(
   window: PeriodWindow,
   now: Date,
   delayMs: number,
-  offsetMs = 0,
+  turnover: Turnover | number = 0,
 ): string[] {
   const out: string[] = [];
   let at = new Date(Math.min(now.getTime() - delayMs, season.endsAt.getTime() - 1));
   while (out.length < PERIODS_BACK && at >= season.startsAt) {
-    const period = periodOf(window, at, offsetMs);
-    if (periodEnd(window, period, season.endsAt, offsetMs).getTime() <= now.getTime() - delayMs) out.push(period);
-    at = new Date(periodStart(window, period, season.startsAt, offsetMs).getTime() - 1);
+    const period = periodOf(window, at, turnover);
+    if (periodEnd(window, period, season.endsAt, turnover).getTime() <= now.getTime() - delayMs) out.push(period);
+    at = new Date(periodStart(window, period, season.startsAt, turnover).getTime() - 1);
   }
   return out;
 }

@@ -2,19 +2,23 @@ import type { RewardRule } from './rewards.js';
 import type { League } from './leagues.js';
 import { badInput, pointsOutOfRange, timeOutOfRange } from './errors.js';
 import { validateShardBounds, type ShardLayout } from './shards.js';
+import type { Turnover } from './windows.js';
 
-/** BEST: a player's score is their best single match; SUM: the total of their matches. */
-export type ScoringMode = 'BEST' | 'SUM';
+/**
+ * BEST: a player's score is their best single match; SUM: the total of their matches; LAST: their
+ * latest match (a rating, a level: it may go down).
+ */
+export type ScoringMode = 'BEST' | 'SUM' | 'LAST';
 /** DESC: more points rank first; ASC: fewer points rank first (time trials). */
 export type SortOrder = 'DESC' | 'ASC';
 /** ORDINAL: 1,2,3,4 (earlier achievement wins a tie); COMPETITION: 1,2,2,4 (equal points share a rank). */
 export type RankStyle = 'ORDINAL' | 'COMPETITION';
 /**
  * The windows a board can keep: the whole season, each UTC day, each ISO week, each UTC calendar
- * month (the last three turning over at the season's reset offset). A season keeps SEASON and the
- * ones it declares (Season.windows).
+ * month (these three turning over at the season's reset offset), and each span of the board's
+ * periodHours from its start (CUSTOM). A season keeps SEASON and the ones it declares (Season.windows).
  */
-export type Window = 'SEASON' | 'DAY' | 'WEEK' | 'MONTH';
+export type Window = 'SEASON' | 'DAY' | 'WEEK' | 'MONTH' | 'CUSTOM';
 /** Lifecycle of a season; see seasonStatusAt for the status at a given instant. */
 export type SeasonStatus = 'SCHEDULED' | 'ACTIVE' | 'CLOSED';
 
@@ -25,12 +29,19 @@ export interface ScoreSplit {
   timeUnitSeconds: number;
 }
 
-/** One key of a multi-key board: a stat, its direction, and its largest value (its range is 0..max). */
+/**
+ * One key of a multi-key board: a stat, its direction, its largest value (its range is 0..max),
+ * and how a player's results combine on it (domain/key-aggregates.ts): BEST (absent) keeps the
+ * best value in its order, SUM (DESC only) adds them up.
+ */
 export interface BoardKey {
   stat: string;
   order: SortOrder;
   max: number;
+  aggregate?: KeyAggregate;
 }
+/** How one key of a multi-key board combines a player's results. */
+export type KeyAggregate = 'BEST' | 'SUM';
 
 /**
  * A season, or one of its further boards (docs/design.md#boards). Each board of a season is a row
@@ -57,6 +68,8 @@ export interface Season {
   windows?: readonly Window[] | undefined;
   /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over (0..1439); absent: 0. */
   resetOffsetMinutes?: number | undefined;
+  /** Hours of each CUSTOM period, from startsAt (1..8784); set exactly when it keeps CUSTOM. */
+  periodHours?: number | null | undefined;
   /** The board's name within its season; absent: 'points'. */
   board?: string | undefined;
   /** The stat it ranks (a result's `points` is the stat 'points'); absent: 'points'. Unused with keys. */
@@ -73,6 +86,10 @@ export interface Season {
   groupBestOf?: number | null | undefined;
   /** In league mode (every board of the season carries it): its league (domain/leagues.ts). */
   league?: League | null | undefined;
+  /** On a season's own row: once it is final the next one is created (service/season-rollover.ts). */
+  repeats?: boolean | undefined;
+  /** The season this one was created to follow; null: created by an admin. */
+  follows?: number | null | undefined;
 }
 
 /** What an administrator supplies to create a season; `split` defaults per scoring mode. */
@@ -91,6 +108,8 @@ export interface SeasonDefinition {
   windows?: readonly Window[] | undefined;
   /** When DAY, WEEK and MONTH turn over, in minutes after UTC midnight; absent: 0. */
   resetOffsetMinutes?: number | undefined;
+  /** Hours of each CUSTOM period (1..8784), exactly when windows holds CUSTOM. */
+  periodHours?: number | undefined;
   /** The board it defines (absent: 'points', the stat 'points'), and the season it belongs to. */
   board?: string | undefined;
   stat?: string | undefined;
@@ -102,6 +121,10 @@ export interface SeasonDefinition {
   groupBestOf?: number | undefined;
   /** League mode (domain/leagues.ts), on every board of the season. */
   league?: League | undefined;
+  /** On a season's own definition: it repeats (service/season-rollover.ts). */
+  repeats?: boolean | undefined;
+  /** The season it follows (a repeating season's successor). */
+  follows?: number | undefined;
 }
 
 /** Every board of a season, its own first; a further board has only itself. */
@@ -128,7 +151,9 @@ export const boardName = (season: Pick<Season, 'board'>): string => season.board
 export const seasonIdOf = (board: Pick<Season, 'id' | 'parentId'>): number => board.parentId ?? board.id;
 
 /** Every window, in the order of the board_window enum (the standings key's order). */
-export const ALL_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK', 'MONTH'];
+export const ALL_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK', 'MONTH', 'CUSTOM'];
+/** Longest CUSTOM period, in hours: a leap year. */
+const MAX_PERIOD_HOURS = 8784;
 /** The windows of a season that declares none: what every season kept before windows were chosen. */
 const DEFAULT_WINDOWS: readonly Window[] = ['SEASON', 'DAY', 'WEEK'];
 
@@ -140,6 +165,23 @@ export function windowsOf(season: Pick<Season, 'windows'>): readonly Window[] {
 /** How long after UTC midnight a season's periods turn over, in ms. */
 export function resetOffsetMs(season: Pick<Season, 'resetOffsetMinutes'>): number {
   return (season.resetOffsetMinutes ?? 0) * 60_000;
+}
+
+/** When a board's periods turn over (domain/windows.ts): its reset offset, and its CUSTOM span from startsAt. */
+export function turnoverOf(board: Pick<Season, 'resetOffsetMinutes' | 'periodHours' | 'startsAt'>): Turnover {
+  return { offsetMs: resetOffsetMs(board), anchor: board.startsAt, periodHours: board.periodHours };
+}
+
+/** CUSTOM is kept exactly when periodHours is given, an integer in 1..MAX_PERIOD_HOURS. */
+function validatePeriodHours(input: Pick<SeasonDefinition, 'windows' | 'periodHours'>): void {
+  const custom = input.windows?.includes('CUSTOM') ?? false;
+  if (input.periodHours === undefined) {
+    if (custom) throw badInput('periodHours', 'a CUSTOM window needs periodHours (the hours of each period)');
+    return;
+  }
+  if (!isIntIn(input.periodHours, 1, MAX_PERIOD_HOURS))
+    throw badInput('periodHours', `periodHours must be an integer in 1..${MAX_PERIOD_HOURS} (a day is 24)`);
+  if (!custom) throw badInput('periodHours', 'periodHours needs the CUSTOM window among windows');
 }
 
 /** The windows as a season stores them: the ones declared, SEASON included, in ALL_WINDOWS order. */
@@ -166,7 +208,8 @@ const MAX_SEASON_NAME_LENGTH = 100;
 export function defaultSplit(scoring: ScoringMode): ScoreSplit {
   // BEST: 2^21-1 points per match, 2^32 s ≈ 136 years. SUM totals grow past any single match,
   // so they take the full GraphQL Int range and pay with a coarser clock: 2^22 minutes ≈ 8 years.
-  return scoring === 'BEST'
+  // LAST holds one match's value, like BEST.
+  return scoring !== 'SUM'
     ? { pointsBits: 21, timeBits: 32, timeUnitSeconds: 1 }
     : { pointsBits: 31, timeBits: 22, timeUnitSeconds: 60 };
 }
@@ -255,8 +298,14 @@ export function validateSeasonDefinition(input: SeasonDefinition): ScoreSplit {
       `season lasts ${durationUnits} units of ${split.timeUnitSeconds}s; ${split.timeBits} time bits hold at most ${maxTime}`,
     );
   }
-  if (input.shardBounds) validateShardBounds(input.shardBounds, maxPoints);
+  if (input.shardBounds) {
+    // Writes to a sharded board only raise scores (redis/sharded-raise.ts); a LAST score may fall.
+    if (input.scoring === 'LAST')
+      throw badInput('shardBounds', 'a LAST board cannot be sharded: its scores may go down');
+    validateShardBounds(input.shardBounds, maxPoints);
+  }
   validateWindows(input.windows);
+  validatePeriodHours(input);
   if (input.resetOffsetMinutes !== undefined && !isIntIn(input.resetOffsetMinutes, 0, 1439))
     throw badInput(
       'resetOffsetMinutes',

@@ -8,12 +8,38 @@ import type { Window } from './season.js';
 // With a reset offset (a season's resetOffsetMinutes, `offsetMs` below) every period starts that
 // long after its UTC midnight and is named by that midnight's label: a DAY board that turns over at
 // 04:00 UTC holds 2026-12-06 04:00 .. 2026-12-07 04:00 as '2026-12-06'.
+// CUSTOM periods are spans of a board's periodHours from its anchor (the season's startsAt, no
+// reset offset), each named by its start in UTC to the minute:
+//   CUSTOM = to_char(date_bin(span, ts, anchor) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI')
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 const DAY_PERIOD = /^(\d{4})-(\d{2})-(\d{2})$/;
 const WEEK_PERIOD = /^(\d{4})-W(\d{2})$/;
 const MONTH_PERIOD = /^(\d{4})-(\d{2})$/;
+const CUSTOM_PERIOD = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+/**
+ * When a board's periods turn over: DAY, WEEK and MONTH `offsetMs` after UTC midnight; CUSTOM
+ * every `periodHours` from `anchor` (domain/season.ts turnoverOf). A bare number is an offset.
+ */
+export interface Turnover {
+  offsetMs: number;
+  anchor?: Date | undefined;
+  periodHours?: number | null | undefined;
+}
+type TurnoverArg = Turnover | number;
+
+const turnover = (t: TurnoverArg): Turnover => (typeof t === 'number' ? { offsetMs: t } : t);
+
+// A CUSTOM board's span and anchor; a RangeError when the board has none.
+function customSpan(t: TurnoverArg): { anchorMs: number; spanMs: number } {
+  const { anchor, periodHours } = turnover(t);
+  if (!anchor || !periodHours) throw new RangeError('a CUSTOM period needs periodHours and an anchor');
+  return { anchorMs: anchor.getTime(), spanMs: periodHours * HOUR_MS };
+}
 
 /** The windows whose periods turn over: all but SEASON. */
 export type PeriodWindow = Exclude<Window, 'SEASON'>;
@@ -62,15 +88,30 @@ export function monthPeriod(at: Date): string {
   return `${pad(at.getUTCFullYear(), 4)}-${pad(at.getUTCMonth() + 1, 2)}`;
 }
 
+/** The UTC minute of `at`, 'yyyy-mm-ddTHH:MM' (a CUSTOM period's name). */
+function minuteLabel(at: Date): string {
+  return `${dayPeriod(at)}T${pad(at.getUTCHours(), 2)}:${pad(at.getUTCMinutes(), 2)}`;
+}
+
+// The start of the CUSTOM period that holds `at`: the anchor plus a whole number of spans.
+function customStartMs(at: Date, t: TurnoverArg): number {
+  assertDate(at);
+  const { anchorMs, spanMs } = customSpan(t);
+  return anchorMs + Math.floor((at.getTime() - anchorMs) / spanMs) * spanMs;
+}
+
 /**
- * The period of `window` that `at` falls in; '' for SEASON, which has a single period. With
- * `offsetMs`, periods start that long after their UTC midnight (see the top of this file).
+ * The period of `window` that `at` falls in; '' for SEASON, which has a single period. With an
+ * offset, periods start that long after their UTC midnight (see the top of this file).
  */
-export function periodOf(window: Window, at: Date, offsetMs = 0): string {
+export function periodOf(window: Window, at: Date, t: TurnoverArg = 0): string {
+  const { offsetMs } = turnover(t);
   const shifted = offsetMs === 0 ? at : new Date(at.getTime() - offsetMs);
   switch (window) {
     case 'SEASON':
       return '';
+    case 'CUSTOM':
+      return minuteLabel(new Date(customStartMs(at, t)));
     case 'DAY':
       return dayPeriod(shifted);
     case 'WEEK':
@@ -80,8 +121,14 @@ export function periodOf(window: Window, at: Date, offsetMs = 0): string {
   }
 }
 
-// The UTC midnight a period is named by (its start without the offset).
+// The UTC midnight a period is named by (its start without the offset); a CUSTOM period's minute.
 function parseStart(window: PeriodWindow, period: string): Date | undefined {
+  if (window === 'CUSTOM') {
+    const m = CUSTOM_PERIOD.exec(period);
+    if (!m) return undefined;
+    const d = utcMidnight(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    return new Date(d.getTime() + Number(m[4]) * HOUR_MS + Number(m[5]) * MINUTE_MS);
+  }
   if (window === 'DAY') {
     const m = DAY_PERIOD.exec(period);
     return m ? utcMidnight(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : undefined;
@@ -95,35 +142,50 @@ function parseStart(window: PeriodWindow, period: string): Date | undefined {
   return new Date(isoWeekOneMonday(Number(m[1])).getTime() + (Number(m[2]) - 1) * WEEK_MS);
 }
 
-/** Whether `period` is a canonical period string of `window` (e.g. rejects '2026-02-30', '2025-W53', '2026-13'). */
-export function isValidPeriod(window: Window, period: string): boolean {
+// A CUSTOM period's start: its minute plus the anchor's seconds (every start shares them).
+const customStart = (minute: Date, t: TurnoverArg): Date =>
+  new Date(minute.getTime() + (((customSpan(t).anchorMs % MINUTE_MS) + MINUTE_MS) % MINUTE_MS));
+
+/**
+ * Whether `period` is a canonical period string of `window` (e.g. rejects '2026-02-30', '2025-W53',
+ * '2026-13'); a CUSTOM one must name a period start of the board (`t`: its anchor and periodHours),
+ * or without them (a filter that knows no board) be a canonical minute.
+ */
+export function isValidPeriod(window: Window, period: string, t: TurnoverArg = 0): boolean {
   if (window === 'SEASON') return period === '';
-  const start = parseStart(window, period);
+  const named = parseStart(window, period);
+  if (named === undefined || Number.isNaN(named.getTime())) return false;
   // Round trip: Date arithmetic normalises 02-30 to 03-02 and W53 of a 52-week year to W01.
-  return start !== undefined && !Number.isNaN(start.getTime()) && periodOf(window, start) === period;
+  if (window !== 'CUSTOM') return periodOf(window, named) === period;
+  if (!turnover(t).periodHours) return minuteLabel(named) === period;
+  const start = customStart(named, t);
+  return customStartMs(start, t) === start.getTime() && minuteLabel(start) === period;
 }
 
 /**
- * First instant of a period (inclusive): seasonStart, or the period's UTC midnight (a day's, a
- * Monday's, a month's first day's) plus `offsetMs`.
+ * First instant of a period (inclusive): seasonStart, the period's UTC midnight (a day's, a
+ * Monday's, a month's first day's) plus the offset, or a CUSTOM period's start.
  */
-export function periodStart(window: Window, period: string, seasonStart: Date, offsetMs = 0): Date {
+export function periodStart(window: Window, period: string, seasonStart: Date, t: TurnoverArg = 0): Date {
   if (window === 'SEASON') return seasonStart;
-  if (!isValidPeriod(window, period)) throw new RangeError(`invalid ${window} period ${JSON.stringify(period)}`);
-  return new Date((parseStart(window, period) as Date).getTime() + offsetMs);
+  if (!isValidPeriod(window, period, t)) throw new RangeError(`invalid ${window} period ${JSON.stringify(period)}`);
+  const named = parseStart(window, period) as Date;
+  return window === 'CUSTOM' ? customStart(named, t) : new Date(named.getTime() + turnover(t).offsetMs);
 }
 
 /** First instant after a period (exclusive end): seasonEnd, or the next period's start. */
-export function periodEnd(window: Window, period: string, seasonEnd: Date, offsetMs = 0): Date {
+export function periodEnd(window: Window, period: string, seasonEnd: Date, t: TurnoverArg = 0): Date {
   if (window === 'SEASON') return seasonEnd;
-  const start = periodStart(window, period, seasonEnd, offsetMs);
+  const start = periodStart(window, period, seasonEnd, t);
+  if (window === 'CUSTOM') return new Date(start.getTime() + customSpan(t).spanMs);
+  const { offsetMs } = turnover(t);
   if (window !== 'MONTH') return new Date(start.getTime() + (window === 'DAY' ? DAY_MS : WEEK_MS));
   const named = new Date(start.getTime() - offsetMs);
   return new Date(utcMidnight(named.getUTCFullYear(), named.getUTCMonth() + 1, 1).getTime() + offsetMs);
 }
 
 /**
- * Whether a DAY, WEEK or MONTH period can hold results of a season running [startsAt, endsAt): it
+ * Whether a DAY, WEEK, MONTH or CUSTOM period can hold results of a season running [startsAt, endsAt): it
  * overlaps the season and starts no later than one period after `now` (a result's endedAt is
  * never far in the future). Any other period's board is empty for good.
  */
@@ -132,9 +194,9 @@ export function periodInReach(
   period: string,
   season: { startsAt: Date; endsAt: Date },
   now: Date,
-  offsetMs = 0,
+  t: TurnoverArg = 0,
 ): boolean {
-  const start = periodStart(window, period, season.startsAt, offsetMs).getTime();
-  const end = periodEnd(window, period, season.endsAt, offsetMs).getTime();
+  const start = periodStart(window, period, season.startsAt, t).getTime();
+  const end = periodEnd(window, period, season.endsAt, t).getTime();
   return end > season.startsAt.getTime() && start < season.endsAt.getTime() && start <= now.getTime() + (end - start);
 }

@@ -7,12 +7,23 @@ import { MAX_BOARDS } from '../service/seasons.js';
 import { builder } from './builder.js';
 import { RankStyleEnum, ScoringModeEnum, SortOrderEnum, WindowEnum } from './scalars.js';
 
+const KeyAggregateEnum = builder.enumType('KeyAggregate', {
+  description: "How one key of a multi-key board combines a player's results (docs/design.md#per-key-aggregates).",
+  values: {
+    BEST: { description: 'the best value in the key’s order (the default)' },
+    SUM: { description: 'the total of their results (DESC); max is the largest total it tells apart' },
+    MIN: { description: 'the least value: BEST on an ASC key (as input; read back as BEST)' },
+    MAX: { description: 'the greatest value: BEST on a DESC key (as input; read back as BEST)' },
+  },
+});
+
 const BoardKeyRef = builder.objectRef<BoardKey>('BoardKey').implement({
-  description: 'One key of a multi-key board: a stat, its direction, and its range 0..max.',
+  description: 'One key of a multi-key board: a stat, its direction, its range 0..max and how it combines results.',
   fields: (t) => ({
     stat: t.exposeString('stat'),
     order: t.expose('order', { type: SortOrderEnum }),
     max: t.exposeInt('max'),
+    aggregate: t.field({ type: KeyAggregateEnum, resolve: (k) => k.aggregate ?? 'BEST' }),
   }),
 });
 
@@ -39,6 +50,11 @@ export const BoardRef = builder.objectRef<Season>('Board').implement({
     }),
     windows: t.field({ type: [WindowEnum], resolve: (b) => [...windowsOf(b)] }),
     resetOffsetMinutes: t.int({ resolve: (b) => b.resetOffsetMinutes ?? 0 }),
+    periodHours: t.int({
+      nullable: true,
+      description: 'hours of each CUSTOM period, from the season start; null: no CUSTOM window',
+      resolve: (b) => b.periodHours ?? null,
+    }),
     shards: t.int({ resolve: (b) => b.shards?.tags.length ?? 1 }),
   }),
 });
@@ -46,11 +62,12 @@ export const BoardRef = builder.objectRef<Season>('Board').implement({
 const BoardKeyInput = builder.inputType('BoardKeyInput', {
   fields: (t) => ({
     stat: t.string({ required: true }),
-    order: t.field({ type: SortOrderEnum, required: false, defaultValue: 'DESC' }),
+    order: t.field({ type: SortOrderEnum, required: false, description: 'default DESC (ASC with MIN)' }),
     max: t.int({
       required: true,
       description: `its range is 0..max; the keys of a board take at most ${MAX_KEY_BITS} bits together`,
     }),
+    aggregate: t.field({ type: KeyAggregateEnum, required: false, description: 'default BEST' }),
   }),
 });
 
@@ -62,7 +79,7 @@ export const BoardInput = builder.inputType('BoardInput', {
     keys: t.field({
       type: [BoardKeyInput],
       required: false,
-      description: `2..${MAX_KEYS} stats it ranks by, most significant first, each its own order (BEST of the tuple)`,
+      description: `2..${MAX_KEYS} stats it ranks by, most significant first, each its own order and aggregate`,
     }),
     scoring: t.field({ type: ScoringModeEnum, required: false }),
     order: t.field({ type: SortOrderEnum, required: false }),
@@ -71,6 +88,7 @@ export const BoardInput = builder.inputType('BoardInput', {
     timeUnitSeconds: t.int({ required: false, description: 'tie-break clock resolution (default: the scoring’s)' }),
     windows: t.field({ type: [WindowEnum], required: false }),
     resetOffsetMinutes: t.int({ required: false }),
+    periodHours: t.int({ required: false, description: "hours of each CUSTOM period (default: the season's)" }),
     shardBounds: t.intList({ required: false, description: 'score-range shards of its boards (docs/scale-out.md)' }),
   }),
 });

@@ -13,6 +13,7 @@ import type { LiveUpdates } from '../service/live-updates.js';
 import type { RebuildReport } from '../service/rebuild-season.js';
 import type { ReconcileReport } from '../service/reconcile-season.js';
 import type { BlockInput, BlockReport } from '../service/blocked-players.js';
+import type { HideReport } from '../service/hidden-players.js';
 import type { PlayerRemovalReport, RemovalInput } from '../service/remove-player-results.js';
 
 import type { AuditEntry, AuditFilter } from '../service/audit-trail.js';
@@ -30,12 +31,13 @@ export interface Services {
   createSeason(def: SeasonDefinition & { shards?: ShardChoice }): Promise<Season>;
   /** Runs the whole close procedure (final standings, Redis keys removed); `by` is audited. */
   closeSeason(id: number, by: { actor: string; reason: string }): Promise<Season>;
-  rebuild(seasonId: number): Promise<RebuildReport>;
+  /** `onProgress`: the members written so far (the console's progress). */
+  rebuild(seasonId: number, onProgress?: (members: number) => void): Promise<RebuildReport>;
   /**
    * Compares the season's boards with PostgreSQL; with repair, makes them equal (SEASON_NOT_FOUND,
    * SEASON_CLOSED, REBUILD_IN_PROGRESS).
    */
-  reconcile(seasonId: number, repair: boolean): Promise<ReconcileReport>;
+  reconcile(seasonId: number, repair: boolean, onProgress?: (compared: number) => void): Promise<ReconcileReport>;
   submit(input: SubmissionInput, principal: Principal): Promise<{ matchId: string; accepted: number }>;
   /** Queues a change of a player's scopes (Kafka, in order with their results); UNAVAILABLE without Kafka. */
   setPlayerScopes(playerId: string, scopes: PlayerScopes): Promise<void>;
@@ -72,11 +74,14 @@ export interface Services {
   rankHistory(seasonId: number, playerIds: readonly string[], last: number): Promise<Map<string, RankPoint[]>>;
   /** Throws RATE_LIMITED when `key` spent its budget. */
   rateLimit(kind: 'read' | 'submit', key: string): void;
-  /** Cheaters: remove a player's results, block, unblock; each audited under `actor`. */
+  /** Cheaters: remove a player's results, block, unblock, hide, unhide; each audited under `actor`. */
   playerAdmin: {
     remove(input: RemovalInput): Promise<PlayerRemovalReport>;
     block(input: BlockInput): Promise<BlockReport>;
     unblock(input: BlockInput): Promise<BlockReport>;
+    /** Hide from the season's boards pending review, and show again (docs/design.md#moderation). */
+    hide(input: BlockInput): Promise<HideReport>;
+    unhide(input: BlockInput): Promise<HideReport>;
   };
 }
 

@@ -3,7 +3,7 @@ import { unpackKeys } from '../domain/board-keys.js';
 import { badInput } from '../domain/errors.js';
 import { percentile, type FriendsPage } from '../domain/placing.js';
 import { RANK_HISTORY_MAX, rankDelta, type RankPoint } from '../domain/rank-history.js';
-import { resetOffsetMs } from '../domain/season.js';
+import { turnoverOf } from '../domain/season.js';
 import { periodOf } from '../domain/windows.js';
 import { builder } from './builder.js';
 import type { Context, EntryValue } from './context.js';
@@ -34,7 +34,7 @@ function boardOf(entry: EntryValue, ctx: Context): Promise<Board | undefined> {
   if (on.board) return Promise.resolve(on.board);
   on.found ??= ctx.services.season(on.seasonId).then((found) => {
     const season = found && boardNamed(found, on.boardName);
-    const period = season && periodOf(on.window, ctx.services.now(), resetOffsetMs(season));
+    const period = season && periodOf(on.window, ctx.services.now(), turnoverOf(season));
     return season && scopedBoard({ season, window: on.window, period: period! }, on.scope);
   });
   return on.found;

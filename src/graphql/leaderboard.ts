@@ -179,8 +179,8 @@ builder.objectField(SeasonRef, 'periods', (t) =>
     },
     resolve: async (season, args, ctx) => {
       const first = args.first ?? READ_DEFAULTS.periodsFirst;
-      checkPeriodsPage(args.window, first, args.before);
       const board = boardNamed(season, args.board);
+      checkPeriodsPage(board, args.window, first, args.before);
       const periods = await ctx.services.periods(board.id, args.window, first, args.before ?? null);
       return periods.map((period) => boardOfPeriod(board, args.window, period));
     },

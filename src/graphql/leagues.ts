@@ -7,6 +7,7 @@ import type { Season } from '../domain/season.js';
 import { builder } from './builder.js';
 import type { LeaderboardValue } from './context.js';
 import { LeaderboardRef } from './leaderboard.js';
+import { PlacementEnum } from './scopes.js';
 import { publicSeason, SeasonRef } from './season.js';
 
 const LeagueRef = builder.objectRef<League>('League').implement({
@@ -16,6 +17,7 @@ const LeagueRef = builder.objectRef<League>('League').implement({
     cohortSize: t.exposeInt('cohortSize'),
     promote: t.exposeInt('promote'),
     relegate: t.exposeInt('relegate'),
+    placement: t.field({ type: PlacementEnum, resolve: (l) => l.placement ?? 'ARRIVAL' }),
   }),
 });
 

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { badInput } from '../domain/errors.js';
 import { MAX_METADATA_BYTES } from '../domain/result-message.js';
 import {
@@ -9,6 +10,7 @@ import {
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
 import { PlayerScopesInput } from './scopes.js';
+import { inSpan } from '../tracing.js';
 
 const StatInput = builder.inputType('StatInput', {
   description: "One named stat of a player's result (kills, lap_time): the boards that rank it count it.",
@@ -87,13 +89,16 @@ builder.mutationField('submitMatchResult', (t) =>
     description:
       'Scope: submit. Answers once Kafka acknowledged every result; UNAVAILABLE otherwise (retry with the same matchId).',
     args: { input: t.arg({ type: MatchResultInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
-      const principal = await requireScope(ctx, 'submit');
-      ctx.services.rateLimit('submit', `key:${principal.keyId}`);
-      const { seasonId, seasonIds, ...match } = input;
-      if ((seasonId == null) === (seasonIds == null))
-        throw badInput('seasonIds', 'give exactly one of seasonId and seasonIds');
-      return ctx.services.submit({ ...match, seasonIds: seasonIds ?? [seasonId!] }, principal);
-    },
+    // The span its results' Kafka messages carry to ingest (docs/operations.md#traces).
+    resolve: (_root, { input }, ctx) =>
+      inSpan('submitMatchResult', { kind: SpanKind.SERVER }, async (span) => {
+        span.setAttribute('ladder.match_id', String(input.matchId));
+        const principal = await requireScope(ctx, 'submit');
+        ctx.services.rateLimit('submit', `key:${principal.keyId}`);
+        const { seasonId, seasonIds, ...match } = input;
+        if ((seasonId == null) === (seasonIds == null))
+          throw badInput('seasonIds', 'give exactly one of seasonId and seasonIds');
+        return ctx.services.submit({ ...match, seasonIds: seasonIds ?? [seasonId!] }, principal);
+      }),
   }),
 );

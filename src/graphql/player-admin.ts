@@ -1,5 +1,6 @@
 import type { BoardOutcome } from '../domain/player-removal.js';
 import type { BlockReport } from '../service/blocked-players.js';
+import type { HideReport } from '../service/hidden-players.js';
 import type { PlayerRemovalReport } from '../service/remove-player-results.js';
 import { requireScope } from './auth.js';
 import { boardName } from '../domain/season.js';
@@ -78,6 +79,17 @@ const PlayerBlockReportRef = builder.objectRef<BlockReport>('PlayerBlockReport')
   }),
 });
 
+const PlayerHideReportRef = builder.objectRef<HideReport>('PlayerHideReport').implement({
+  fields: (t) => ({
+    seasonId: t.exposeInt('seasonId'),
+    playerId: t.exposeID('playerId'),
+    hidden: t.exposeBoolean('hidden', { description: "whether the player is now hidden from the season's boards" }),
+    changed: t.exposeBoolean('changed', { description: 'false: the player already was in that state' }),
+    auditId: t.exposeInt('auditId'),
+    boardChanges: t.exposeInt('boardChanges', { description: 'board members removed or restored in Redis' }),
+  }),
+});
+
 builder.mutationFields((t) => ({
   removePlayerResults: t.field({
     type: PlayerRemovalReportRef,
@@ -106,6 +118,26 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const principal = await requireScope(ctx, 'admin');
       return ctx.services.playerAdmin.unblock({ ...input, actor: principal.name, details: { keyId: principal.keyId } });
+    },
+  }),
+  hidePlayer: t.field({
+    type: PlayerHideReportRef,
+    description:
+      'Scope: admin. Hides the player from every board of the season pending review (ranks close up); their results are still stored; audited.',
+    args: { input: t.arg({ type: PlayerBlockInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const principal = await requireScope(ctx, 'admin');
+      return ctx.services.playerAdmin.hide({ ...input, actor: principal.name, details: { keyId: principal.keyId } });
+    },
+  }),
+  unhidePlayer: t.field({
+    type: PlayerHideReportRef,
+    description:
+      'Scope: admin. Shows a hidden player again with every result stored meanwhile (ranks reopen); audited.',
+    args: { input: t.arg({ type: PlayerBlockInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const principal = await requireScope(ctx, 'admin');
+      return ctx.services.playerAdmin.unhide({ ...input, actor: principal.name, details: { keyId: principal.keyId } });
     },
   }),
 }));

@@ -2,6 +2,7 @@ import type { DriftTally } from '../domain/drift.js';
 import type { BoardReconcile, ReconcileReport } from '../service/reconcile-season.js';
 import { requireScope } from './auth.js';
 import { builder } from './builder.js';
+import { ScopeRef } from './scopes.js';
 import { WindowEnum } from './scalars.js';
 
 const DriftCountsRef = builder.interfaceRef<DriftTally>('DriftCounts').implement({
@@ -31,6 +32,17 @@ const BoardReconcileRef = builder.objectRef<BoardReconcile>('BoardReconcileRepor
   fields: (t) => ({
     window: t.expose('window', { type: WindowEnum }),
     period: t.exposeString('period', { description: "'' for SEASON, 'yyyy-mm-dd' for DAY, 'YYYY-Www' for WEEK" }),
+    scope: t.field({
+      type: ScopeRef,
+      nullable: true,
+      description: 'a scope board (listed when it drifted); null: the whole board',
+      resolve: (b) => b.scope ?? null,
+    }),
+    scopeBoards: t.int({
+      nullable: true,
+      description: 'on a whole board: how many of its scope boards were compared',
+      resolve: (b) => b.scopeBoards ?? null,
+    }),
     redisScanned: t.exposeBoolean('redisScanned', {
       description: 'false when the counts proved Redis holds no extra member',
     }),

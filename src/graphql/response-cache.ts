@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Board } from '../domain/board.js';
-import { resetOffsetMs } from '../domain/season.js';
+import { turnoverOf } from '../domain/season.js';
 import { periodEnd } from '../domain/windows.js';
 import type { BoardVersion, BoardVersions } from '../service/board-events.js';
 import type { ReadTracker } from '../service/leaderboard-reads.js';
@@ -132,7 +132,7 @@ export function createResponseCache(opts: {
         if (d.board.window !== 'SEASON')
           validUntil = Math.min(
             validUntil,
-            periodEnd(d.board.window, d.board.period, d.board.season.endsAt, resetOffsetMs(d.board.season)).getTime(),
+            periodEnd(d.board.window, d.board.period, d.board.season.endsAt, turnoverOf(d.board.season)).getTime(),
           );
       }
       const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;

@@ -9,8 +9,9 @@ import { WindowEnum } from './scalars.js';
 import type { Window } from '../domain/season.js';
 
 const PerEnum = builder.enumType('RewardPer', {
-  description: 'Rank within each region or each group (docs/design.md#scopes) rather than on the whole board.',
-  values: ['REGION', 'GROUP'] as const,
+  description:
+    'Rank within each region, each group (docs/design.md#scopes) or each league cohort (a league season) rather than on the whole board.',
+  values: ['REGION', 'GROUP', 'COHORT'] as const,
 });
 
 export const RewardRuleInput = builder.inputType('RewardRuleInput', {
@@ -21,7 +22,7 @@ export const RewardRuleInput = builder.inputType('RewardRuleInput', {
       required: false,
       description: "the board whose final ranks it reads; default the season's first",
     }),
-    per: t.field({ type: PerEnum, required: false, description: 'rank within each region or group' }),
+    per: t.field({ type: PerEnum, required: false, description: 'rank within each region, group or cohort' }),
     fromRank: t.int({ required: false, description: 'the first final rank rewarded (ties share a rank)' }),
     toRank: t.int({ required: false, description: 'the last one (default fromRank)' }),
     topPercent: t.float({ required: false, description: 'every rank within the first ceil(size * p / 100) places' }),

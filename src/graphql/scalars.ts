@@ -63,7 +63,13 @@ builder.scalarType('JSONObject', {
 });
 
 export const ScoringModeEnum = builder.enumType('ScoringMode', {
-  values: { BEST: { description: "a player's best single match" }, SUM: { description: 'the total of their matches' } },
+  values: {
+    BEST: { description: "a player's best single match" },
+    SUM: { description: 'the total of their matches' },
+    LAST: {
+      description: 'their latest match (a rating, a level: it may go down); two in one time unit: the better, as BEST',
+    },
+  },
 });
 export const SortOrderEnum = builder.enumType('SortOrder', {
   values: {
@@ -83,6 +89,7 @@ export const WindowEnum = builder.enumType('Window', {
     DAY: { description: "a UTC day (from the season's reset offset: resetOffsetMinutes)" },
     WEEK: { description: 'an ISO week (UTC)' },
     MONTH: { description: 'a calendar month (UTC)' },
+    CUSTOM: { description: "each span of the board's periodHours from the season's startsAt" },
   },
 });
 export const SeasonStatusEnum = builder.enumType('SeasonStatus', {

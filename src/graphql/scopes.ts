@@ -36,6 +36,12 @@ export const ScopeRef = builder.objectRef<string>('Scope').implement({
   }),
 });
 
+export const PlacementEnum = builder.enumType('LeaguePlacement', {
+  description:
+    "ARRIVAL: first come first served within a tier. RANK: players of last season's close fill their tier's cohorts in its final order (the best together); the others first come first served after them.",
+  values: ['ARRIVAL', 'RANK'] as const,
+});
+
 export const LeagueInput = builder.inputType('LeagueInput', {
   description:
     'League mode (docs/design.md#leagues): cohorts of cohortSize per tier, promotion and relegation at the close.',
@@ -45,6 +51,11 @@ export const LeagueInput = builder.inputType('LeagueInput', {
     cohortSize: t.int({ required: true, description: 'players per cohort, 2..1000' }),
     promote: t.int({ required: true, description: 'the best of each cohort who move up a tier at the close' }),
     relegate: t.int({ required: true, description: 'the worst of each cohort who move down' }),
+    placement: t.field({
+      type: PlacementEnum,
+      required: false,
+      description: 'how players are put in cohorts at their first result; default ARRIVAL',
+    }),
   }),
 });
 

@@ -40,6 +40,15 @@ SeasonRef.implement({
       resolve: (s) => [...(s.rewards ?? [])],
     }),
     maxPointsPerMatch: t.exposeInt('maxPointsPerMatch'),
+    repeats: t.boolean({
+      description: 'once it is final the next season, the same but for its dates, is created (its name numbered)',
+      resolve: (s) => s.repeats === true,
+    }),
+    previousSeasonId: t.int({
+      nullable: true,
+      description: 'the repeating season this one was created to follow; null: created by an admin',
+      resolve: (s) => s.follows ?? null,
+    }),
     shards: t.int({
       description: 'Score-range shards of each board in Redis (1: one key per board; docs/scale-out.md)',
       resolve: (s) => s.shards?.tags.length ?? 1,
@@ -57,6 +66,11 @@ SeasonRef.implement({
     resetOffsetMinutes: t.int({
       description: 'Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over',
       resolve: (s) => s.resetOffsetMinutes ?? 0,
+    }),
+    periodHours: t.int({
+      nullable: true,
+      description: 'Hours of each CUSTOM period of its first board, from startsAt; null: it keeps no CUSTOM window',
+      resolve: (s) => s.periodHours ?? null,
     }),
     boards: t.field({
       type: [BoardRef],
@@ -121,10 +135,21 @@ const CreateSeasonInput = builder.inputType('CreateSeasonInput', {
       description:
         'When DAY, WEEK and MONTH turn over, in minutes after UTC midnight, 0..1439 (default 0: midnight UTC)',
     }),
+    periodHours: t.int({
+      required: false,
+      description:
+        'Hours of each CUSTOM period (1..8784, a day is 24), consecutive from startsAt; required with the CUSTOM window and only with it',
+    }),
     league: t.field({
       type: LeagueInput,
       required: false,
       description: 'League mode: each player placed in a cohort of their tier at their first result',
+    }),
+    repeats: t.boolean({
+      required: false,
+      description:
+        'Repeat it: once it is final the scheduler creates the next one, as long, starting at its end, named "<name> #2", "#3"... ' +
+        '(docs/season-lifecycle.md#repeating-seasons); closing it before its end ends the series',
     }),
     groupBestOf: t.int({
       required: false,

@@ -21,6 +21,7 @@ import { useConnectionLimit } from './use-connection-limit.js';
 import { useGraphiQL } from './use-graphiql.js';
 import { useGraphQLWs } from './use-graphql-ws.js';
 import { createLadderYoga } from './yoga.js';
+import { continueTrace } from '../tracing.js';
 import type { SocketLimits } from './use-socket-limits.js';
 
 export interface ServerLimits extends SocketLimits {
@@ -185,7 +186,8 @@ export function createGraphQLServer(deps: {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
     if (draining) lastOnItsConnection(res);
-    handle(req, res).catch((err: unknown) => {
+    // Under the trace of the request's `traceparent`, if any: its spans and log lines continue it.
+    continueTrace(req.headers, () => handle(req, res)).catch((err: unknown) => {
       // A client gone mid-request (or cut by the request timeout): nothing to answer, no fault here.
       if (req.destroyed) {
         log.debug({ err: (err as Error).message, url: req.url }, 'request aborted by the client');

@@ -30,6 +30,41 @@ const RecordUpdateRef = builder
     }),
   });
 
+/** Each subscription's cohort scopes (its context is its own), looked up once: a placement is final for the season. */
+const cohortScopes = new WeakMap<Context, Map<string, Promise<string | null>>>();
+
+/**
+ * The scope of a subscription's events, as its subscribe resolver found it: a region or a group
+ * as asked (no promise: no await per push); a league cohort (`cohortOf`) looked up once per
+ * subscription, since the scope string names the cohort, not the player.
+ */
+function eventScope(
+  ctx: Context,
+  seasonId: number,
+  scope: { region?: string | null; group?: string | null; cohortOf?: string | null } | null | undefined,
+): string | null | Promise<string | null> {
+  if (scope?.cohortOf == null) return requestedScope(scope);
+  const mine = cohortScopes.get(ctx) ?? cohortScopes.set(ctx, new Map()).get(ctx)!;
+  const key = `${seasonId}/${scope.cohortOf}`;
+  let found = mine.get(key);
+  if (!found) {
+    found = publicSeason(ctx, seasonId).then((season) => (season ? scopeAsked(season, scope, ctx) : null));
+    mine.set(key, found);
+  }
+  return found;
+}
+
+/** `entries` told their board; a cohort's scope once it is known. */
+function onScopedBoard(
+  entries: Parameters<typeof onBoard>[0],
+  on: { seasonId: number; window: Parameters<typeof onBoard>[2]; board?: string | null },
+  scope: string | null | Promise<string | null>,
+) {
+  return scope instanceof Promise
+    ? scope.then((s) => onBoard(entries, on.seasonId, on.window, on.board, s))
+    : onBoard(entries, on.seasonId, on.window, on.board, scope);
+}
+
 /** The board a subscription names: its season's first, or the one of `board`. */
 async function boardOrFail(ctx: Context, seasonId: number, board: string | null | undefined) {
   const season = await publicSeason(ctx, seasonId);
@@ -58,8 +93,12 @@ builder.subscriptionType({
         const board = requestedBoard(season, args.window ?? 'SEASON', null, ctx.services.now());
         return ctx.services.live.topChanges(scopedBoard(board, await scopeAsked(season, args.scope, ctx)), limit);
       },
-      resolve: (entries, args) =>
-        onBoard(entries, args.seasonId, args.window ?? 'SEASON', args.board, requestedScope(args.scope)),
+      resolve: (entries, args, ctx) =>
+        onScopedBoard(
+          entries,
+          { seasonId: args.seasonId, window: args.window ?? 'SEASON', board: args.board },
+          eventScope(ctx, args.seasonId, args.scope),
+        ),
     }),
     recordUpdated: t.field({
       type: RecordUpdateRef,
@@ -91,7 +130,11 @@ builder.subscriptionType({
         const board = boardAt(season, 'SEASON', ctx.services.now());
         return ctx.services.live.rankChanges(scopedBoard(board, await scopeAsked(season, args.scope, ctx)), playerId);
       },
-      resolve: (entry, args) => onBoard([entry], args.seasonId, 'SEASON', args.board, requestedScope(args.scope))[0]!,
+      resolve: (entry, args, ctx) => {
+        const on = { seasonId: args.seasonId, window: 'SEASON' as const, board: args.board };
+        const entries = onScopedBoard([entry], on, eventScope(ctx, args.seasonId, args.scope));
+        return entries instanceof Promise ? entries.then((e) => e[0]!) : entries[0]!;
+      },
     }),
   }),
 });

@@ -11,6 +11,9 @@ import { createIngestHealth } from './ingest-health.js';
 import { createOffsetCommitter } from './offset-committer.js';
 import { createIdempotentProducer, isScopesMessage } from './producer.js';
 import { retryInPlace } from './retry-in-place.js';
+import { applySpan, resultSpans } from './ingest-spans.js';
+import { contextOfHeaders } from '../tracing.js';
+import { context } from '@opentelemetry/api';
 
 export interface IngestOptions {
   kafka: Kafka;
@@ -41,6 +44,8 @@ export interface IngestOptions {
 /** A classified chunk waiting to be applied with the others (applyTogether). */
 interface Applying {
   good: AcceptedResult[];
+  /** The messages `good` came from: their headers carry each result's trace (ingest-spans.ts). */
+  messages: readonly KafkaMessage[];
   seasons: ReadonlyMap<number, { season: Season }>;
   /** CreateTime of the chunk's last message (the lag metric). */
   newest: number;
@@ -119,20 +124,33 @@ export function createIngestConsumer(opts: IngestOptions) {
         }
         throw new Error(`season ${id} was not looked up`);
       };
+      // One span for the apply, linked to each result's trace; its PostgreSQL and Redis writes
+      // are its children. Per-result spans only when it is recorded (an SDK is on).
+      const count = chunks.reduce((n, c) => n + c.good.length, 0);
+      const { span, active } = applySpan(count);
+      const results = span.isRecording() ? resultSpans(span, chunks, log) : undefined;
       try {
-        const report = await opts.apply(
-          chunks.flatMap((c) => c.good),
-          seasonOf,
-        );
-        if (report.unencodable.length > 0) {
-          log.error(
-            { standings: report.unencodable.length },
-            'standings too large for the season score split; kept in PostgreSQL only',
+        const report = await context.with(active, async () => {
+          const r = await opts.apply(
+            chunks.flatMap((c) => c.good),
+            seasonOf,
           );
-        }
+          if (r.unencodable.length > 0) {
+            log.error(
+              { standings: r.unencodable.length },
+              'standings too large for the season score split; kept in PostgreSQL only',
+            );
+          }
+          log.debug({ results: count, inserted: r.inserted, changed: r.changed }, 'chunk applied');
+          return r;
+        });
+        results?.end();
+        span.end();
         opts.onApplied?.({ ...report, lagMs: Date.now() - Math.max(...chunks.map((c) => c.newest)) });
         for (const c of chunks) c.resolve();
       } catch (err) {
+        results?.end(err);
+        span.end();
         for (const c of chunks) c.reject(err);
       }
     },
@@ -146,9 +164,12 @@ export function createIngestConsumer(opts: IngestOptions) {
   async function deadLetter(poison: readonly Poison[], p: EachBatchPayload): Promise<boolean> {
     if (poison.length === 0) return true;
     for (const { message, error } of poison) {
-      log.warn(
-        { partition: p.batch.partition, offset: message.offset, code: error.code, field: error.field },
-        'poison message to DLQ',
+      // Under the trace the message carries, if any (tracing.ts).
+      context.with(contextOfHeaders(message.headers), () =>
+        log.warn(
+          { partition: p.batch.partition, offset: message.offset, code: error.code, field: error.field },
+          'poison message to DLQ',
+        ),
       );
       opts.onPoison?.(error.code);
     }
@@ -164,7 +185,7 @@ export function createIngestConsumer(opts: IngestOptions) {
     const { good, poison, seasons } = classified;
     if (!(await deadLetter(poison, p))) return false;
     const apply = () =>
-      new Promise<void>((resolve, reject) => applyTogether({ good, seasons, newest, resolve, reject }));
+      new Promise<void>((resolve, reject) => applyTogether({ good, messages, seasons, newest, resolve, reject }));
     return untilDone(apply, p);
   }
 

@@ -9,6 +9,7 @@ import {
 } from 'kafkajs';
 import type { MatchResultMessage } from '../domain/result-message.js';
 import type { ScopesMessage } from '../domain/scopes.js';
+import { traceHeaders } from '../tracing.js';
 
 /**
  * An idempotent producer (acks=all, murmur2 partitioner) that starts over with a new producer
@@ -82,12 +83,18 @@ export function createResultProducer(kafka: Kafka, topic: string) {
       await producer.disconnect();
     },
     readiness: () => connected,
-    /** Resolves once Kafka acknowledged every message (acks=all); rejects otherwise. */
-    async send(messages: readonly MatchResultMessage[]): Promise<void> {
+    /**
+     * Resolves once Kafka acknowledged every message (acks=all); rejects otherwise. `headers[i]`:
+     * the trace context (`traceparent`, `tracestate`) of `messages[i]`, if any.
+     */
+    async send(
+      messages: readonly MatchResultMessage[],
+      headers?: ReadonlyArray<Record<string, string> | undefined>,
+    ): Promise<void> {
       await producer.send({
         topic,
         compression: CompressionTypes.None,
-        messages: messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m) })),
+        messages: messages.map((m, i) => ({ key: m.playerId, value: JSON.stringify(m), headers: headers?.[i] })),
       });
     },
     /**
@@ -95,10 +102,13 @@ export function createResultProducer(kafka: Kafka, topic: string) {
      * ingest applies each in order with them (service/apply-scopes.ts). Resolves once acknowledged.
      */
     async sendScopes(messages: readonly ScopesMessage[]): Promise<void> {
+      // With the submission's trace context next to x-kind, when it has one.
+      const trace = traceHeaders();
+      const headers = trace ? { ...SCOPES_HEADERS, ...trace } : SCOPES_HEADERS;
       await producer.send({
         topic,
         compression: CompressionTypes.None,
-        messages: messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m), headers: SCOPES_HEADERS })),
+        messages: messages.map((m) => ({ key: m.playerId, value: JSON.stringify(m), headers })),
       });
     },
   };

@@ -2,13 +2,12 @@ import type { BoardReads } from '../service/leaderboard-reads.js';
 import type { Sql } from './client.js';
 import { inScope } from './player-scopes-store.js';
 import { createRankedBoardReads } from './ranked-standings.js';
-import { seasonIdOf } from '../domain/season.js';
 
 /**
  * Reads the boards of a finalized season from season_final_standings, written at close in
  * Redis's order: the same ranks Redis gave just before the close. Every read is an index range
  * (position for top and around, player_id for entries, max(position) for size): O(log n + page).
- * Within a scope (docs/design.md#scopes) the board's players who are in the scope now are ranked
+ * Within a scope (docs/design.md#scopes) the board's players who were in the scope at its close are ranked
  * again in that order, computed per read (O(players in the scope)).
  */
 export function createFinalStandingsReader(sql: Sql): BoardReads {
@@ -32,7 +31,7 @@ export function createFinalStandingsReader(sql: Sql): BoardReads {
     select player_id, points, achieved_at, (row_number() over (order by position) - 1)::int4 as position, (${rank})::int4 as rank
     from season_final_standings
     where season_id = ${b.season.id} and "window" = ${b.window}::board_window and period = ${b.period}
-      and ${inScope(sql, sql`player_id`, b.scope!, seasonIdOf(b.season))}`;
+      and ${inScope(sql, sql`player_id`, b.scope!, b.season, true)}`;
     },
     true,
   );

@@ -1,4 +1,4 @@
-import { cohortScope, type League } from '../domain/leagues.js';
+import { cohortScope, seededCohort, type League } from '../domain/leagues.js';
 import { compareIds } from '../domain/board-deltas.js';
 import type { Season } from '../domain/season.js';
 import type { Sql, Tx } from './client.js';
@@ -14,10 +14,12 @@ export function createLeaguesStore(sql: Sql) {
   return {
     /**
      * Each player's cohort in the league season, placing those who have none yet (their first
-     * result): in their tier (the league's record, else the lowest), first come first served,
-     * `cohortSize` to a cohort. One transaction: a tier's counter row is locked while its players
-     * are placed, so concurrent chunks never overfill a cohort. A replayed chunk finds its players
-     * placed. Returns player → cohort scope.
+     * result) in their tier (the league's record, else the lowest): by arrival, `cohortSize` to a
+     * cohort; with placement RANK a player seeded by the last close takes the cohort of their seed
+     * (domain/leagues.ts seededCohort), and the others fill the cohorts after the seeded ones. One
+     * transaction: a tier's counter row is locked while its players are placed, so concurrent
+     * chunks never overfill a cohort. A replayed chunk finds its players placed. Returns player →
+     * cohort scope.
      */
     async place(seasonId: number, league: League, playerIds: readonly string[]): Promise<Map<string, string>> {
       return sql.begin(async (tx) => {
@@ -25,22 +27,36 @@ export function createLeaguesStore(sql: Sql) {
         const found = await members(tx, seasonId, ids);
         const missing = ids.filter((id) => !found.has(id));
         if (missing.length > 0) {
-          const tiers = await tx<Array<{ id: string; tier: number }>>`
-            select player_id::text as id, tier from league_tiers
+          const known = await tx<Array<{ id: string; tier: number; seed: number | null }>>`
+            select player_id::text as id, tier, seed from league_tiers
             where league = ${league.name} and player_id = any(${tx.array(missing)}::int8[])`;
-          const tierOf = new Map(tiers.map((t) => [t.id, Math.min(t.tier, league.tiers.length - 1)]));
+          const top = league.tiers.length - 1;
+          const record = new Map(known.map((t) => [t.id, { tier: Math.min(t.tier, top), seed: t.seed }]));
           const byTier = new Map<number, string[]>();
           for (const id of missing) {
-            const tier = tierOf.get(id) ?? 0;
+            const tier = record.get(id)?.tier ?? 0;
             byTier.set(tier, [...(byTier.get(tier) ?? []), id]);
           }
+          const ranked = league.placement === 'RANK';
           for (const [tier, list] of [...byTier].sort((a, b) => a[0] - b[0])) {
-            const [row] = await tx<Array<{ placed: number }>>`
-              insert into league_cohorts (season_id, tier, placed) values (${seasonId}, ${tier}, ${list.length})
+            const seedOf = (id: string) => (ranked && record.get(id)?.tier === tier ? record.get(id)?.seed : null);
+            const arrivals = list.filter((id) => seedOf(id) == null);
+            // The seeded cohorts are fixed when the tier's first player is placed (the seeds of the
+            // league's last close), so every later placement counts arrivals after the same ones.
+            const seeded = ranked
+              ? tx`(select ceil(coalesce(max(seed), 0) / ${league.cohortSize}::float8)::int4
+                    from league_tiers where league = ${league.name} and tier = ${tier})`
+              : tx`0`;
+            const [row] = await tx<Array<{ placed: number; seeded: number }>>`
+              insert into league_cohorts (season_id, tier, placed, seeded_cohorts)
+              values (${seasonId}, ${tier}, ${arrivals.length}, ${seeded})
               on conflict (season_id, tier) do update set placed = league_cohorts.placed + excluded.placed
-              returning placed`;
-            const first = row!.placed - list.length;
-            const cohorts = list.map((_, k) => Math.floor((first + k) / league.cohortSize));
+              returning placed, seeded_cohorts as seeded`;
+            const first = row!.placed - arrivals.length;
+            const cohortOf = new Map(
+              arrivals.map((id, k) => [id, row!.seeded + Math.floor((first + k) / league.cohortSize)]),
+            );
+            const cohorts = list.map((id) => cohortOf.get(id) ?? seededCohort(league, seedOf(id)!));
             await tx`
               insert into league_members (season_id, player_id, tier, cohort)
               select ${seasonId}, id, ${tier}, cohort
@@ -85,15 +101,17 @@ async function members(db: Sql | Tx, seasonId: number, ids: readonly string[]): 
  * every member's final rank in their cohort on the season's first board (ties by who got there
  * first: the final position), the best `promote` of each cohort up a tier, the worst `relegate`
  * down, recorded in league_tiers for the league's next season and in league_moves (the report).
- * Returns how many moved.
+ * Each player's seed is their place in their new tier by final position (1: best), for a next
+ * season placed by rank; seeds of an earlier close are cleared. Returns how many moved.
  */
 export async function applyLeagueMoves(tx: Tx, season: Season): Promise<number> {
   const league = season.league;
   if (!league || season.parentId != null) return 0;
   const top = league.tiers.length - 1;
+  await tx`update league_tiers set seed = null where league = ${league.name} and seed is not null`;
   await tx`
     with ranked as (
-      select m.player_id, m.tier, m.cohort,
+      select m.player_id, m.tier, m.cohort, f.position,
              row_number() over (partition by m.tier, m.cohort order by f.position) as rank,
              count(*) over (partition by m.tier, m.cohort) as size
       from season_final_standings f join league_members m on m.season_id = f.season_id and m.player_id = f.player_id
@@ -106,9 +124,9 @@ export async function applyLeagueMoves(tx: Tx, season: Season): Promise<number> 
     report as (
       insert into league_moves (season_id, player_id, cohort, rank, from_tier, to_tier)
       select ${season.id}, player_id, cohort, rank, tier, to_tier from moved where to_tier <> tier)
-    insert into league_tiers (league, player_id, tier)
-    select ${league.name}, player_id, to_tier from moved
-    on conflict (league, player_id) do update set tier = excluded.tier`;
+    insert into league_tiers (league, player_id, tier, seed)
+    select ${league.name}, player_id, to_tier, row_number() over (partition by to_tier order by position) from moved
+    on conflict (league, player_id) do update set tier = excluded.tier, seed = excluded.seed`;
   const [row] = await tx<Array<{ n: number }>>`
     select count(*)::int4 as n from league_moves where season_id = ${season.id}`;
   return row!.n;

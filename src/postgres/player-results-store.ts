@@ -2,6 +2,8 @@
 // src/service/remove-player-results.ts for the whole procedure and its concurrency argument.
 import type { BoardRef } from '../domain/board-deltas.js';
 import { seasonClosed, seasonNotFound } from '../domain/errors.js';
+import { aggregatesPerKey, stateToRow } from '../domain/key-aggregates.js';
+import type { Season } from '../domain/season.js';
 import {
   planRemoval,
   type AuditEntry,
@@ -35,7 +37,7 @@ export function createPlayerResultsStore(sql: Sql) {
           await tx`delete from match_results
                    where season_id = ${season.id} and player_id = ${playerId}
                      and match_id = any(${tx.array(plan.removed.map((r) => r.matchId))}::uuid[])`;
-          await writeStandings(tx, season.id, playerId, plan.boards, season.scoring === 'SUM');
+          await writeStandings(tx, season.id, playerId, plan.boards, metadataRule(season));
         }
         let auditId: number | null = null;
         if (plan.removed.length > 0 || cmd.auditWhenEmpty) {
@@ -123,7 +125,7 @@ export function createPlayerResultsStore(sql: Sql) {
  * cannot finalize the season while this transaction changes its standings (ingest takes no lock
  * on the season row, so it is not held up).
  */
-async function lockOpenSeason(tx: Tx, seasonId: number, opts: { allowFinalized?: boolean } = {}): Promise<void> {
+export async function lockOpenSeason(tx: Tx, seasonId: number, opts: { allowFinalized?: boolean } = {}): Promise<void> {
   const [row] = await tx<{ finalized: boolean }[]>`
     select finalized_at is not null as finalized from seasons where id = ${seasonId} for share`;
   if (!row) throw seasonNotFound(seasonId);
@@ -188,36 +190,49 @@ async function readResults(tx: Tx, seasonId: number, playerId: string): Promise<
   return rows.map((r) => ({ matchId: r.match_id, points: r.points, endedAt: new Date(Number(r.ended_ms)) }));
 }
 
+type MetadataRule = 'best' | 'sum' | 'latest';
+
+/** Which kept result a rewritten standing shows the metadata of (results-store.ts's rules). */
+const metadataRule = (season: Season): MetadataRule =>
+  aggregatesPerKey(season.keys) ? 'latest' : season.scoring === 'SUM' ? 'sum' : 'best';
+
 /**
  * Absolute values, not deltas: this is the one path that may lower a standing. Each standing's
  * metadata is then the kept result's that set it (results-store.ts): the one whose endedAt is
- * its achievedAt, with its points for BEST, a positive one for SUM (any, when the total is 0).
+ * its achievedAt, with its points for BEST and LAST, a positive one for SUM (any, when the total
+ * is 0); on a board whose keys aggregate, the latest result's (key_state's last element).
  */
 async function writeStandings(
   tx: Tx,
   seasonId: number,
   playerId: string,
   boards: readonly BoardOutcome[],
-  sum: boolean,
+  rule: MetadataRule,
 ): Promise<void> {
   const set = boards.filter((b) => b.standing !== null);
   const gone = boards.filter((b) => b.standing === null);
   if (set.length > 0) {
+    const states = set.map((b) => (b.keyState ? `{${stateToRow(b.keyState).join(',')}}` : null));
     await tx`
-      insert into standings as st (season_id, "window", period, player_id, points, achieved_at)
-      select ${seasonId}, k.w, k.period, ${playerId}, k.points, k.achieved_at
+      insert into standings as st (season_id, "window", period, player_id, points, achieved_at, key_state)
+      select ${seasonId}, k.w, k.period, ${playerId}, k.points, k.achieved_at, k.key_state::int8[]
       from unnest(
         ${tx.array(set.map((b) => b.window))}::board_window[],
         ${tx.array(set.map((b) => b.period))}::text[],
         ${tx.array(set.map((b) => b.standing!.points))}::int8[],
-        ${tx.array(set.map((b) => b.standing!.achievedAt.toISOString()))}::timestamptz[]) as k(w, period, points, achieved_at)
+        ${tx.array(set.map((b) => b.standing!.achievedAt.toISOString()))}::timestamptz[],
+        ${tx.array(states)}::text[]) as k(w, period, points, achieved_at, key_state)
       on conflict (season_id, "window", period, player_id) do update set
-        points = excluded.points, achieved_at = excluded.achieved_at, updated_at = now()`;
+        points = excluded.points, achieved_at = excluded.achieved_at, key_state = excluded.key_state, updated_at = now()`;
+    const which = {
+      best: tx`m.ended_at = st.achieved_at and m.points = st.points`,
+      sum: tx`m.ended_at = st.achieved_at and (m.points > 0 or st.points = 0)`,
+      latest: tx`m.ended_at = timestamptz 'epoch' + st.key_state[array_length(st.key_state, 1)] * interval '1 millisecond'`,
+    }[rule];
     await tx`
       update standings st set metadata = (
         select m.metadata from match_results m
-        where m.season_id = st.season_id and m.player_id = st.player_id and m.ended_at = st.achieved_at
-          and ${sum ? tx`(m.points > 0 or st.points = 0)` : tx`m.points = st.points`}
+        where m.season_id = st.season_id and m.player_id = st.player_id and ${which}
         order by m.match_id limit 1)
       from unnest(${tx.array(set.map((b) => b.window))}::board_window[], ${tx.array(set.map((b) => b.period))}::text[]) as k(w, period)
       where st.season_id = ${seasonId} and st.player_id = ${playerId} and st."window" = k.w and st.period = k.period`;
@@ -249,7 +264,7 @@ function removalDetails(cmd: RemovalCommand, plan: RemovalPlan): Record<string, 
 }
 
 // JSON text cast to jsonb: Drizzle replaces postgres.js's json serializer on the shared client.
-async function insertAudit(tx: Tx, seasonId: number, playerId: string, entry: AuditEntry): Promise<number> {
+export async function insertAudit(tx: Tx, seasonId: number, playerId: string, entry: AuditEntry): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
     insert into admin_audit (actor, action, season_id, player_id, match_id, reason, details)
     values (${entry.actor}, ${entry.action}, ${seasonId}, ${playerId}, ${entry.matchId ?? null}, ${entry.reason},

@@ -1,6 +1,8 @@
 import type postgres from 'postgres';
 import type { PendingMove, PlayerScopes } from '../domain/scopes.js';
 import { compareIds } from '../domain/board-deltas.js';
+import type { BoardOfId } from '../domain/board.js';
+import { seasonIdOf, type Season } from '../domain/season.js';
 import type { Sql, Tx } from './client.js';
 
 interface ScopeRow {
@@ -73,21 +75,79 @@ export function createPlayerScopesStore(sql: Sql) {
 }
 
 /**
- * The players of a scope (domain/scopes.ts), as a condition on a `player_id` column: for the
- * boards PostgreSQL ranks (closed seasons, expired periods). A country holds its subdivisions.
+ * Whether a row is in a scope (domain/scopes.ts): `m`, a league_members row, for a cohort
+ * (`c:<tier>.<cohort>`); `p`, a row with region and groups, for the others (a country holds its
+ * subdivisions).
  */
-export function inScope(sql: Sql | Tx, column: postgres.Fragment, scope: string, seasonId: number): postgres.Fragment {
+function inScopeRow(sql: Sql | Tx, scope: string): postgres.Fragment {
   const name = scope.slice(2);
   if (scope.startsWith('c:')) {
-    // A league cohort (domain/leagues.ts cohortScope): `c:<tier>.<cohort>` of this season.
     const [tier, cohort] = name.split('.').map(Number);
-    return sql`${column} in (select player_id from league_members
-                             where season_id = ${seasonId} and tier = ${tier!} and cohort = ${cohort!})`;
+    return sql`m.tier = ${tier!} and m.cohort = ${cohort!}`;
   }
-  const members = scope.startsWith('r:')
-    ? sql`select player_id from player_scopes where region = ${name} or region like ${`${name}-%`}`
-    : sql`select player_id from player_scopes where groups @> array[${name}]::text[]`;
+  return scope.startsWith('r:')
+    ? sql`(p.region = ${name} or p.region like ${`${name}-%`})`
+    : sql`p.groups @> array[${name}]::text[]`;
+}
+
+/**
+ * The players of a scope, as a condition on a `player_id` column: for the boards PostgreSQL ranks
+ * (closed seasons, expired periods). `board` is the board ranked (a season's row or a further
+ * board); with `frozen`, its players' scopes as they were at its close (season_final_scopes),
+ * else as they are now. A cohort is the season's.
+ */
+export function inScope(
+  sql: Sql | Tx,
+  column: postgres.Fragment,
+  scope: string,
+  board: Season,
+  frozen = false,
+): postgres.Fragment {
+  const members = scope.startsWith('c:')
+    ? sql`select m.player_id from league_members m where m.season_id = ${seasonIdOf(board)} and ${inScopeRow(sql, scope)}`
+    : sql`select p.player_id from ${scopeRows(sql, board, frozen)} p where ${inScopeRow(sql, scope)}`;
   return sql`${column} in (${members})`;
+}
+
+/**
+ * A join keeping the standings `s` whose player is in the board's scope now, by primary key: for
+ * lookups of given players (reconcile), where a condition over the whole scope would read every
+ * member of it.
+ */
+export function scopeJoin(sql: Sql | Tx, board: BoardOfId): postgres.Fragment {
+  if (!board.scope) return sql``;
+  return board.scope.startsWith('c:')
+    ? sql`join league_members m on m.player_id = s.player_id and ${inScopeRow(sql, board.scope)}
+      and m.season_id = (select coalesce(parent_id, id) from seasons where id = ${board.season.id})`
+    : sql`join player_scopes p on p.player_id = s.player_id and ${inScopeRow(sql, board.scope)}`;
+}
+
+/**
+ * The scopes rows (player_id, region, groups) a board ranks its players by: as they were at its
+ * close (season_final_scopes) for a final board, else as they are now (player_scopes).
+ */
+export function scopeRows(sql: Sql | Tx, board: Season, frozen: boolean): postgres.Fragment {
+  return frozen
+    ? sql`(select player_id, region, groups from season_final_scopes where season_id = ${board.id})`
+    : sql`player_scopes`;
+}
+
+/**
+ * Freezes the scopes of a closing board's players (in its finalize transaction, after its final
+ * standings were written): its closed reads, group boards and rewards then rank them where they
+ * played. Players without scopes get no row.
+ */
+export async function freezeScopes(tx: Tx, board: Season): Promise<void> {
+  await tx`
+    insert into season_final_scopes (season_id, player_id, region, groups)
+    select ${board.id}, p.player_id, p.region, p.groups from player_scopes p
+    where p.player_id in (select player_id from season_final_standings where season_id = ${board.id})
+    on conflict do nothing`;
+}
+
+/** The cohort scope of a league_members row `m` (domain/leagues.ts cohortScope in SQL). */
+export function cohortScopeOfRow(sql: Sql | Tx): postgres.Fragment {
+  return sql`'c:' || m.tier || '.' || m.cohort`;
 }
 
 /**

@@ -5,9 +5,10 @@
 import type postgres from 'postgres';
 import type { Board } from '../domain/board.js';
 import type { RankedStanding } from '../domain/ranking.js';
-import { seasonIdOf, type Season } from '../domain/season.js';
+import type { Season } from '../domain/season.js';
 import type { BoardReads } from '../service/leaderboard-reads.js';
 import { epochMs, type Sql, type Tx } from './client.js';
+import { notHidden } from './hidden-players-store.js';
 import { inScope } from './player-scopes-store.js';
 
 type Fragment = postgres.Fragment;
@@ -47,7 +48,8 @@ export function rankedStandings(sql: Sql | Tx, board: Board): Fragment {
     where s.season_id = ${season.id}
       and s."window" = ${board.window}::board_window and s.period = ${board.period}
       and s.points <= ${maxPoints}::int8 and s.achieved_at >= ${startsAt}::timestamptz
-      ${board.scope ? sql`and ${inScope(sql, sql`s.player_id`, board.scope, seasonIdOf(season))}` : sql``}
+      ${board.scope ? sql`and ${inScope(sql, sql`s.player_id`, board.scope, season)}` : sql``}
+      ${notHidden(sql, sql`s.player_id`, season.id)}
     window part as (partition by s."window", s.period collate "C"),
            by_points as (part order by s.points ${dir}),
            board as (part order by s.points ${dir}, date_bin(${unit}::interval, s.achieved_at, ${startsAt}::timestamptz),

@@ -1,94 +1,10 @@
 import type { AcceptedResult, BoardRef, BoardStanding } from '../domain/board-deltas.js';
 import { compareIds } from '../domain/board-deltas.js';
-import {
-  resetOffsetMs,
-  windowsOf,
-  type ScoringMode,
-  type Season,
-  type SortOrder,
-  type Window,
-} from '../domain/season.js';
+import { resetOffsetMs, type Season } from '../domain/season.js';
 import { dayPeriod, monthPeriod, weekPeriod } from '../domain/windows.js';
+import { BOARDS_OF_ROW, windowMask } from './period-sql.js';
+import { conflictUpdate, ruleOf, type RuleSql } from './combine-rules.js';
 import type { Sql } from './client.js';
-
-/** How a stored standing and a batch's delta combine (the rule of domain/ranking.ts applyResult). */
-export type CombineRule = 'BEST_DESC' | 'BEST_ASC' | 'SUM';
-
-/** The combine rule of a season. */
-function combineRule(scoring: ScoringMode, order: SortOrder): CombineRule {
-  return scoring === 'SUM' ? 'SUM' : order === 'ASC' ? 'BEST_ASC' : 'BEST_DESC';
-}
-
-// Per rule: how the batch's new results on one board fold into one delta per (board, player)
-// (`b` holds them), and how that delta combines with the stored row (`st`, the delta is
-// `excluded`). Both are applyResult of domain/ranking.ts written in SQL (it is associative, so
-// folding first changes nothing). The WHERE skips updates that would change nothing (most BEST
-// results do not beat the player's best): no dead row, no WAL, and nothing for Redis, which
-// already holds that value or will get it from the replay of the chunk that wrote it. No rule
-// ever lowers the encoded score, so Redis mirrors with ZADD GT.
-// The SEASON row of a player with a new result is always rewritten, changed or not: a new row
-// version there is how a player removal (postgres/player-results-store.ts planFor) learns that a
-// result of the player committed during its scan. It reaches Redis as a no-op ZADD GT.
-const SEASON_ROW = `excluded."window" = 'SEASON'`;
-const ruleSql: Record<CombineRule, { fold: string; combine: string }> = {
-  BEST_DESC: {
-    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at, metadata
-           from b order by season_id, win, period, player_id, points desc, ended_at`,
-    combine: `points = greatest(st.points, excluded.points),
-              achieved_at = case when excluded.points > st.points then excluded.achieved_at
-                                 when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
-                                 else st.achieved_at end,
-              metadata = case when excluded.points > st.points
-                                or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)
-                              then excluded.metadata else st.metadata end,
-              updated_at = now()
-              where ${SEASON_ROW} or excluded.points > st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
-  },
-  BEST_ASC: {
-    fold: `select distinct on (season_id, win, period, player_id) season_id, win, period, player_id, points::int8, ended_at, metadata
-           from b order by season_id, win, period, player_id, points, ended_at`,
-    combine: `points = least(st.points, excluded.points),
-              achieved_at = case when excluded.points < st.points then excluded.achieved_at
-                                 when excluded.points = st.points then least(st.achieved_at, excluded.achieved_at)
-                                 else st.achieved_at end,
-              metadata = case when excluded.points < st.points
-                                or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)
-                              then excluded.metadata else st.metadata end,
-              updated_at = now()
-              where ${SEASON_ROW} or excluded.points < st.points or (excluded.points = st.points and excluded.achieved_at < st.achieved_at)`,
-  },
-  // A SUM total was reached when its latest positive result ended; a zero total, at its first.
-  // Its metadata is that result's (the one that set achieved_at).
-  SUM: {
-    fold: `select season_id, win, period, player_id, sum(points)::int8,
-                  case when sum(points) = 0 then min(ended_at) else max(ended_at) filter (where points > 0) end,
-                  case when sum(points) = 0 then (array_agg(metadata order by ended_at))[1]
-                       else (array_agg(metadata order by ended_at desc) filter (where points > 0))[1] end
-           from b group by season_id, win, period, player_id order by season_id, win, period, player_id`,
-    combine: `points = st.points + excluded.points,
-              achieved_at = case when excluded.points = 0 then
-                                   case when st.points = 0 then least(st.achieved_at, excluded.achieved_at)
-                                        else st.achieved_at end
-                                 when st.points = 0 then excluded.achieved_at
-                                 else greatest(st.achieved_at, excluded.achieved_at) end,
-              metadata = case when excluded.points = 0 then
-                                case when st.points = 0 and excluded.achieved_at < st.achieved_at then excluded.metadata
-                                     else st.metadata end
-                              when st.points = 0 or excluded.achieved_at > st.achieved_at then excluded.metadata
-                              else st.metadata end,
-              updated_at = now()
-              where ${SEASON_ROW} or excluded.points <> 0 or (st.points = 0 and excluded.achieved_at < st.achieved_at)`,
-  },
-};
-
-// Every board a result may count on, with its bit in the row's window mask (windowMask): SEASON,
-// then the periods of its endedAt, shifted by its season's reset offset, of DAY, WEEK and MONTH.
-const BOARDS_OF_ROW = `values ('SEASON'::board_window, '', 1), ('DAY'::board_window, r.day, 2),
-  ('WEEK'::board_window, r.week, 4), ('MONTH'::board_window, r.month, 8)`;
-const WINDOW_BITS: Record<Window, number> = { SEASON: 1, DAY: 2, WEEK: 4, MONTH: 8 };
-
-/** The windows a season keeps as a bit mask of WINDOW_BITS. */
-const windowMask = (season: Season) => windowsOf(season).reduce((mask, w) => mask | WINDOW_BITS[w], 0);
 
 // kind 's': a standing the statement changed; 'd': a board a duplicate counts on; 'n': how many
 // results were new (inserted).
@@ -173,7 +89,7 @@ export function createResultsStore(sql: Sql) {
    * the higher, which is the stored one.
    */
   async function applyRule(
-    rule: CombineRule,
+    rule: RuleSql,
     rows: readonly AcceptedResult[],
     seasonOf: (id: number) => Season,
   ): Promise<{ inserted: number; standings: BoardStanding[] }> {
@@ -206,6 +122,9 @@ export function createResultsStore(sql: Sql) {
       number[],
       (string | null)[],
     ];
+    // CUSTOM periods are computed by the statement itself, from each board's anchor and span.
+    const anchor: string[] = [];
+    const periodHours: (number | null)[] = [];
     for (let i = 0; i < n; i++) {
       const r = rows[i]!;
       const season = seasonOf(r.seasonId);
@@ -222,8 +141,11 @@ export function createResultsStore(sql: Sql) {
       month.push(m);
       windows.push(windowMask(season));
       metadata.push(r.metadata ?? null);
+      anchor.push(season.startsAt.toISOString());
+      periodHours.push(season.periodHours ?? null);
     }
-    const { fold, combine } = ruleSql[rule];
+    const { fold, keyState } = rule;
+    const combine = conflictUpdate(rule);
     const result = await sql<StandingRow[]>`
       with r as (
         select * from unnest(
@@ -238,8 +160,11 @@ export function createResultsStore(sql: Sql) {
           ${sql.array(week)}::text[],
           ${sql.array(month)}::text[],
           ${sql.array(windows)}::int4[],
-          ${sql.array(metadata)}::jsonb[])
-          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week, month, windows, metadata)
+          ${sql.array(metadata)}::jsonb[],
+          ${sql.array(anchor)}::timestamptz[],
+          ${sql.array(periodHours)}::int4[])
+          as r(match_id, player_id, season_id, points, ended_at, kafka_partition, kafka_offset, day, week, month, windows, metadata,
+               anchor, period_hours)
       ), ins as (
         insert into match_results (season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata)
         select season_id, ended_at, match_id, player_id, points, kafka_partition, kafka_offset, metadata from r
@@ -251,7 +176,7 @@ export function createResultsStore(sql: Sql) {
         cross join lateral (${sql.unsafe(BOARDS_OF_ROW)}) as w(win, period, bit)
         where r.windows & w.bit <> 0
       ), up as (
-        insert into standings as st (season_id, "window", period, player_id, points, achieved_at, metadata)
+        insert into standings as st (season_id, "window", period, player_id, points, achieved_at, metadata${sql.unsafe(keyState ? ', key_state' : '')})
         ${sql.unsafe(fold)}
         on conflict (season_id, "window", period, player_id) do update set ${sql.unsafe(combine)}
         returning season_id, "window", period, player_id, points, achieved_at
@@ -294,21 +219,20 @@ export function createResultsStore(sql: Sql) {
       results: readonly AcceptedResult[],
       seasonOf: (id: number) => Season,
     ): Promise<{ inserted: number; standings: BoardStanding[] }> {
-      const byRule = new Map<CombineRule, AcceptedResult[]>();
+      const byRule = new Map<string, { rule: RuleSql; rows: AcceptedResult[] }>();
       const rows = dedupeAndSort(results);
       await ensurePartitions(rows);
       for (const r of rows) {
-        const season = seasonOf(r.seasonId);
-        const rule = combineRule(season.scoring, season.order);
-        const list = byRule.get(rule);
-        if (list) list.push(r);
-        else byRule.set(rule, [r]);
+        const [name, rule] = ruleOf(seasonOf(r.seasonId));
+        const group = byRule.get(name);
+        if (group) group.rows.push(r);
+        else byRule.set(name, { rule, rows: [r] });
       }
       // Each rule's statement is atomic on its own rows; if a later one fails, the retried chunk
       // finds the earlier one's rows stored and reads their standings back like any replay.
       let inserted = 0;
       const standings: BoardStanding[] = [];
-      for (const [rule, rows] of byRule) {
+      for (const { rule, rows } of byRule.values()) {
         const part = await applyRule(rule, rows, seasonOf);
         inserted += part.inserted;
         for (const s of part.standings) standings.push(s);

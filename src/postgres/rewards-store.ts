@@ -2,7 +2,7 @@ import type postgres from 'postgres';
 import { boardName, seasonIdOf, type Season, type Window } from '../domain/season.js';
 import type { Reward, RewardRule } from '../domain/rewards.js';
 import type { Sql, Tx } from './client.js';
-import { scopesOfRow } from './player-scopes-store.js';
+import { cohortScopeOfRow, scopeRows, scopesOfRow } from './player-scopes-store.js';
 import { rankedStandings } from './ranked-standings.js';
 
 type Fragment = postgres.Fragment;
@@ -93,7 +93,7 @@ export function grantPeriodRewards(sql: Sql, board: Season, window: Window, peri
 async function grant(tx: Tx, board: Season, rule: RewardRule, window: Window, period: string, source: Fragment) {
   const seasonId = seasonIdOf(board);
   const rows = await tx`
-    with ranked as (${rankedFor(tx, board, rule, source)}),
+    with ranked as (${rankedFor(tx, board, rule, source, window === 'SEASON')}),
     kept as (select * from ranked
              where player_id not in (select player_id from blocked_players where season_id = ${seasonId})
                and ${placesOf(tx, rule)})
@@ -109,19 +109,25 @@ async function grant(tx: Tx, board: Season, rule: RewardRule, window: Window, pe
 
 /**
  * A ranked board's players with each one's rank and the size of what they are ranked in (`n`):
- * the whole board, or each region or group for a rule `per` one (ranked again in the board's
- * order within it: COMPETITION ties stay tied).
+ * the whole board, or each region, group or league cohort for a rule `per` one (ranked again in
+ * the board's order within it: COMPETITION ties stay tied). A final board's players are in the
+ * regions and groups they had at its close (`frozen`).
  */
-function rankedFor(tx: Tx, board: Season, rule: RewardRule, source: Fragment) {
+function rankedFor(tx: Tx, board: Season, rule: RewardRule, source: Fragment, frozen: boolean) {
   if (!rule.per)
     return tx`select f.player_id, f.points, f.rank, ''::text as scope, count(*) over () as n from (${source}) f`;
   const rank =
     board.rankStyle === 'COMPETITION'
       ? tx`rank() over (partition by sc.scope order by f.rank)`
       : tx`row_number() over (partition by sc.scope order by f.position)`;
+  const scopes =
+    rule.per === 'COHORT'
+      ? tx`join league_members m on m.season_id = ${seasonIdOf(board)} and m.player_id = f.player_id
+           cross join lateral (select ${cohortScopeOfRow(tx)}) as sc(scope)`
+      : tx`join ${scopeRows(tx, board, frozen)} p using (player_id)
+           cross join lateral unnest(${scopesOfRow(tx, rule.per)}) as sc(scope)`;
   return tx`select f.player_id, f.points, ${rank} as rank, sc.scope, count(*) over (partition by sc.scope) as n
-            from (${source}) f join player_scopes p using (player_id)
-            cross join lateral unnest(${scopesOfRow(tx, rule.per)}) as sc(scope)`;
+            from (${source}) f ${scopes}`;
 }
 
 /** The places a rule rewards, as a condition on `ranked`. */

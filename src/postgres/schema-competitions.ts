@@ -75,6 +75,11 @@ export const leagueCohorts = pgTable(
     seasonId: integer('season_id').notNull(),
     tier: integer('tier').notNull(),
     placed: integer('placed').notNull(),
+    /**
+     * Placed by last season's rank: the cohorts the seeded players fill (ceil(seeds / cohortSize),
+     * fixed when the tier's first player is placed); first-come players fill the cohorts after them.
+     */
+    seededCohorts: integer('seeded_cohorts').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.seasonId, t.tier] })],
 );
@@ -86,8 +91,13 @@ export const leagueTiers = pgTable(
     league: text('league').notNull(),
     playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
     tier: integer('tier').notNull(),
+    /**
+     * Their place in that tier by the last close's final positions (1: best), for a league placed
+     * by rank; null for those who did not play the last season.
+     */
+    seed: integer('seed'),
   },
-  (t) => [primaryKey({ columns: [t.league, t.playerId] })],
+  (t) => [primaryKey({ columns: [t.league, t.playerId] }), index('league_tiers_seeds').on(t.league, t.tier, t.seed)],
 );
 
 /** Who a league season's close promoted or relegated: written once, in its finalize transaction. */
@@ -134,4 +144,20 @@ export const playerScopes = pgTable(
     index('player_scopes_region').on(t.region.op('text_pattern_ops')),
     index('player_scopes_groups').using('gin', t.groups),
   ],
+);
+
+/**
+ * The scopes of a board's players as they were at its close (docs/design.md#scopes): written in the
+ * finalize transaction, so a closed season's scoped reads, group boards and rewards rank players
+ * where they played, whatever they moved to since.
+ */
+export const seasonFinalScopes = pgTable(
+  'season_final_scopes',
+  {
+    seasonId: integer('season_id').notNull(),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    region: text('region'),
+    groups: text('groups').array().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
 );

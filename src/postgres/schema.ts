@@ -6,6 +6,7 @@ import type { ShardLayout } from '../domain/shards.js';
 import {
   type AnyPgColumn,
   bigint,
+  boolean,
   check,
   customType,
   date,
@@ -26,7 +27,7 @@ import { boardWindow, tstz } from './schema-columns.js';
 export { boardWindow };
 
 export const seasonStatus = pgEnum('season_status', ['SCHEDULED', 'ACTIVE', 'CLOSED']);
-export const scoringMode = pgEnum('scoring_mode', ['BEST', 'SUM']);
+export const scoringMode = pgEnum('scoring_mode', ['BEST', 'SUM', 'LAST']);
 export const sortOrder = pgEnum('sort_order', ['DESC', 'ASC']);
 export const rankStyle = pgEnum('rank_style', ['ORDINAL', 'COMPETITION']);
 
@@ -61,6 +62,8 @@ export const seasons = pgTable(
       .default(sql`'{SEASON,DAY,WEEK}'::board_window[]`),
     /** Minutes after UTC midnight its DAY, WEEK and MONTH periods turn over. */
     resetOffsetMinutes: integer('reset_offset_minutes').notNull().default(0),
+    /** Hours of each CUSTOM period, from starts_at; null: no CUSTOM window. */
+    periodHours: integer('period_hours'),
     /** A further board of a season names the season (its first board) here; null on a season's own row. */
     parentId: integer('parent_id').references((): AnyPgColumn => seasons.id),
     /** The board's name within its season. */
@@ -75,12 +78,17 @@ export const seasons = pgTable(
     groupBestOf: integer('group_best_of'),
     /** On a season's own row in league mode: its league (domain/leagues.ts). */
     league: jsonb('league').$type<League>(),
+    /** On a season's own row: at its close the scheduler creates the next one (service/season-rollover.ts). */
+    repeats: boolean('repeats').notNull().default(false),
+    /** The season this one was created to follow (a repeating season's successor); at most one follows each. */
+    follows: integer('follows').references((): AnyPgColumn => seasons.id),
   },
   (t) => [
     check('seasons_ends_after_starts', sql`${t.endsAt} > ${t.startsAt}`),
     check('seasons_split_fits_double', sql`${t.pointsBits} + ${t.timeBits} <= 53`),
     // Also how a season finds its boards (led by parent_id).
     uniqueIndex('seasons_board_name').on(t.parentId, t.board),
+    uniqueIndex('seasons_follows').on(t.follows),
   ],
 );
 
@@ -156,6 +164,11 @@ export const standings = pgTable(
     updatedAt: tstz('updated_at').notNull().defaultNow(),
     /** The metadata of the result that set this standing (the one whose endedAt is achieved_at). */
     metadata: jsonb('metadata'),
+    /**
+     * On a board whose keys aggregate (domain/key-aggregates.ts): each key's value, when each was
+     * reached (epoch ms), and when the metadata's result ended; null on any other board.
+     */
+    keyState: bigint('key_state', { mode: 'number' }).array(),
   },
   (t) => [primaryKey({ columns: [t.seasonId, t.window, t.period, t.playerId] })],
 );
@@ -252,6 +265,24 @@ export const blockedPlayers = pgTable(
 );
 
 /**
+ * Players hidden from a season's public boards pending review (docs/design.md#moderation): their
+ * results are still stored and their standings kept, but no board, scope board, rebuild, snapshot or
+ * final standing shows them until they are unhidden. Keyed by the season's own row.
+ */
+export const hiddenPlayers = pgTable(
+  'hidden_players',
+  {
+    seasonId: integer('season_id')
+      .notNull()
+      .references(() => seasons.id),
+    playerId: bigint('player_id', { mode: 'bigint' }).notNull(),
+    reason: text('reason').notNull(),
+    hiddenAt: tstz('hidden_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.seasonId, t.playerId] })],
+);
+
+/**
  * Who did what, when, with which arguments, and how it ended: every admin action, from GraphQL or
  * the CLI (postgres/audit-log.ts). Append-only: triggers (drizzle/0010) refuse UPDATE, DELETE and
  * TRUNCATE.
@@ -285,3 +316,5 @@ export const apiKeys = pgTable('api_keys', {
 
 // The competition tables (scopes, leagues, rewards): their own file, read by drizzle-kit with this one.
 export * from './schema-competitions.js';
+// Operations' tables (DLQ replays): their own file too.
+export * from './schema-operations.js';

@@ -7,6 +7,7 @@ import type { Db, Sql, Tx } from './client.js';
 import { rankedStandings } from './ranked-standings.js';
 import { grantBoardRewards } from './rewards-store.js';
 import { applyLeagueMoves } from './leagues-store.js';
+import { freezeScopes } from './player-scopes-store.js';
 import { seasons } from './schema.js';
 import { createSeasonsRepo, toSeason } from './seasons-repo.js';
 
@@ -57,6 +58,8 @@ export function createSeasonLifecycleStore(pg: { sql: Sql; db: Db }): CloseStore
         if (!row) throw seasonNotFound(season.id);
         if (row.finalized) return undefined;
         const written = await writeFinalStandings(tx, season);
+        // Where its players stood (regions, groups) at the close: its scoped reads stay as they were.
+        await freezeScopes(tx, season);
         // Rewards from the final standings, in this transaction: granted exactly when the season
         // is final, and exactly once (docs/design.md#rewards).
         written.rewards = await grantBoardRewards(tx, season);

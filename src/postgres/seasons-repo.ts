@@ -31,6 +31,7 @@ export function toSeason(row: SeasonRow): Season {
     shards: row.shardLayout,
     windows: ALL_WINDOWS.filter((w) => row.windows.includes(w)),
     resetOffsetMinutes: row.resetOffsetMinutes,
+    ...(row.periodHours == null ? {} : { periodHours: row.periodHours }),
     board: row.board,
     stat: row.stat,
     keys: row.boardKeys,
@@ -38,6 +39,8 @@ export function toSeason(row: SeasonRow): Season {
     ...(row.rewardRules ? { rewards: row.rewardRules } : {}),
     ...(row.groupBestOf ? { groupBestOf: row.groupBestOf } : {}),
     ...(row.league ? { league: row.league } : {}),
+    ...(row.repeats ? { repeats: true } : {}),
+    ...(row.follows != null ? { follows: row.follows } : {}),
   };
 }
 
@@ -84,6 +87,7 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
         timeUnitSeconds: split.timeUnitSeconds,
         ...(def.windows ? { windows: ALL_WINDOWS.filter((w) => def.windows!.includes(w)) } : {}),
         ...(def.resetOffsetMinutes !== undefined ? { resetOffsetMinutes: def.resetOffsetMinutes } : {}),
+        ...(def.periodHours !== undefined ? { periodHours: def.periodHours } : {}),
         ...(def.board === undefined ? {} : { board: def.board }),
         ...(def.stat === undefined ? {} : { stat: def.stat }),
         ...(def.keys === undefined ? {} : { boardKeys: [...def.keys] }),
@@ -91,6 +95,8 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
         ...(def.rewards && def.rewards.length > 0 ? { rewardRules: [...def.rewards] } : {}),
         ...(def.groupBestOf ? { groupBestOf: def.groupBestOf } : {}),
         ...(def.league ? { league: def.league } : {}),
+        ...(def.repeats ? { repeats: true } : {}),
+        ...(def.follows !== undefined ? { follows: def.follows } : {}),
       })
       .returning();
     return toSeason(row!);
@@ -132,6 +138,12 @@ export function createSeasonsRepo(db: Db, placeShards?: (seasonId: number, count
         for (const b of boards) further.push(await insertRow(tx, { ...b.def, parentId: season.id }, b.split, status));
         return { ...season, boards: further };
       });
+    },
+
+    /** The id of the season created to follow this one, if any. */
+    async successorOf(id: number): Promise<number | undefined> {
+      const [row] = await db.select({ id: seasons.id }).from(seasons).where(eq(seasons.follows, id));
+      return row?.id;
     },
 
     /** How many players of a season's SEASON board hold each points value (to size a later season's shards). */

@@ -3,7 +3,8 @@ import { finished } from 'node:stream/promises';
 import type { SortOrder, Window } from '../domain/season.js';
 import type { StandingsPage } from '../domain/standings-page.js';
 import { epochMs, type Sql } from './client.js';
-import { scopesOfRow } from './player-scopes-store.js';
+import { notHidden, notHiddenLiteral } from './hidden-players-store.js';
+import { cohortScopeOfRow, scopesOfRow } from './player-scopes-store.js';
 
 /** Reads standings back out of PostgreSQL for rebuilds and checks. */
 export function createStandingsReader(sql: Sql) {
@@ -30,6 +31,7 @@ export function createStandingsReader(sql: Sql) {
               from standings
               where season_id = ${conn.unsafe(integerLiteral(seasonId))}
                 and "window" = ${conn.unsafe(textLiteral(window))} and period = ${conn.unsafe(textLiteral(period))}
+                ${conn.unsafe(notHiddenLiteral('player_id', seasonId))}
               order by points ${conn.unsafe(order === 'ASC' ? 'asc' : 'desc')}, achieved_at) to stdout`;
           const stream: Readable = await query.readable();
           try {
@@ -53,7 +55,7 @@ export function createStandingsReader(sql: Sql) {
  * within each: every player of the board with scopes, once per scope (domain/scopes.ts scopesOf,
  * in SQL: a subdivision's player is in its country too), and once in their league cohort.
  */
-async function* scopePages(
+export async function* scopePages(
   sql: Sql,
   seasonId: number,
   window: Window,
@@ -69,10 +71,11 @@ async function* scopePages(
       select unnest(${scopesOfRow(sql)}) from player_scopes p where p.player_id = s.player_id
       union all
       -- A league season's cohort (domain/leagues.ts), placed under the season's own row.
-      select 'c:' || m.tier || '.' || m.cohort from league_members m
+      select ${cohortScopeOfRow(sql)} from league_members m
       where m.season_id = (select coalesce(parent_id, id) from seasons where id = ${seasonId}) and m.player_id = s.player_id
     ) as sc(scope)
     where s.season_id = ${seasonId} and s."window" = ${window}::board_window and s.period = ${period}
+      ${notHidden(sql, sql`s.player_id`, seasonId)}
     order by sc.scope collate "C", s.points ${dir}, s.achieved_at`.cursor(pageSize);
   let page: StandingsPage | undefined;
   for await (const batch of rows) {

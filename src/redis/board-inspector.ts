@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { refreshGroupTotals } from './group-totals.js';
 import type { Season, Window } from '../domain/season.js';
 import { boardExpireAt, type Board } from '../domain/board.js';
 import {
@@ -12,6 +13,8 @@ import {
   windowBoardOfKey,
   windowBoardOfShardKey,
   windowBoardsPattern,
+  scopeBoardsPattern,
+  scopeBoardOfKey,
 } from './keys.js';
 import { dbOf, scanKeys } from './client.js';
 import { preloadScript } from './scripts.js';
@@ -53,6 +56,26 @@ export function createBoardInspector(redis: Redis, windowTtlSeconds: number) {
         }
       });
       return found;
+    },
+
+    /** The scope boards that exist in Redis for the season (docs/design.md#scopes): one SCAN. */
+    async scopeBoards(season: Season): Promise<Array<{ window: Window; period: string; scope: string }>> {
+      const found: Array<{ window: Window; period: string; scope: string }> = [];
+      await scanKeys(redis, scopeBoardsPattern(season.id), async (keys) => {
+        for (const key of keys) {
+          const b = scopeBoardOfKey(season.id, key);
+          if (b) found.push({ window: b.window ?? 'SEASON', period: b.period ?? '', scope: b.scope });
+        }
+      });
+      return found;
+    },
+
+    /** Sets the totals of these groups' scope boards on their group boards again (redis/group-totals.ts). */
+    async refreshGroupTotals(boards: readonly Board[]): Promise<void> {
+      await refreshGroupTotals(
+        redis,
+        boards.map((board) => ({ board, expireAt: boardExpireAt(board, windowTtlSeconds) })),
+      );
     },
 
     /** ZCARD of a board (the sum over its shards). */

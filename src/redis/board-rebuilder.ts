@@ -26,7 +26,7 @@ const MARKER_TTL_MS = 60_000;
 
 /**
  * The Redis side of a rebuild. While the season's marker exists, ingest writes every board's
- * rebuild copy too (applyStandings-4.lua), so results committed after the rebuild's
+ * rebuild copy too (applyStandings-5.lua), so results committed after the rebuild's
  * PostgreSQL snapshot began still reach the copy before it is swapped in. A sharded season's
  * copy is one key per shard, swapped in shard by shard inside a move window (docs/scale-out.md).
  */
@@ -47,8 +47,9 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
     },
 
     /**
-     * Adds standings of one board to its copy (ZADD GT: ingest may have written newer ones). Fills in
-     * flight together are applied in call order: one MULTI each on one connection, or chained.
+     * Adds standings of one board to its copy (ZADD GT, or newer-wins on a LAST board: ingest may
+     * have written newer ones). Fills in flight together are applied in call order: one MULTI or
+     * script call each on one connection, or chained.
      */
     async fill(board: Board, rows: StandingsRows): Promise<void> {
       if (isShardedBoard(board)) {
@@ -64,6 +65,17 @@ export function createBoardRebuilder(redis: Redis, windowTtlSeconds: number) {
       for (let i = 0; i < playerIds.length; i++) {
         args[2 * i] = codec.toRedis(codec.encodeMs(points[i]!, achievedMs[i]!));
         args[2 * i + 1] = playerIds[i]!;
+      }
+      if (season.scoring === 'LAST') {
+        // A LAST score may have gone down since the snapshot: newer wins, not higher.
+        await redis.lastFill(
+          copy,
+          rebuildMarkerKey(season.id),
+          codec.toRedis(codec.maxTime + 1),
+          String(MARKER_TTL_MS),
+          ...args,
+        );
+        return;
       }
       await redis
         .multi()

@@ -5,7 +5,15 @@ import { boardExpireAt, isBoardExpired, scopedBoard, type Board } from '../domai
 import { feedsGroupBoard, refreshGroupTotals } from './group-totals.js';
 import { codecOf } from '../domain/score-codec.js';
 import type { Season } from '../domain/season.js';
-import { boardKey, boardLabel, boardVersionsKey, rebuildCopyKey, rebuildMarkerKey, updatesChannel } from './keys.js';
+import {
+  boardKey,
+  boardLabel,
+  boardVersionsKey,
+  groupsKey,
+  rebuildCopyKey,
+  rebuildMarkerKey,
+  updatesChannel,
+} from './keys.js';
 import { dbOf } from './client.js';
 import { isShardedBoard } from './sharded-boards.js';
 import { writeShardedBoard } from './sharded-raise.js';
@@ -14,10 +22,10 @@ import { writeShardedBoard } from './sharded-raise.js';
 export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
   return {
     /**
-     * Writes each standing to its board with ZADD GT (one Lua call per board, pipelined) and
-     * returns how many members rose, and the standings no score can encode. Boards whose key has
-     * already expired are skipped: their history stays in PostgreSQL, and a late write would only
-     * recreate a dead key.
+     * Writes each standing to its board where it raises the score (ZADD GT), or on a LAST board
+     * where it is newer (one Lua call per board, pipelined), and returns how many members changed,
+     * and the standings no score can encode. Boards whose key has already expired are skipped:
+     * their history stays in PostgreSQL, and a late write would only recreate a dead key.
      */
     async write(
       standings: readonly BoardStanding[],
@@ -59,18 +67,25 @@ export function createBoardWriter(redis: Redis, windowTtlSeconds: number) {
           sharded.push(writeShardedBoard(redis, board, pairs, expireAt));
           continue;
         }
-        if (feedsGroupBoard(board)) groups.push({ board, expireAt });
+        // A clan's total of every member moves with the scores in the same script; a total of the
+        // best N members is recomputed after (docs/design.md#group-boards).
+        const summed = feedsGroupBoard(board) && !season.groupBestOf;
+        if (feedsGroupBoard(board) && !summed) groups.push({ board, expireAt });
         const args = pairs.flatMap(([member, score]) => [member, codec.toRedis(score)]);
-        const step = season.rankStyle === 'COMPETITION' ? codec.toRedis(codec.maxTime + 1) : '0';
+        const pointsStep = codec.toRedis(codec.maxTime + 1);
         pipeline.applyStandings(
           key,
           rebuildMarkerKey(season.id),
           rebuildCopyKey(key),
           boardVersionsKey(season.id),
+          groupsKey(board),
           String(expireAt),
           updatesChannel(dbOf(redis), season.id),
           boardLabel(board),
-          step,
+          season.rankStyle === 'COMPETITION' ? pointsStep : '0',
+          summed ? first.scope!.slice(2) : '',
+          pointsStep,
+          season.scoring === 'LAST' ? 'LAST' : 'GT',
           ...args,
         );
       }

@@ -7,12 +7,20 @@ import type { Window } from '../domain/season.js';
 const tag = (seasonId: number) => `lb:{s${seasonId}}`;
 
 /** The letter of a window's boards in their keys (SEASON has none). */
-const WINDOW_LETTER = { DAY: 'd', WEEK: 'w', MONTH: 'm' } as const;
-const LETTER_WINDOW = { d: 'DAY', w: 'WEEK', m: 'MONTH' } as const;
+const WINDOW_LETTER = { DAY: 'd', WEEK: 'w', MONTH: 'm', CUSTOM: 'c' } as const;
+const LETTER_WINDOW = { d: 'DAY', w: 'WEEK', m: 'MONTH', c: 'CUSTOM' } as const;
+// A period in a key: a CUSTOM one ('2026-12-06T04:00') holds the only colon a period may have.
+const PERIOD = String.raw`[^:@]+(?::\d{2})?`;
+const WINDOW_KEY = new RegExp(`^([dwmc]):(${PERIOD})$`);
+const SHARD_WINDOW_KEY = new RegExp(String.raw`^lb:\{([^}]+)\}:([dwmc]):(${PERIOD})$`);
+const SCOPE_KEY = new RegExp(
+  String.raw`^(?::([dwmc]):(${PERIOD}))?@(r:[A-Z]{2}(?:-[A-Z0-9]{1,3})?|g:[A-Za-z0-9_.-]{1,64}|c:\d+\.\d+)$`,
+);
 type PeriodBoard = { window: (typeof LETTER_WINDOW)[keyof typeof LETTER_WINDOW]; period: string };
 
 /**
- * The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`, `lb:{s1}:m:2026-11`;
+ * The ZSET of one board: `lb:{s1}`, `lb:{s1}:d:2026-11-30`, `lb:{s1}:w:2026-W49`, `lb:{s1}:m:2026-11`,
+ * `lb:{s1}:c:2026-12-06T04:00`;
  * within a scope, `@<scope>` after it (`lb:{s1}@r:BR`, `lb:{s1}:d:2026-11-30@g:clan7`).
  */
 export function boardKey(board: BoardOfId): string {
@@ -108,7 +116,7 @@ export function retiredKey(board: string): string {
 // channel carries the database number, so deployments (or tests and benchmarks) sharing a server
 // on different databases never hear each other's events.
 
-/** Pub/sub channel of a season's board updates in database `db` (payload: see applyStandings-4.lua). */
+/** Pub/sub channel of a season's board updates in database `db` (payload: see applyStandings-5.lua). */
 export function updatesChannel(db: number, seasonId: number): string {
   return `ladder:${db}:updates:s${seasonId}`;
 }
@@ -145,20 +153,39 @@ export function windowBoardsPattern(seasonId: number): string {
   return `${tag(seasonId)}:*`;
 }
 
-/** The DAY, WEEK or MONTH board a key of `seasonId` names, or undefined for any other key (SEASON, copies, markers). */
+/** The period board (DAY, WEEK, MONTH, CUSTOM) a key of `seasonId` names; undefined for any other (SEASON, copies). */
 export function windowBoardOfKey(seasonId: number, key: string): PeriodBoard | undefined {
   const prefix = `${tag(seasonId)}:`;
   if (!key.startsWith(prefix)) return undefined;
-  const m = /^([dwm]):([^:]+)$/.exec(key.slice(prefix.length));
+  const m = WINDOW_KEY.exec(key.slice(prefix.length));
   if (!m) return undefined;
   return { window: LETTER_WINDOW[m[1] as keyof typeof LETTER_WINDOW], period: m[2]! };
 }
 
 /** The period board a shard key of a season with these shard tags names, or undefined (SEASON shards, copies). */
 export function windowBoardOfShardKey(tags: readonly string[], key: string): PeriodBoard | undefined {
-  const m = /^lb:\{([^}]+)\}:([dwm]):([^:]+)$/.exec(key);
+  const m = SHARD_WINDOW_KEY.exec(key);
   if (!m || !tags.includes(m[1]!)) return undefined;
   return { window: LETTER_WINDOW[m[2] as keyof typeof LETTER_WINDOW], period: m[3]! };
+}
+
+/** SCAN pattern of a season's scope boards (and of whatever else has an `@`: scopeBoardOfKey tells). */
+export function scopeBoardsPattern(seasonId: number): string {
+  return `${tag(seasonId)}*@*`;
+}
+
+/**
+ * The scope board a key of `seasonId` names (`lb:{s1}@r:BR`, `lb:{s1}:d:2026-11-30@g:wolves`,
+ * `lb:{s1}@c:0.3`), or undefined for any other key (group boards, rebuild copies).
+ */
+export function scopeBoardOfKey(seasonId: number, key: string): (Partial<PeriodBoard> & { scope: string }) | undefined {
+  const prefix = tag(seasonId);
+  if (!key.startsWith(prefix)) return undefined;
+  const m = SCOPE_KEY.exec(key.slice(prefix.length));
+  if (!m) return undefined;
+  return m[1]
+    ? { window: LETTER_WINDOW[m[1] as keyof typeof LETTER_WINDOW], period: m[2]!, scope: m[3]! }
+    : { scope: m[3]! };
 }
 
 /** SCAN pattern of every key of a season (boards, rebuild copies and markers): `lb:{s1}*`. */

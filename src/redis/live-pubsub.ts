@@ -6,15 +6,18 @@ import { dbOf } from './client.js';
 import { allUpdatesPattern, namesChannel, rewardsChannel, seasonOfChannel } from './keys.js';
 import type { Reward } from '../domain/rewards.js';
 
-/** A message as applyStandings-4, setStandings-4 and swapBoard-4 publish it. */
+/** A message as applyStandings-5, setStandings-4 and swapBoard-4 publish it. */
 interface RawMessage {
   /** Board label: "SEASON", "DAY:2026-11-30", "WEEK:2026-W49". */
   b?: string;
   /** The board's version after the change, and the one before it (strings: see boardEvent-1.lua). */
   q?: string | number;
   p?: string | number;
-  /** No `k`: raised scores; `close`: the season closed and its keys are gone (no board, no version). */
-  k?: 'reset' | 'swap' | 'close';
+  /**
+   * No `k`: raised scores; `set`: ingest lowered a LAST board's score (and may have raised others);
+   * `close`: the season closed and its keys are gone (no board, no version).
+   */
+  k?: 'set' | 'reset' | 'swap' | 'close';
   /** member, old score ("" when new), new score ("" when removed), rank (0 when removed), ... */
   u?: Array<string | number>;
 }

@@ -9,17 +9,29 @@ import { resolveLuaIncludes } from './lua-includes.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** lua/applyStandings-4.lua: how many members rose */
+    /** lua/applyStandings-5.lua: how many members changed */
     applyStandings(
       board: string,
       marker: string,
       copy: string,
       versions: string,
+      groups: string,
       expireAt: string,
       channel: string,
       label: string,
       step: string,
+      group: string,
+      pointsStep: string,
+      rule: 'GT' | 'LAST',
       ...memberScorePairs: string[]
+    ): Result<number, Context>;
+    /** lua/lastFill-2.lua: how many members a rebuild wrote to a LAST board's copy */
+    lastFill(
+      copy: string,
+      marker: string,
+      step: string,
+      ttlMs: string,
+      ...scoreMemberPairs: string[]
     ): Result<number, Context>;
     /** lua/readTop-2.lua: [version, size, firstRank, member, score, ...] */
     readTop(

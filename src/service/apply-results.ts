@@ -2,6 +2,7 @@ import type { AcceptedResult, BoardStanding } from '../domain/board-deltas.js';
 import { seasonIdOf, type Season } from '../domain/season.js';
 import type { League } from '../domain/leagues.js';
 import { scopesOf, type PlayerScopes } from '../domain/scopes.js';
+import { inSpan } from '../tracing.js';
 
 /** The source of truth: stores results once and returns the current standings they touch. */
 export interface ResultsStore {
@@ -52,16 +53,26 @@ export async function applyResults(
     boards: BoardWriter;
     scopes?: ScopesLookup;
     leagues?: LeaguePlacement;
+    /** Players hidden from a season's boards pending review (cached): kept out of the Redis write. */
+    hiddenIn?(seasonId: number): Promise<ReadonlySet<string>>;
     seasonOf: (id: number) => Season;
     now: () => number;
   },
   results: readonly AcceptedResult[],
 ): Promise<ApplyReport> {
   if (results.length === 0) return { inserted: 0, changed: 0, unencodable: [] };
-  const { inserted, standings } = await deps.store.applyBatch(results, deps.seasonOf);
+  // One span per write, in the apply's (kafka/ingest-spans.ts): no-ops without an SDK.
+  const { inserted, standings } = await inSpan(
+    'postgres store results',
+    { attributes: { results: results.length } },
+    () => deps.store.applyBatch(results, deps.seasonOf),
+  );
   const cohorts = deps.leagues ? await placeInCohorts(deps.leagues, standings, deps.seasonOf) : undefined;
-  const all = deps.scopes || cohorts ? await withScopes(deps.scopes, standings, cohorts) : standings;
-  const { changed, unencodable } = await deps.boards.write(all, deps.seasonOf, deps.now());
+  const scoped = deps.scopes || cohorts ? await withScopes(deps.scopes, standings, cohorts) : standings;
+  const all = deps.hiddenIn ? await withoutHidden(deps.hiddenIn, scoped, deps.seasonOf) : scoped;
+  const { changed, unencodable } = await inSpan('redis write boards', { attributes: { standings: all.length } }, () =>
+    deps.boards.write(all, deps.seasonOf, deps.now()),
+  );
   return { inserted, changed, unencodable };
 }
 
@@ -90,6 +101,23 @@ async function placeInCohorts(
     for (const row of rows) byRow.set(row, cohorts);
   }
   return byRow;
+}
+
+/**
+ * The standings but those of players hidden in their season (docs/design.md#moderation): PostgreSQL
+ * keeps them, no board shows them. The same array when nobody in the batch's seasons is hidden.
+ */
+async function withoutHidden(
+  hiddenIn: (seasonId: number) => Promise<ReadonlySet<string>>,
+  standings: BoardStanding[],
+  seasonOf: (id: number) => Season,
+): Promise<BoardStanding[]> {
+  // By board row: each row's season is looked up once per batch.
+  const lists = new Map<number, ReadonlySet<string>>();
+  for (const s of standings)
+    if (!lists.has(s.seasonId)) lists.set(s.seasonId, await hiddenIn(seasonIdOf(seasonOf(s.seasonId))));
+  if ([...lists.values()].every((l) => l.size === 0)) return standings;
+  return standings.filter((s) => !lists.get(s.seasonId)!.has(s.playerId));
 }
 
 /** The standings, and a copy of each on every scope board of its player (their cohort's too). */

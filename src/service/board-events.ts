@@ -12,10 +12,11 @@ export interface MemberChange {
 
 /**
  * Everything one script call changed on one board, under the board's new version (the Redis
- * scripts applyStandings-4, setStandings-4 and swapBoard-4 raise a board's version by one per
- * call and publish one event). `raise`: ingest improvements; `reset`: explicit lowering or
- * removal; `swap`: a rebuilt copy replaced the board (anything may have changed); `close`: the
- * season closed and all its boards left Redis (window and period say nothing then).
+ * scripts applyStandings-5, setStandings-4 and swapBoard-4 raise a board's version by one per
+ * call and publish one event). `raise`: ingest improvements; `set`: ingest's changes to a LAST
+ * board, some score lowered (docs/design.md#last); `reset`: explicit lowering or removal; `swap`:
+ * a rebuilt copy replaced the board (anything may have changed); `close`: the season closed and
+ * all its boards left Redis (window and period say nothing then).
  */
 export interface BoardEvent {
   seasonId: number;
@@ -31,7 +32,7 @@ export interface BoardEvent {
    * back) as one below it.
    */
   previous?: number;
-  kind: 'raise' | 'reset' | 'swap' | 'close';
+  kind: 'raise' | 'set' | 'reset' | 'swap' | 'close';
   changes: MemberChange[];
 }
 

@@ -64,7 +64,7 @@ export function formatRows(rows: readonly ExportRow[], format: ExportFormat): st
     .join('');
 }
 
-const PERIOD_FORMAT = { DAY: 'yyyy-mm-dd', WEEK: 'YYYY-Www', MONTH: 'yyyy-mm' } as const;
+const PERIOD_FORMAT = { DAY: 'yyyy-mm-dd', WEEK: 'YYYY-Www', MONTH: 'yyyy-mm', CUSTOM: 'yyyy-mm-ddTHH:MM' } as const;
 
 /** Checks a filter: a period needs its DAY, WEEK or MONTH window and must be canonical ('2026-03-01', '2026-W09'). */
 export function parseExportFilter(window: string | undefined, period: string | undefined): ExportFilter {
@@ -74,7 +74,7 @@ export function parseExportFilter(window: string | undefined, period: string | u
   const w = window as Window | undefined;
   if (period === undefined) return w ? { window: w } : {};
   if (w === undefined || w === 'SEASON') {
-    throw badInput('period', 'a period needs --window DAY, WEEK or MONTH');
+    throw badInput('period', 'a period needs --window DAY, WEEK, MONTH or CUSTOM');
   }
   if (!isValidPeriod(w, period)) {
     throw badInput('period', `period must be ${PERIOD_FORMAT[w]}, got "${period}"`);

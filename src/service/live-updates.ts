@@ -57,16 +57,18 @@ export function createLiveUpdates(deps: { tops: TopWatch; ranks: RankWatch; usab
       if (set) for (const l of set) l(e);
     },
 
-    /** Every real improvement on the season's SEASON board (of one player, or all). */
+    /** Every real improvement on the season's SEASON board (of one player, or all); a LAST board's drops are not. */
     recordUpdates(season: Season, playerId?: string): AsyncIterableIterator<RecordUpdate> {
       const codec = createCodec(season);
       return pushStream<RecordUpdate>((push) =>
         counted(
           'recordUpdated',
           onSeason(season.id, (e) => {
-            if (e.window !== 'SEASON' || e.scope || e.kind !== 'raise') return;
+            if (e.window !== 'SEASON' || e.scope || (e.kind !== 'raise' && e.kind !== 'set')) return;
             for (const c of e.changes) {
               if (c.score === null || (playerId !== undefined && c.playerId !== playerId)) continue;
+              // A LAST board's lowered score is a change, not a record.
+              if (c.old !== null && Number(c.score) < Number(c.old)) continue;
               const { points, achievedAt } = codec.decode(codec.fromRedis(c.score));
               push({ seasonId: seasonIdOf(season), playerId: c.playerId, points, achievedAt, rank: c.rank });
             }

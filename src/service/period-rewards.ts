@@ -1,5 +1,5 @@
 import { endedPeriods } from '../domain/rewards.js';
-import { boardName, boardsOf, resetOffsetMs, seasonsWithBoards, type Season, type Window } from '../domain/season.js';
+import { boardName, boardsOf, turnoverOf, seasonsWithBoards, type Season, type Window } from '../domain/season.js';
 
 /** How long after a period ends its rewards wait for late results (docs/design.md#rewards). */
 export const PERIOD_REWARD_DELAY_MS = 10 * 60_000;
@@ -31,7 +31,7 @@ export async function grantEndedPeriods(deps: PeriodRewardDeps, rows: readonly S
     for (const rule of windows.values()) {
       const board = boardsOf(season).find((b) => boardName(b) === rule.board);
       if (!board) continue;
-      for (const period of endedPeriods(season, rule.window!, at, deps.delayMs, resetOffsetMs(board))) {
+      for (const period of endedPeriods(season, rule.window!, at, deps.delayMs, turnoverOf(board))) {
         if (!drained) {
           await deps.drained();
           drained = true;

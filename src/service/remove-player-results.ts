@@ -32,15 +32,19 @@ import { boardsOf, type Season } from '../domain/season.js';
 import { parseMatchId, parsePlayerId } from '../domain/result-message.js';
 import { parseSeasonId } from './blocked-players.js';
 
-/** The source of truth's side of a removal (src/postgres/player-results-store.ts). */
-interface RemovalStore {
-  remove(cmd: RemovalCommand): Promise<StoredRemoval>;
+/** The player's standings on `refs`, their rows locked while `fn` runs (postgres/player-results-store.ts). */
+export interface LockedStandings {
   withLockedStandings<T>(
     seasonId: number,
     playerId: string,
     refs: readonly BoardRef[],
     fn: (current: BoardOutcome[]) => Promise<T>,
   ): Promise<T>;
+}
+
+/** The source of truth's side of a removal (src/postgres/player-results-store.ts). */
+interface RemovalStore extends LockedStandings {
+  remove(cmd: RemovalCommand): Promise<StoredRemoval>;
 }
 
 /** The boards' side: exact values, lower ones included (src/redis/board-resetter.ts). */

@@ -44,6 +44,8 @@ export function createSeasonScheduler(deps: {
   retain?(at: Date): Promise<unknown>;
   /** The period rewards pass (service/period-rewards.ts grantEndedPeriods), run after the closes. */
   periodRewards?(seasons: Season[], at: Date): Promise<unknown>;
+  /** The repeating seasons pass (service/season-rollover.ts rollOver), run after the closes. */
+  rollOver?(seasons: Season[], at: Date): Promise<unknown>;
   intervalMs: number;
   now?(): Date;
   onError?(err: unknown, seasonId?: number): void;
@@ -88,9 +90,10 @@ export function createSeasonScheduler(deps: {
         report.failed.push({ seasonId: s.id, error });
       }
     }
-    if (deps.periodRewards && !stopping.signal.aborted) {
+    for (const pass of [deps.rollOver, deps.periodRewards]) {
+      if (!pass || stopping.signal.aborted) continue;
       try {
-        await deps.periodRewards(seasons, at);
+        await pass(seasons, at);
       } catch (error) {
         deps.onError?.(error);
       }

@@ -1,13 +1,15 @@
 import { badInput, seasonNotFound } from '../domain/errors.js';
 import { checkName, packedMax, validateKeys } from '../domain/board-keys.js';
+import { aggregatesPerKey } from '../domain/key-aggregates.js';
 import { boundsFromHistogram } from '../domain/shards.js';
 import { rewardRulesOf, type RewardRuleInput } from '../domain/rewards.js';
-import { leagueOf, type League } from '../domain/leagues.js';
+import { leagueOf, type LeagueInput } from '../domain/leagues.js';
 import {
   boardName,
   defaultSplit,
   seasonStatusAt,
   type BoardKey,
+  type KeyAggregate,
   splitWithDefaults,
   validateSeasonDefinition,
   windowsOf,
@@ -33,6 +35,8 @@ export interface SeasonStore {
     boards?: ReadonlyArray<{ def: SeasonDefinition; split: ScoreSplit }>,
   ): Promise<Season>;
   pointsHistogram(seasonId: number): Promise<Array<{ points: number; players: number }>>;
+  /** The id of the season created to follow this one (service/season-rollover.ts), if any. */
+  successorOf(id: number): Promise<number | undefined>;
   setStatus(id: number, status: SeasonStatus): Promise<Season | undefined>;
 }
 
@@ -99,12 +103,34 @@ export interface NewSeasonInput {
   shardsFromSeasonId?: number | null;
   windows?: readonly Window[] | null;
   resetOffsetMinutes?: number | null;
+  /** Hours of each CUSTOM period (with the CUSTOM window). */
+  periodHours?: number | null;
   /** Rewards granted at the close by final rank (docs/design.md#rewards). */
   rewards?: readonly RewardRuleInput[] | null;
   /** Group boards total each group's best N members (docs/design.md#group-boards); absent: all. */
   groupBestOf?: number | null;
   /** League mode (docs/design.md#leagues). */
-  league?: League | null;
+  league?: LeagueInput | null;
+  /** Once final, the next season of the same definition is created (service/season-rollover.ts). */
+  repeats?: boolean | null;
+}
+
+/** One key of a new multi-key board: MIN and MAX are BEST on an ASC and a DESC key. */
+interface NewKeyInput {
+  stat: string;
+  order?: SortOrder | null;
+  max: number;
+  aggregate?: KeyAggregate | 'MIN' | 'MAX' | null;
+}
+
+function keyOf({ stat, order, max, aggregate }: NewKeyInput): BoardKey {
+  if (aggregate === 'MIN' || aggregate === 'MAX') {
+    const implied = aggregate === 'MIN' ? 'ASC' : 'DESC';
+    if (order != null && order !== implied)
+      throw badInput('keys', `key ${stat}: ${aggregate} is BEST on an ${implied} key`);
+    return { stat, order: implied, max };
+  }
+  return { stat, order: order ?? 'DESC', max, ...(aggregate === 'SUM' ? { aggregate } : {}) };
 }
 
 /** One board of a new season; unset rules are the season's. */
@@ -113,7 +139,7 @@ interface NewBoardInput {
   /** The stat it ranks; absent: the board's name. */
   stat?: string | null;
   /** 2..5 stats it ranks by, most significant first (instead of stat). */
-  keys?: ReadonlyArray<{ stat: string; order?: SortOrder | null; max: number }> | null;
+  keys?: ReadonlyArray<NewKeyInput> | null;
   scoring?: ScoringMode | null;
   order?: SortOrder | null;
   rankStyle?: RankStyle | null;
@@ -122,6 +148,8 @@ interface NewBoardInput {
   timeUnitSeconds?: number | null;
   windows?: readonly Window[] | null;
   resetOffsetMinutes?: number | null;
+  /** Hours of each CUSTOM period; absent: the season's when the board keeps CUSTOM. */
+  periodHours?: number | null;
   shardBounds?: readonly number[] | null;
 }
 
@@ -133,12 +161,13 @@ export type NewSeason = SeasonDefinition & { shards?: ShardChoice; boards?: Seas
 
 /**
  * A board's definition: the season's times and defaults, its own stat or keys and rules. A
- * multi-key board is BEST and DESC on its packed points (domain/board-keys.ts), each key its own
- * direction; its points take the keys' bits and the time what is left (at most 32 bits).
+ * multi-key board is BEST (or LAST) and DESC on its packed points (domain/board-keys.ts), each key
+ * its own direction; its points take the keys' bits and the time what is left (at most 32 bits).
  */
 function boardDefinition(season: NewSeasonInput, board: NewBoardInput): SeasonDefinition {
   checkName(board.name, 'boards');
-  const keys = board.keys?.map(({ stat, order, max }): BoardKey => ({ stat, order: order ?? 'DESC', max }));
+  const keys = board.keys?.map(keyOf);
+  const windows = board.windows ?? season.windows;
   const base = {
     name: season.name,
     startsAt: season.startsAt,
@@ -146,8 +175,9 @@ function boardDefinition(season: NewSeasonInput, board: NewBoardInput): SeasonDe
     board: board.name,
     rankStyle: board.rankStyle ?? season.rankStyle ?? 'ORDINAL',
     ...definedOf({
-      windows: board.windows ?? season.windows,
+      windows,
       resetOffsetMinutes: board.resetOffsetMinutes ?? season.resetOffsetMinutes,
+      periodHours: board.periodHours ?? (windows?.includes('CUSTOM') ? season.periodHours : undefined),
       shardBounds: board.shardBounds && [...board.shardBounds],
     }),
   };
@@ -155,11 +185,13 @@ function boardDefinition(season: NewSeasonInput, board: NewBoardInput): SeasonDe
     if (board.stat != null || board.maxValue != null)
       throw badInput('boards', `board ${board.name}: give keys, or stat and maxValue, not both`);
     if (board.scoring === 'SUM' || board.order != null)
-      throw badInput('boards', `board ${board.name}: a multi-key board is BEST, each key with its own order`);
+      throw badInput('boards', `board ${board.name}: a multi-key board is BEST or LAST, each key with its own order`);
     validateKeys(keys);
+    if (board.scoring === 'LAST' && aggregatesPerKey(keys))
+      throw badInput('boards', `board ${board.name}: a LAST board ranks its latest match's tuple; its keys do not SUM`);
     const maxPointsPerMatch = packedMax(keys);
     const split = boardSplit('BEST', maxPointsPerMatch, board.timeUnitSeconds);
-    return { ...base, keys, scoring: 'BEST', order: 'DESC', maxPointsPerMatch, split };
+    return { ...base, keys, scoring: board.scoring ?? 'BEST', order: 'DESC', maxPointsPerMatch, split };
   }
   const stat = board.stat ?? board.name;
   checkName(stat, 'boards');
@@ -219,6 +251,7 @@ function seasonOfBoards(input: NewSeasonInput, boards: readonly NewBoardInput[])
  */
 export function newSeasonOf(input: NewSeasonInput): NewSeason {
   const season = newSeasonWithoutRewards(input);
+  if (input.repeats) season.repeats = true;
   const { groupBestOf } = input;
   if (groupBestOf != null && (!Number.isInteger(groupBestOf) || groupBestOf < 1 || groupBestOf > 1000))
     throw badInput('groupBestOf', 'groupBestOf must be an integer in 1..1000');
@@ -234,7 +267,7 @@ export function newSeasonOf(input: NewSeasonInput): NewSeason {
       : { ...season, groupBestOf, boards: season.boards?.map((b) => ({ ...b, groupBestOf })) };
   if (input.rewards == null || input.rewards.length === 0) return grouped;
   const boards = [season, ...(season.boards ?? [])].map((b) => ({ name: boardName(b), windows: windowsOf(b) }));
-  return { ...grouped, rewards: rewardRulesOf(input.rewards, boards) };
+  return { ...grouped, rewards: rewardRulesOf(input.rewards, boards, input.league != null) };
 }
 
 function newSeasonWithoutRewards(input: NewSeasonInput): NewSeason {
@@ -251,6 +284,7 @@ function newSeasonWithoutRewards(input: NewSeasonInput): NewSeason {
     shardsFromSeasonId,
     windows,
     resetOffsetMinutes,
+    periodHours,
   } = input;
   const { name, startsAt, endsAt, maxPointsPerMatch } = input;
   const sharded = shardBounds ?? shards ?? shardsFromSeasonId;
@@ -262,6 +296,7 @@ function newSeasonWithoutRewards(input: NewSeasonInput): NewSeason {
     maxPointsPerMatch,
     ...(windows == null ? {} : { windows: [...windows] }),
     ...(resetOffsetMinutes == null ? {} : { resetOffsetMinutes }),
+    ...(periodHours == null ? {} : { periodHours }),
     order: input.order ?? 'DESC',
     rankStyle: input.rankStyle ?? 'ORDINAL',
     split: splitWithDefaults(scoring, { pointsBits, timeBits, timeUnitSeconds }),

@@ -3,11 +3,19 @@ import { badInput, conflict, unavailable } from '../domain/errors.js';
 import { type MatchResultMessage } from '../domain/result-message.js';
 import { claimText } from '../domain/submission.js';
 import { coalesce } from './coalesce.js';
+import { context, SpanKind, trace, type Context, type Span } from '@opentelemetry/api';
+import { failed, traceHeaders, tracer } from '../tracing.js';
 
 /** Where accepted results go: Kafka, through an idempotent producer (acks = all). */
 export interface ResultQueue {
-  /** Resolves once Kafka acknowledged every message (acks=all). */
-  send(messages: readonly MatchResultMessage[]): Promise<void>;
+  /**
+   * Resolves once Kafka acknowledged every message (acks=all). `headers[i]`: the trace context
+   * headers of `messages[i]` (tracing.ts traceHeaders), none without a trace.
+   */
+  send(
+    messages: readonly MatchResultMessage[],
+    headers?: ReadonlyArray<Record<string, string> | undefined>,
+  ): Promise<void>;
 }
 
 /** postgres/match-claims.ts: claims matchIds, answers the payload hash each one holds. */
@@ -25,6 +33,8 @@ interface Waiting {
   /** About how many bytes its messages take in a produce request (bytesOf). */
   bytes: number;
   hash: string;
+  /** The submission's context (its submitMatchResult span): its messages carry a child of it. */
+  trace: Context;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -72,11 +82,17 @@ export function createSubmissionBatcher(deps: {
     async (batch) => {
       const messages = batch.flatMap((w) => w.messages);
       deps.onRound?.({ submissions: batch.length, messages: messages.length });
+      // One publish span per submission, in its trace; without an SDK, no-op spans and no headers.
+      const spans = batch.map((w) => tracer.startSpan('publish match results', { kind: SpanKind.PRODUCER }, w.trace));
+      const headers = traced(batch, spans);
       try {
-        await deps.queue.send(messages);
+        await deps.queue.send(messages, headers);
         for (const w of batch) w.resolve();
       } catch (err) {
+        for (const span of spans) failed(span, err);
         for (const w of batch) w.reject(err);
+      } finally {
+        for (const span of spans) span.end();
       }
     },
     (w) => w.bytes,
@@ -124,10 +140,18 @@ export function createSubmissionBatcher(deps: {
           messages,
           bytes,
           hash: payloadHash(messages),
+          trace: context.active(),
           resolve,
           reject,
         });
       });
     },
   };
+}
+
+/** Each message's trace headers (its submission's publish span), or undefined when none has any. */
+function traced(batch: readonly Waiting[], spans: readonly Span[]) {
+  const carried = batch.map((w, i) => traceHeaders(trace.setSpan(w.trace, spans[i]!)));
+  if (!carried.some(Boolean)) return undefined;
+  return batch.flatMap((w, i) => w.messages.map(() => carried[i]));
 }

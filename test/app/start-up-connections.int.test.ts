@@ -6,6 +6,9 @@
 // keeps a socket after its client has gone. Before the fix, in 4 of 11 cluster starts one
 // connection in 40-120 was never answered (held by the primary), others were reset or refused
 // while the workers handed the port over, and large bodies met EPIPE instead of their 503.
+// Each test starts ladder a few times, and again (up to a cap) until every kind of connection has
+// met both the "starting" answer and the API's: a quick start on a quiet machine may leave a kind
+// no connection in its short starting window.
 import { afterAll, expect, it } from 'vitest';
 import { testEnv } from '../support/env.js';
 import {
@@ -90,32 +93,40 @@ function expectAllAnswered(asked: Asked[]): void {
   expect(bad, `${bad.length} of ${asked.length} connections without a timely answer`).toEqual([]);
 }
 
-/** Both sides of the hand-over were seen, for every kind (over all the starts of a test). */
-function expectBothSides(asked: Asked[]): void {
-  for (const kind of new Set(KINDS)) {
-    expect(new Set(asked.filter((a) => a.kind === kind).map((a) => a.outcome))).toEqual(new Set(ANSWERS[kind]));
-  }
+/** The kinds not yet seen on both sides of the hand-over (starting, then ready) in `asked`. */
+function oneSided(asked: Asked[]): RequestKind[] {
+  return [...new Set(KINDS)].filter((kind) => {
+    const seen = new Set(asked.filter((a) => a.kind === kind).map((a) => a.outcome));
+    return ANSWERS[kind].some((answer) => !seen.has(answer));
+  });
 }
 
-it('answers every connection while a cluster (API_WORKERS=2) starts, start after start', async () => {
+/**
+ * Starts ladder `minStarts` times, each connection answered in time; then again while some kind
+ * has not yet been seen on both sides of the hand-over, up to `maxStarts`: a start quicker than the
+ * gap between two connections of a kind shows no 503 of it, which proves nothing either way, so it
+ * is not counted as a failure but made up for by another start. In the end every kind must have
+ * met both the "starting" answer and the API's, as before.
+ */
+async function startUntilBothSides(workers: number, minStarts: number, maxStarts: number): Promise<string[]> {
   const all: Asked[] = [];
   const rounds: string[] = [];
-  for (let round = 0; round < 4; round++) {
-    const asked = fromFirstAccept(await startUnderConnections(2));
+  while (rounds.length < minStarts || (rounds.length < maxStarts && oneSided(all).length > 0)) {
+    const asked = fromFirstAccept(await startUnderConnections(workers));
     expectAllAnswered(asked);
     all.push(...asked);
     rounds.push(`${asked.length} connections, slowest answer ${Math.max(...asked.map((a) => a.ms))} ms`);
   }
+  expect(oneSided(all), `kinds never answered "starting" in ${rounds.length} starts`).toEqual([]);
+  return rounds;
+}
+
+it('answers every connection while a cluster (API_WORKERS=2) starts, start after start', async () => {
+  const rounds = await startUntilBothSides(2, 4, 12);
   console.log(`cluster starts: ${rounds.join('; ')}`);
-  expectBothSides(all);
-}, 240_000);
+}, 600_000);
 
 it('answers every connection while one process starts', async () => {
-  const all: Asked[] = [];
-  for (let round = 0; round < 2; round++) {
-    const asked = fromFirstAccept(await startUnderConnections(1));
-    expectAllAnswered(asked);
-    all.push(...asked);
-  }
-  expectBothSides(all);
-}, 90_000);
+  const rounds = await startUntilBothSides(1, 2, 8);
+  console.log(`single-process starts: ${rounds.join('; ')}`);
+}, 300_000);

@@ -1,4 +1,4 @@
-// `players remove|block|unblock` and `export` as operators run them: real child processes.
+// `players remove|block|unblock|hide|unhide` and `export` as operators run them: real child processes.
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,28 @@ describe('players remove, block, unblock', () => {
     expect((await cli('players', 'block', ...args)).stdout).toMatch(/^already blocked:/);
     expect((await cli('players', 'unblock', ...args)).stdout).toMatch(/^unblocked:/);
     expect(await s.pg.sql`select 1 from blocked_players where season_id = ${season.id}`).toHaveLength(0);
+  });
+
+  it('hides a player from every board pending review and shows them again, exactly', async () => {
+    const { season, honest, cheats } = await seasonWithCheater();
+    const args = ['--season', String(season.id), '--player', CHEATER, '--reason', 'pending review'];
+    const hidden = await cli('players', 'hide', ...args);
+    expect(hidden.code).toBe(0);
+    // SEASON and the DAY and WEEK periods the cheats fell in.
+    expect(hidden.stdout).toMatch(
+      new RegExp(
+        `^hidden from the boards: player ${CHEATER} in season ${season.id} \\(\\d+ board entries changed\\); audit #\\d+\n$`,
+      ),
+    );
+    await expectBoardsMatchOracle(s, season, asOracle(honest));
+    expect((await cli('players', 'hide', ...args)).stdout).toMatch(
+      /^already hidden from the boards: .*\(0 board entries changed\)/,
+    );
+    const shown = await cli('players', 'unhide', ...args);
+    expect(shown.stdout).toMatch(/^shown on the boards: /);
+    await expectBoardsMatchOracle(s, season, asOracle([...honest, ...cheats]));
+    const audit = await s.pg.sql`select action from admin_audit where season_id = ${season.id} order by id`;
+    expect(audit.map((r) => r.action)).toEqual(['hide_player', 'hide_player', 'unhide_player']);
   });
 
   it.for<[string, string[], number, string]>([

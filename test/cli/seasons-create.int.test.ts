@@ -66,6 +66,34 @@ describe('seasons create', () => {
     expect(fromCli).toMatchObject({ split: { pointsBits: 20, timeBits: 32, timeUnitSeconds: 2 } });
   });
 
+  it('creates a season keeping CUSTOM periods from --period-hours, as the mutation; CUSTOM alone is refused', async () => {
+    const input: Input = {
+      name: uniqueName('cli custom'),
+      startsAt: at(-1),
+      endsAt: at(10),
+      scoring: 'BEST',
+      maxPointsPerMatch: 100,
+      windows: ['SEASON', 'CUSTOM'],
+      periodHours: 6,
+    };
+    const run = await cli('seasons', 'create', ...optionsOf(input));
+    expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('; boards SEASON, CUSTOM, CUSTOM every 6 h from its start\n');
+    const mutation = await viaMutation(input);
+    expect(mutation.errors).toBeUndefined();
+    const [fromCli, fromMutation] = await Promise.all([
+      api.s.seasons.get(Number(run.stdout.trimEnd().split('\n').at(-1))),
+      api.s.seasons.get(mutation.data!.createSeason.id),
+    ]);
+    expect({ ...fromCli, id: 0 }).toEqual({ ...fromMutation, id: 0 });
+    expect(fromCli).toMatchObject({ windows: ['SEASON', 'CUSTOM'], periodHours: 6 });
+
+    // Without --period-hours (the last option).
+    const refused = await cli('seasons', 'create', ...optionsOf(input).slice(0, -2));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('periodHours');
+  });
+
   it('creates a season with score-range shards, as the mutation', async () => {
     const input = { name: uniqueName('cli shards'), startsAt: at(1), endsAt: at(8), scoring: 'SUM' };
     const run = await cli(
@@ -169,6 +197,35 @@ describe('seasons create', () => {
     expect((await cli('seasons', 'create', ...optionsOf(input as Input), '--rewards', '{"a":1}')).code).toBe(2);
   });
 
+  it('creates a repeating league season ranked by last season, with per-cohort rewards', async () => {
+    const league = { name: uniqueName('cli-league').toLowerCase(), tiers: ['Bronze', 'Silver'], cohortSize: 20 };
+    const input = {
+      name: uniqueName('cli league'),
+      startsAt: at(-1),
+      endsAt: at(30),
+      scoring: 'BEST',
+      maxPointsPerMatch: 10,
+    };
+    const run = await cli(
+      'seasons',
+      'create',
+      ...optionsOf(input as Input),
+      '--league',
+      JSON.stringify({ ...league, promote: 2, relegate: 2, placement: 'RANK' }),
+      '--rewards',
+      JSON.stringify([{ name: 'cohort_top', per: 'COHORT', fromRank: 1, toRank: 3, reward: { gems: 5 } }]),
+      '--repeats',
+    );
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain(`; rewards cohort_top; league ${league.name}; repeats\n`);
+    const id = Number(run.stdout.trim().split('\n').at(-1));
+    const [row] = await api.s.pg.sql<Array<{ league: Record<string, unknown>; repeats: boolean }>>`
+      select league, repeats from seasons where id = ${id}`;
+    expect(row).toEqual({ league: { ...league, promote: 2, relegate: 2, placement: 'RANK' }, repeats: true });
+    const notJson = await cli('seasons', 'create', ...optionsOf(input as Input), '--league', '[1]');
+    expect(notJson.code).toBe(2);
+  });
+
   // Each refusal: the mutation's error message is the CLI's, exit 2 for BAD_USER_INPUT (1 otherwise).
   const valid: Input = { name: 'refused', startsAt: at(-1), endsAt: at(30), scoring: 'BEST', maxPointsPerMatch: 100 };
   it.concurrent.for<[string, Input]>([
@@ -199,7 +256,11 @@ describe('seasons create', () => {
       optionsOf(Object.fromEntries(Object.entries(valid).filter(([k]) => k !== 'scoring'))),
       '--scoring is required',
     ],
-    ['an unknown scoring', optionsOf({ ...valid, scoring: 'MAX' }), '--scoring must be one of BEST, SUM, got "MAX"'],
+    [
+      'an unknown scoring',
+      optionsOf({ ...valid, scoring: 'MAX' }),
+      '--scoring must be one of BEST, SUM, LAST, got "MAX"',
+    ],
     ['a date that does not exist', optionsOf({ ...valid, endsAt: '2026-11-31T00:00:00Z' }), '--ends-at: DateTime must'],
     ['a date without a zone', optionsOf({ ...valid, startsAt: '2026-11-30T00:00:00' }), '--starts-at: DateTime must'],
     ['points that are not an integer', optionsOf({ ...valid, maxPointsPerMatch: '1e3' }), 'must be an integer'],

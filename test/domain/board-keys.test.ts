@@ -21,6 +21,17 @@ describe('validateKeys', () => {
     ['a max of 0', [k('a', 0), k('b', 3)], { code: 'BAD_USER_INPUT', field: 'keys' }],
     ['a fractional max', [k('a', 1.5), k('b', 3)], { code: 'BAD_USER_INPUT', field: 'keys' }],
     ['a bad stat name', [k('Kills', 7), k('b', 3)], { code: 'BAD_USER_INPUT', field: 'keys' }],
+    ['a SUM key', [{ ...k('wins', 1000), aggregate: 'SUM' }, k('time', 3600, 'ASC')], 'no error'],
+    [
+      'a SUM key in ASC order (a growing total would rank worse)',
+      [{ ...k('wins', 1000, 'ASC'), aggregate: 'SUM' }, k('b', 3)],
+      { code: 'BAD_USER_INPUT', field: 'keys' },
+    ],
+    [
+      'an unknown aggregate',
+      [{ ...k('wins', 1000), aggregate: 'LAST' as 'SUM' }, k('b', 3)],
+      { code: 'BAD_USER_INPUT', field: 'keys' },
+    ],
     [
       'an unknown order',
       [{ stat: 'a', max: 7, order: 'UP' as 'ASC' }, k('b', 3)],

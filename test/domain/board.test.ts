@@ -106,8 +106,11 @@ describe('checkPeriodsPage', () => {
     ['DAY', 1.5, null, 'first'],
     ['DAY', 5, '2026-W02', 'before'],
     ['WEEK', 5, '2026-01-13', 'before'],
+    ['CUSTOM', 5, '2026-01-01T06:00', undefined],
+    ['CUSTOM', 5, '2026-01-01T05:00', 'before'],
+    ['CUSTOM', 5, '2026-01-01', 'before'],
   ] as const)('%s first=%s before=%s → %s', (window, first, before, field) => {
-    const check = () => checkPeriodsPage(window, first, before);
+    const check = () => checkPeriodsPage({ ...season, periodHours: 6 }, window, first, before);
     if (field === undefined) expect(check).not.toThrow();
     else expect(check).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', field }) as Error);
   });

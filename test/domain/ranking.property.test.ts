@@ -19,7 +19,15 @@ const resultArb = fc.record({
   endedAt: fc.integer({ min: 0, max: 600_000 }).map((ms) => new Date(startsAt.getTime() + ms)),
 });
 
-const boardArb = fc.constantFrom<[ScoringMode, SortOrder]>(['BEST', 'DESC'], ['BEST', 'ASC'], ['SUM', 'DESC']);
+const boardArb = fc.constantFrom<[ScoringMode, SortOrder]>(
+  ['BEST', 'DESC'],
+  ['BEST', 'ASC'],
+  ['SUM', 'DESC'],
+  ['LAST', 'DESC'],
+  ['LAST', 'ASC'],
+);
+// Whole seconds as the time unit (the default split's): LAST compares results by it.
+const ruleOf = (scoring: ScoringMode, order: SortOrder) => ({ scoring, order, startsAt, split: defaultSplit(scoring) });
 
 const resultsAndPermutation = fc
   .array(resultArb, { minLength: 1, maxLength: 12 })
@@ -28,7 +36,7 @@ const resultsAndPermutation = fc
 type Result = { points: number; endedAt: Date };
 
 const fold = (rs: Result[], scoring: ScoringMode, order: SortOrder): StandingValue | undefined =>
-  rs.reduce<StandingValue | undefined>((cur, r) => applyResult(cur, r, scoring, order), undefined);
+  rs.reduce<StandingValue | undefined>((cur, r) => applyResult(cur, r, ruleOf(scoring, order)), undefined);
 
 const ms = (d: Date) => d.getTime();
 
@@ -42,9 +50,13 @@ function expectedStanding(rs: Result[], scoring: ScoringMode, order: SortOrder):
         : Math.min(...rs.map((r) => ms(r.endedAt)));
     return { points, at };
   }
-  const all = rs.map((r) => r.points);
+  // LAST: BEST over the results of the latest whole second (the time unit).
+  const unit = (r: Result) => Math.floor((ms(r.endedAt) - ms(startsAt)) / 1000);
+  const latest = Math.max(...rs.map(unit));
+  const kept = scoring === 'LAST' ? rs.filter((r) => unit(r) === latest) : rs;
+  const all = kept.map((r) => r.points);
   const points = order === 'DESC' ? Math.max(...all) : Math.min(...all);
-  return { points, at: Math.min(...rs.filter((r) => r.points === points).map((r) => ms(r.endedAt))) };
+  return { points, at: Math.min(...kept.filter((r) => r.points === points).map((r) => ms(r.endedAt))) };
 }
 
 describe('applyResult properties', () => {
@@ -68,23 +80,50 @@ describe('applyResult properties', () => {
       fc.property(boardArb, split, ([scoring, order], [rs, cut]) => {
         const head = fold(rs.slice(0, cut), scoring, order)!;
         const tail = fold(rs.slice(cut), scoring, order)!;
-        expect(mergeStandings(head, tail, scoring, order)).toEqual(fold(rs, scoring, order));
+        expect(mergeStandings(head, tail, ruleOf(scoring, order))).toEqual(fold(rs, scoring, order));
       }),
       RUNS,
     );
   });
 
-  it('never lowers the encoded score, so ZADD GT can apply every step', () => {
+  it('never lowers the encoded score of BEST and SUM, so ZADD GT can apply every step', () => {
+    const notLast = boardArb.filter(([scoring]) => scoring !== 'LAST');
     fc.assert(
-      fc.property(boardArb, fc.array(resultArb, { minLength: 1, maxLength: 12 }), ([scoring, order], rs) => {
+      fc.property(notLast, fc.array(resultArb, { minLength: 1, maxLength: 12 }), ([scoring, order], rs) => {
         const codec = createCodec({ startsAt, order, split: defaultSplit(scoring) });
         let current: StandingValue | undefined;
         let previous = -1;
         for (const r of rs) {
-          current = applyResult(current, r, scoring, order);
+          current = applyResult(current, r, ruleOf(scoring, order));
           const score = codec.encode(current.points, current.achievedAt);
           expect(score).toBeGreaterThanOrEqual(previous);
           previous = score;
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('moves a LAST score only where Redis’s rule (lastReplaces.lua) lets it: later unit, or same unit and higher', () => {
+    const lastArb = fc.constantFrom<SortOrder>('DESC', 'ASC');
+    fc.assert(
+      fc.property(lastArb, fc.array(resultArb, { minLength: 1, maxLength: 12 }), (order, rs) => {
+        const split = defaultSplit('LAST');
+        const codec = createCodec({ startsAt, order, split });
+        const step = 2 ** split.timeBits;
+        // lastReplaces.lua, in numbers: fewer low bits is a later unit.
+        const replaces = (s: number, h: number) => s % step < h % step || (s % step === h % step && s > h);
+        let current: StandingValue | undefined;
+        let held: number | undefined;
+        for (const r of rs) {
+          current = applyResult(current, r, ruleOf('LAST', order));
+          const score = codec.encode(current.points, current.achievedAt);
+          // The standing after the step is what Redis holds after writing it by its rule.
+          if (held === undefined || replaces(score, held)) held = score;
+          expect(held).toBe(score);
+          // And the rule never lets the older standing back.
+          const older = codec.encode(r.points, r.endedAt);
+          if (older !== score) expect(replaces(older, score)).toBe(false);
         }
       }),
       RUNS,

@@ -158,6 +158,8 @@ describe('compareBytes', () => {
 
 type V = [number, number] | undefined; // [points, seconds]
 const value = (v: [number, number]) => ({ points: v[0], achievedAt: sec(v[1]) });
+// Time units of 10 s from startsAt: LAST compares results by unit (0..9 s, 10..19 s, ...).
+const rule = (scoring: ScoringMode, order: SortOrder) => ({ scoring, order, startsAt, split: { timeUnitSeconds: 10 } });
 
 describe('applyResult', () => {
   it.each<[string, ScoringMode, SortOrder, V, [number, number], [number, number]]>([
@@ -178,8 +180,20 @@ describe('applyResult', () => {
     ['SUM ignores an earlier zero-point result’s time', 'SUM', 'DESC', [7, 9], [0, 1], [7, 9]],
     ['SUM adds a late-arriving earlier result without moving the time', 'SUM', 'DESC', [7, 9], [3, 5], [10, 9]],
     ['SUM dates the total from its latest positive result', 'SUM', 'DESC', [7, 9], [3, 11], [10, 11]],
+    ['LAST takes the first result as is', 'LAST', 'DESC', undefined, [10, 5], [10, 5]],
+    ['LAST takes a later unit’s result, fewer points too', 'LAST', 'DESC', [20, 5], [10, 12], [10, 12]],
+    ['LAST keeps its result against an earlier unit’s, more points too', 'LAST', 'DESC', [10, 12], [20, 5], [10, 12]],
+    ['LAST within one unit keeps the better points (DESC)', 'LAST', 'DESC', [20, 2], [10, 8], [20, 2]],
+    ['LAST within one unit takes better points (DESC)', 'LAST', 'DESC', [10, 8], [20, 2], [20, 2]],
+    ['LAST within one unit takes the earlier of equal points', 'LAST', 'DESC', [20, 8], [20, 2], [20, 2]],
+    ['LAST within one unit takes fewer points (ASC)', 'LAST', 'ASC', [20, 2], [10, 8], [10, 8]],
+    ['LAST ASC takes a later unit’s result, more points too', 'LAST', 'ASC', [10, 5], [30, 15], [30, 15]],
   ])('%s', (_name, scoring, order, current, result, expected) => {
-    const next = applyResult(current && value(current), { points: result[0], endedAt: sec(result[1]) }, scoring, order);
+    const next = applyResult(
+      current && value(current),
+      { points: result[0], endedAt: sec(result[1]) },
+      rule(scoring, order),
+    );
     expect(next).toEqual(value(expected));
   });
 
@@ -189,6 +203,6 @@ describe('applyResult', () => {
     ['fractional points', 'BEST', 'DESC', 1.5, sec(0), { code: 'POINTS_OUT_OF_RANGE', field: 'points' }],
     ['an invalid date', 'BEST', 'DESC', 1, new Date(Number.NaN), { code: 'TIME_OUT_OF_RANGE', field: 'endedAt' }],
   ])('rejects %s', (_name, scoring, order, points, endedAt, expected) => {
-    expect(thrown(() => applyResult(undefined, { points, endedAt }, scoring, order))).toEqual(expected);
+    expect(thrown(() => applyResult(undefined, { points, endedAt }, rule(scoring, order)))).toEqual(expected);
   });
 });

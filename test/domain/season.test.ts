@@ -87,6 +87,12 @@ describe('validateSeasonDefinition', () => {
     ['a fractional unit', { split: split(21, 32, 0.5) }, 'BAD_USER_INPUT', 'timeUnitSeconds'],
     ['SUM scoring in ASC order', { scoring: 'SUM', order: 'ASC' }, 'BAD_USER_INPUT', 'order'],
     [
+      'a sharded LAST board (its scores may go down)',
+      { scoring: 'LAST', shardBounds: [100] },
+      'BAD_USER_INPUT',
+      'shardBounds',
+    ],
+    [
       'max points past the default 21 point bits',
       { maxPointsPerMatch: 2 ** 21 },
       'POINTS_OUT_OF_RANGE',

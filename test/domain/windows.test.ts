@@ -175,3 +175,167 @@ describe('periodStart and periodEnd', () => {
     );
   });
 });
+
+describe('CUSTOM periods: spans of periodHours from the anchor (the season start)', () => {
+  const custom = (hours: number, anchor = '2026-12-01T04:00:00.000Z', offsetMs = 0) => ({
+    offsetMs,
+    anchor: new Date(anchor),
+    periodHours: hours,
+  });
+
+  it.each<[hours: number, anchor: string, at: string, period: string, start: string, end: string]>([
+    // N = 6 from 04:00: 04:00, 10:00, 16:00, 22:00, 04:00 ...
+    [
+      6,
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-01T04:00',
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-01T10:00:00.000Z',
+    ],
+    [
+      6,
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-01T09:59:59.999Z',
+      '2026-12-01T04:00',
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-01T10:00:00.000Z',
+    ],
+    [
+      6,
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-01T10:00:00.000Z',
+      '2026-12-01T10:00',
+      '2026-12-01T10:00:00.000Z',
+      '2026-12-01T16:00:00.000Z',
+    ],
+    [
+      6,
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-06T03:59:59.999Z',
+      '2026-12-05T22:00',
+      '2026-12-05T22:00:00.000Z',
+      '2026-12-06T04:00:00.000Z',
+    ],
+    // N = 1
+    [
+      1,
+      '2026-12-01T04:30:00.000Z',
+      '2026-12-01T05:29:59.999Z',
+      '2026-12-01T04:30',
+      '2026-12-01T04:30:00.000Z',
+      '2026-12-01T05:30:00.000Z',
+    ],
+    [
+      1,
+      '2026-12-01T04:30:00.000Z',
+      '2026-12-01T05:30:00.000Z',
+      '2026-12-01T05:30',
+      '2026-12-01T05:30:00.000Z',
+      '2026-12-01T06:30:00.000Z',
+    ],
+    // N = 24: days from the anchor's time of day, not UTC midnight
+    [
+      24,
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-03T03:59:59.999Z',
+      '2026-12-02T04:00',
+      '2026-12-02T04:00:00.000Z',
+      '2026-12-03T04:00:00.000Z',
+    ],
+    // N = 168: weeks from the anchor's weekday (a Tuesday), not ISO Mondays
+    [
+      168,
+      '2026-12-01T04:00:00.000Z',
+      '2026-12-14T12:00:00.000Z',
+      '2026-12-08T04:00',
+      '2026-12-08T04:00:00.000Z',
+      '2026-12-15T04:00:00.000Z',
+    ],
+    // A period crossing a year: 72 h from 2026-12-30 00:00
+    [
+      72,
+      '2026-12-24T00:00:00.000Z',
+      '2027-01-01T12:00:00.000Z',
+      '2026-12-30T00:00',
+      '2026-12-30T00:00:00.000Z',
+      '2027-01-02T00:00:00.000Z',
+    ],
+    // The largest span: a leap year
+    [
+      8784,
+      '2027-06-01T00:00:00.000Z',
+      '2028-05-31T23:59:59.999Z',
+      '2027-06-01T00:00',
+      '2027-06-01T00:00:00.000Z',
+      '2028-06-01T00:00:00.000Z',
+    ],
+    // An anchor with seconds: every start keeps them, the name drops them
+    [
+      6,
+      '2026-12-01T04:00:30.000Z',
+      '2026-12-01T10:00:29.999Z',
+      '2026-12-01T04:00',
+      '2026-12-01T04:00:30.000Z',
+      '2026-12-01T10:00:30.000Z',
+    ],
+  ])('every %i h from %s: %s is in %s [%s, %s)', (hours, anchor, at, period, start, end) => {
+    const t = custom(hours, anchor);
+    expect(periodOf('CUSTOM', new Date(at), t)).toBe(period);
+    expect(isValidPeriod('CUSTOM', period, t)).toBe(true);
+    expect(periodStart('CUSTOM', period, seasonStart, t).toISOString()).toBe(start);
+    expect(periodEnd('CUSTOM', period, seasonEnd, t).toISOString()).toBe(end);
+  });
+
+  it('ignores the reset offset', () => {
+    expect(periodOf('CUSTOM', new Date('2026-12-01T10:00:00.000Z'), custom(6, undefined, 240 * 60_000))).toBe(
+      '2026-12-01T10:00',
+    );
+  });
+
+  it.each<[hours: number, period: string]>([
+    [6, '2026-12-01T05:00'], // not aligned to the anchor
+    [6, '2026-12-01T04:01'],
+    [24, '2026-12-02T00:00'],
+    [6, '2026-12-01T4:00'], // not canonical
+    [6, '2026-12-01 04:00'],
+    [6, '2026-12-01T04:00:00'],
+    [6, '2026-12-01'],
+    [6, '2026-02-30T04:00'], // no such day
+    [6, '2026-12-01T28:00'],
+    [6, '2026-12-01T04:60'],
+    [6, ''],
+  ])('every %i h: refuses %j', (hours, period) => {
+    expect(isValidPeriod('CUSTOM', period, custom(hours))).toBe(false);
+    expect(thrown(() => periodStart('CUSTOM', period, seasonStart, custom(hours)))).toBe('RangeError');
+  });
+
+  it('needs its span and anchor; without them a name is only checked to be a canonical minute', () => {
+    expect(thrown(() => periodOf('CUSTOM', new Date('2026-12-01T04:00:00.000Z')))).toBe('RangeError');
+    expect(isValidPeriod('CUSTOM', '2026-12-01T05:00')).toBe(true);
+    expect(isValidPeriod('CUSTOM', '2026-12-01T05:60')).toBe(false);
+  });
+
+  it('tiles time: every instant is in its period, the end in the next, each name valid and aligned', () => {
+    const anchorMs = Date.UTC(2026, 11, 1, 4);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: anchorMs, max: Date.UTC(2030, 0, 1) }),
+        fc.constantFrom(1, 5, 6, 24, 168, 8784),
+        (ms, hours) => {
+          const t = custom(hours);
+          const at = new Date(ms);
+          const period = periodOf('CUSTOM', at, t);
+          const start = periodStart('CUSTOM', period, seasonStart, t);
+          const end = periodEnd('CUSTOM', period, seasonEnd, t);
+          expect(start.getTime()).toBeLessThanOrEqual(ms);
+          expect(ms).toBeLessThan(end.getTime());
+          expect((start.getTime() - anchorMs) % (hours * 3_600_000)).toBe(0);
+          expect(periodOf('CUSTOM', end, t)).not.toBe(period);
+          expect(periodOf('CUSTOM', new Date(end.getTime() - 1), t)).toBe(period);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -5,7 +5,7 @@
 // stored, and removing a player's result brings back the metadata of the one that now sets it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, minutesFromNow, startApi, type TestApi } from '../support/api.js';
+import { errorOf, startApi, type TestApi } from '../support/api.js';
 import { createSeason, waitFor } from '../support/services.js';
 
 let api: TestApi;
@@ -28,10 +28,15 @@ afterAll(async () => {
 const SUBMIT = 'mutation($input: MatchResultInput!) { submitMatchResult(input: $input) { accepted } }';
 const P = (n: number) => String(832_000_000_000 + n);
 const submit = (input: Record<string, unknown>) => api.gql(SUBMIT, { input }, submitter);
+// The matches end 50 to 20 minutes before `until`: now, or, within an hour after UTC midnight, that
+// midnight, so that they all fall in one day (and week) whatever the hour the test runs at.
+const DAY_MS = 86_400_000;
+const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+const until = Date.now() - midnight < 3_600_000 ? midnight : Date.now();
 const match = (minutesAgo: number, results: Array<{ playerId: string; points: number; metadata?: unknown }>) => ({
   matchId: randomUUID(),
   seasonIds: [best, sum],
-  endedAt: minutesFromNow(-minutesAgo),
+  endedAt: new Date(until - minutesAgo * 60_000).toISOString(),
   results,
 });
 
@@ -45,10 +50,11 @@ type Board = {
 const read = async (seasonId: number, player: string, window = 'SEASON') =>
   (
     await api.gql(
-      `query($s: Int!, $p: ID!) { leaderboard(seasonId: $s, window: ${window}) {
+      `query($s: Int!, $p: ID!, $at: DateTime) { leaderboard(seasonId: $s, window: ${window}, at: $at) {
         size top(limit: 10) { playerId points metadata } entry(playerId: $p) { metadata }
         around(playerId: $p, radius: 1) { playerId metadata } friends(playerIds: [$p]) { playerId metadata } } }`,
-      { s: seasonId, p: player },
+      // The day and week of the matches.
+      { s: seasonId, p: player, at: new Date(until - 60_000).toISOString() },
     )
   ).data?.['leaderboard'] as Board;
 

@@ -124,6 +124,16 @@ describe('group boards', () => {
       const closed = await api.gql('mutation($s: Int!) { closeSeason(id: $s) { status } }', { s }, admin);
       expect(closed.errors).toBeUndefined();
       expect(strip(await groupsOf(s))).toEqual(live);
+      // Groups are frozen at the close: a member leaving now changes nothing of the closed season.
+      const leaver = [...members.keys()].find((id) => id !== mover)!;
+      const left = await api.gql(
+        'mutation($input: SetPlayerScopesInput!) { setPlayerScopes(input: $input) { groups } }',
+        { input: { playerId: leaver, groups: ['ravens'] } },
+        admin,
+      );
+      expect(left.errors).toBeUndefined();
+      await waitUntilCaughtUp(api.s, 'the move after the close');
+      expect(strip(await groupsOf(s))).toEqual(live);
     });
 
   it('keeps no group board for an ASC board', async () => {

@@ -284,7 +284,7 @@ describe('rewards', () => {
     }
   });
 
-  it('a close killed at random points, then run again, grants every reward once and sends each at least once', async () => {
+  it('a close killed at random points, then run again, grants every reward once, sends each at least once, and moves each promoted league player once', async () => {
     const env = testEnv({ SEASON_CACHE_TTL_MS: '300', SEASON_CLOSE_GRACE_MS: '200' });
     const config = testConfig(env);
     const s = openServices(config);
@@ -295,7 +295,20 @@ describe('rewards', () => {
         { name: 'top_tenth', board: 'points', topPercent: 10, reward: { chest: 'gold' } },
         { name: 'everyone', board: 'points', everyone: true, reward: { badge: 'played' } },
       ];
-      const season = await createSeason(s, { name: 'rewards under SIGKILL', rankStyle: 'COMPETITION', rewards: rules });
+      // A league season too: its promotions happen in the same finalize transaction as the grants.
+      const league = {
+        name: uniqueName('killed').toLowerCase(),
+        tiers: ['A', 'B', 'C'],
+        cohortSize: 50,
+        promote: 5,
+        relegate: 5,
+      };
+      const season = await createSeason(s, {
+        name: 'rewards under SIGKILL',
+        rankStyle: 'COMPETITION',
+        rewards: rules,
+        league,
+      });
       await ingestDirect(s, season, tieHeavyResults(season, { players: 400, seed: 32, maxPoints: 30 }), 90 * 24 * 3600);
       const args = ['seasons', 'close', '--season', String(season.id), '--reason', 'season over'];
       // Killed 4 times at random points (the close waits ~0.5 s, then finalizes and publishes).
@@ -319,6 +332,30 @@ describe('rewards', () => {
       expect(rows.every((r) => r.published)).toBe(true);
       const onKafka = await keysOn(s.kafka, config.kafka.rewardsTopic, (keys) => new Set(keys).size >= expected.size);
       expect(new Set(onKafka)).toEqual(new Set(expected.keys()));
+
+      // Every cohort's best 5 by final position moved up exactly once (tier B, not C); nobody else moved.
+      const members = await s.pg.sql<Array<{ playerId: string; cohort: number; position: number }>>`
+        select m.player_id::text as "playerId", m.cohort, f.position from league_members m
+        join season_final_standings f on f.season_id = m.season_id and f.player_id = m.player_id
+          and f."window" = 'SEASON' and f.period = ''
+        where m.season_id = ${season.id}`;
+      expect(members.length).toBe(ranked.length);
+      const promoted = new Set<string>();
+      for (const cohort of new Set(members.map((m) => m.cohort)))
+        members
+          .filter((m) => m.cohort === cohort)
+          .sort((a, b) => a.position - b.position)
+          .slice(0, 5)
+          .forEach((m) => promoted.add(m.playerId));
+      const moves = await s.pg.sql<Array<{ playerId: string; toTier: number }>>`
+        select player_id::text as "playerId", to_tier as "toTier" from league_moves where season_id = ${season.id}`;
+      expect(new Set(moves.map((m) => m.playerId))).toEqual(promoted);
+      expect(moves.every((m) => m.toTier === 1)).toBe(true);
+      const tiers = await s.pg.sql<Array<{ playerId: string; tier: number }>>`
+        select player_id::text as "playerId", tier from league_tiers where league = ${league.name}`;
+      expect(new Map(tiers.map((t) => [t.playerId, t.tier]))).toEqual(
+        new Map(members.map((m) => [m.playerId, promoted.has(m.playerId) ? 1 : 0])),
+      );
     } finally {
       await s.close();
     }

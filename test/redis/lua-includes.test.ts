@@ -81,7 +81,7 @@ describe("ladder's scripts", () => {
   it('raise a version only through includes/raiseVersion.lua, pasted once into each script that does', () => {
     const raising = sources.filter((s) => s.text.includes('includes/raiseVersion')).map((s) => s.file);
     expect(raising.sort()).toEqual([
-      'applyStandings-4.lua',
+      'applyStandings-5.lua',
       'boardEvent-1.lua',
       'setStandings-4.lua',
       'swapBoard-4.lua',

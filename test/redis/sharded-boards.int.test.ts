@@ -40,7 +40,7 @@ import { testConfig } from '../support/env.js';
 import { generateResults, prng, shuffle, withReplays } from '../support/generate.js';
 import { ensureRedisCluster } from '../support/redis-cluster.js';
 import { boardsOf, line } from '../support/season-boards.js';
-import { openServices, type Services } from '../support/services.js';
+import { openServices, waitFor, type Services } from '../support/services.js';
 
 // The oracle test of score-range shards (issue 11, docs/scale-out.md): the same results go to a
 // sharded season and to its twin on one ZSET per board, on the real Redis Cluster; after every
@@ -52,6 +52,16 @@ let s: Services;
 beforeAll(async () => {
   const url = await ensureRedisCluster();
   s = openServices(testConfig({ REDIS_CLUSTER_NODES: url.replace('redis-cluster://', '') }));
+  // A cluster just created (a fresh clone's) may still drop the client's first connections: the
+  // cases start once every master answers through it.
+  await waitFor('every master answers', async () => {
+    try {
+      await Promise.all((await mastersOf(s.redis)).map((node) => node.ping()));
+      return true;
+    } catch {
+      return false;
+    }
+  });
 });
 afterAll(async () => {
   await s?.close();

@@ -28,6 +28,8 @@ describe('applyResults (one statement per chunk; unchanged standings are not rew
     { name: 'BEST' },
     { name: 'ASC', order: 'ASC' as const, rankStyle: 'COMPETITION' as const },
     { name: 'SUM', scoring: 'SUM' as const },
+    { name: 'LAST', scoring: 'LAST' as const },
+    { name: 'LAST ASC', scoring: 'LAST' as const, order: 'ASC' as const, rankStyle: 'COMPETITION' as const },
   ]) {
     it(`${def.name}: a chunk committed to PostgreSQL but never written to Redis (a crash) is repaired by its replay, mixed with new results, in any order`, async () => {
       const season = await createSeason(s, def);

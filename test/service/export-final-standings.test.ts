@@ -65,6 +65,8 @@ describe('export filters', () => {
     ['a period of the SEASON window', 'SEASON', '2026', { code: 'BAD_USER_INPUT', field: 'period' }],
     ['an impossible day', 'DAY', '2026-02-30', { code: 'BAD_USER_INPUT', field: 'period' }],
     ['a day given for a week', 'WEEK', '2026-03-02', { code: 'BAD_USER_INPUT', field: 'period' }],
+    ['a CUSTOM period', 'CUSTOM', '2026-03-02T06:00', 'no error'],
+    ['a CUSTOM period without its minutes', 'CUSTOM', '2026-03-02T06', { code: 'BAD_USER_INPUT', field: 'period' }],
   ])('%s', (_name, window, period, expected) => {
     expect(thrown(() => parseExportFilter(window, period))).toEqual(expected);
   });

@@ -73,61 +73,68 @@ async function snapshot(seasonId: number) {
 }
 
 describe('rebuilding a season from PostgreSQL', () => {
-  it('after FLUSHALL, restores every board byte-identical to what ingest had built', async () => {
-    const season = await createSeason(s, { name: 'rebuild', scoring: 'SUM' });
-    for (let i = 0; i < 4; i++) {
-      await ingest(season, generateResults(season, { results: 2_500, players: 800, seed: 40 + i }), i * 10_000);
-    }
-    const before = await snapshot(season.id);
-    expect(before.length).toBeGreaterThan(10);
-
-    await s.redis.flushall();
-    const report = await rebuild(season);
-
-    expect(await snapshot(season.id)).toEqual(before);
-    expect(report).toMatchObject({ seasonId: season.id, boards: before.length, expiredBoardsSkipped: 0 });
-  });
-
-  it('keeps the live board non-empty and loses no result ingested while it runs', async () => {
-    const season = await createSeason(s, { name: 'rebuild under load' });
-    const first = generateResults(season, { results: 20_000, players: 5_000, seed: 60 });
-    await ingest(season, first);
-    const later = generateResults(season, { results: 6_000, players: 6_000, seed: 61, maxPoints: 200 });
-
-    let reading = true;
-    let emptyReads = 0;
-    let reads = 0;
-    const reader = (async () => {
-      while (reading) {
-        if ((await s.redis.zcard(boardKey(seasonBoard(season)))) === 0) emptyReads++;
-        reads++;
+  it.each(['SUM', 'LAST'] as const)(
+    'after FLUSHALL, restores every board of a %s season byte-identical to what ingest had built',
+    async (scoring) => {
+      const season = await createSeason(s, { name: 'rebuild', scoring });
+      for (let i = 0; i < 4; i++) {
+        await ingest(season, generateResults(season, { results: 2_500, players: 800, seed: 40 + i }), i * 10_000);
       }
-    })();
-    let chunk = 0;
-    // Ingest in small chunks while the rebuild streams, so some land mid-rebuild.
-    const writer = (async () => {
-      for (; chunk * 500 < later.length; chunk++) {
-        await ingest(season, later.slice(chunk * 500, (chunk + 1) * 500), 100_000 + chunk * 500);
-      }
-    })();
-    const report = await rebuild(season);
-    const chunksDuringRebuild = chunk;
-    await writer;
-    reading = false;
-    await reader;
+      const before = await snapshot(season.id);
+      expect(before.length).toBeGreaterThan(10);
 
-    // The rebuild overlapped ingest: some chunks landed while it ran, some after.
-    expect(chunksDuringRebuild).toBeGreaterThan(0);
-    expect(chunksDuringRebuild).toBeLessThan(later.length / 500);
-    expect(report.members).toBeGreaterThanOrEqual(20_000);
-    expect(reads).toBeGreaterThan(10);
-    expect(emptyReads).toBe(0);
-    await expectBoardsMatchOracle(
-      s,
-      season,
-      [...first, ...later].map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
-    );
-  });
+      await s.redis.flushall();
+      const report = await rebuild(season);
+
+      expect(await snapshot(season.id)).toEqual(before);
+      expect(report).toMatchObject({ seasonId: season.id, boards: before.length, expiredBoardsSkipped: 0 });
+    },
+  );
+
+  // LAST: the fill and ingest's writes to the copy race with scores that may fall (lastFill-2.lua).
+  it.each(['BEST', 'LAST'] as const)(
+    'keeps the live %s board non-empty and loses no result ingested while it runs',
+    async (scoring) => {
+      const season = await createSeason(s, { name: 'rebuild under load', scoring });
+      const first = generateResults(season, { results: 20_000, players: 5_000, seed: 60 });
+      await ingest(season, first);
+      const later = generateResults(season, { results: 6_000, players: 6_000, seed: 61, maxPoints: 200 });
+
+      let reading = true;
+      let emptyReads = 0;
+      let reads = 0;
+      const reader = (async () => {
+        while (reading) {
+          if ((await s.redis.zcard(boardKey(seasonBoard(season)))) === 0) emptyReads++;
+          reads++;
+        }
+      })();
+      let chunk = 0;
+      // Ingest in small chunks while the rebuild streams, so some land mid-rebuild.
+      const writer = (async () => {
+        for (; chunk * 500 < later.length; chunk++) {
+          await ingest(season, later.slice(chunk * 500, (chunk + 1) * 500), 100_000 + chunk * 500);
+        }
+      })();
+      const report = await rebuild(season);
+      const chunksDuringRebuild = chunk;
+      await writer;
+      reading = false;
+      await reader;
+
+      // The rebuild overlapped ingest: some chunks landed while it ran, some after.
+      expect(chunksDuringRebuild).toBeGreaterThan(0);
+      expect(chunksDuringRebuild).toBeLessThan(later.length / 500);
+      expect(report.members).toBeGreaterThanOrEqual(20_000);
+      expect(reads).toBeGreaterThan(10);
+      expect(emptyReads).toBe(0);
+      await expectBoardsMatchOracle(
+        s,
+        season,
+        [...first, ...later].map((m) => ({ ...m, endedAt: new Date(m.endedAt) })),
+      );
+    },
+  );
 
   it('refuses a second rebuild of the same season while one runs', async () => {
     const season = await createSeason(s, { name: 'rebuild twice' });

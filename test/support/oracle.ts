@@ -35,9 +35,14 @@ export function expectedStanding(season: Season, rs: readonly OracleResult[]): {
     const positive = rs.filter((r) => r.points > 0).map((r) => r.endedAt.getTime());
     return { points, at: points > 0 ? Math.max(...positive) : Math.min(...rs.map((r) => r.endedAt.getTime())) };
   }
-  const all = rs.map((r) => r.points);
+  // LAST: as BEST over the results of the latest time unit (whole units since the season start).
+  const unitMs = season.split.timeUnitSeconds * 1000;
+  const unit = (r: OracleResult) => Math.floor((r.endedAt.getTime() - season.startsAt.getTime()) / unitMs);
+  const latest = Math.max(...rs.map(unit));
+  const kept = season.scoring === 'LAST' ? rs.filter((r) => unit(r) === latest) : rs;
+  const all = kept.map((r) => r.points);
   const points = season.order === 'ASC' ? Math.min(...all) : Math.max(...all);
-  return { points, at: Math.min(...rs.filter((r) => r.points === points).map((r) => r.endedAt.getTime())) };
+  return { points, at: Math.min(...kept.filter((r) => r.points === points).map((r) => r.endedAt.getTime())) };
 }
 
 /** Expected ZRANGE 0 -1 WITHSCORES of every board, keyed by Redis key. */

@@ -5,6 +5,7 @@ import type { AcceptedResult } from '../../src/domain/board-deltas.js';
 import { LIMITS, type Board } from '../../src/domain/board.js';
 import type { RankedStanding } from '../../src/domain/ranking.js';
 import type { Season, Window } from '../../src/domain/season.js';
+import { createLeaguesStore } from '../../src/postgres/leagues-store.js';
 import { createResultsStore } from '../../src/postgres/results-store.js';
 import type { BoardReader } from '../../src/redis/board-reader.js';
 import { createBoardWriter } from '../../src/redis/board-writer.js';
@@ -75,6 +76,8 @@ export async function ingestDirect(
     boards: createBoardWriter(s.redis, windowTtlSeconds),
     seasonOf: () => season,
     now: Date.now,
+    // A league season places its players at their first result, as ingest does.
+    ...(season.league ? { leagues: createLeaguesStore(s.pg.sql) } : {}),
   };
   for (let i = 0; i < results.length; i += chunk) await applyResults(deps, results.slice(i, i + chunk));
 }

@@ -325,6 +325,15 @@ it('picks a board of a season with several: a multi-key board shows each entry鈥
             ],
             windows: ['SEASON'],
           },
+          {
+            name: 'career',
+            keys: [
+              { stat: 'wins', max: 1000, aggregate: 'SUM' },
+              { stat: 'kills', max: 10000, aggregate: 'SUM' },
+            ],
+            windows: ['SEASON'],
+          },
+          { name: 'rating', scoring: 'LAST', maxValue: 3000, windows: ['SEASON'] },
         ],
       },
     },
@@ -336,8 +345,18 @@ it('picks a board of a season with several: a multi-key board shows each entry鈥
     seasonId: royaleId,
     endedAt: minutesFromNow(-1),
     results: [
-      { playerId: id(1), points: 10, stats: [stat('wins', 0), stat('kills', 12)] },
-      { playerId: id(2), points: 5, stats: [stat('wins', 1), stat('kills', 3)] },
+      { playerId: id(1), points: 10, stats: [stat('wins', 0), stat('kills', 12), stat('rating', 1500)] },
+      { playerId: id(2), points: 5, stats: [stat('wins', 1), stat('kills', 3), stat('rating', 1400)] },
+    ],
+  });
+  // A later match that changes no best tuple: player 1's rating falls, player 2's rises.
+  await game.submitMatchResult({
+    matchId: randomUUID(),
+    seasonId: royaleId,
+    endedAt: minutesFromNow(0),
+    results: [
+      { playerId: id(1), points: 7, stats: [stat('wins', 0), stat('kills', 4), stat('rating', 1300)] },
+      { playerId: id(2), points: 2, stats: [stat('wins', 0), stat('kills', 2), stat('rating', 1450)] },
     ],
   });
   await page.goto(`${api.base}/?season=${royaleId}`);
@@ -345,6 +364,8 @@ it('picks a board of a season with several: a multi-key board shows each entry鈥
   expect(await page.$$eval('#board option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
     'points',
     'royale',
+    'career',
+    'rating',
   ]);
   await page.selectOption('#board', 'royale');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('board') === 'royale');
@@ -366,6 +387,26 @@ it('picks a board of a season with several: a multi-key board shows each entry鈥
   expect(await page.$$eval('#window option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
     'SEASON',
   ]);
+  // Per-key totals: player 2's one win beats player 1's 16 kills over two matches.
+  await page.selectOption('#board', 'career');
+  await page.waitForFunction(
+    () => document.querySelector('#top tbody tr:last-child .points')?.textContent === '0 路 16',
+    undefined,
+    { timeout: 10_000 },
+  );
+  expect(await page.$$eval('#top tbody tr .points', (cells) => cells.map((c) => c.textContent))).toEqual([
+    '1 路 5',
+    '0 路 16',
+  ]);
+  expect(await page.textContent('#top th.points')).toBe('wins total 路 kills total');
+  // LAST: the latest ratings, player 1's fallen below player 2's.
+  await page.selectOption('#board', 'rating');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('board') === 'rating');
+  await page.waitForFunction(() => document.querySelector('#top th.points')?.textContent === 'rating (latest)');
+  await page.waitForFunction(() => document.querySelector('#top tbody tr .points')?.textContent === '1450', undefined, {
+    timeout: 10_000,
+  });
+  expect((await topRows()).map(([, player]) => player)).toEqual([id(2), id(1)]);
 });
 
 it("ranks the board within the followed player's country, region or clan, with each entry's global rank", async () => {
@@ -446,7 +487,8 @@ it("ranks the board within the followed player's country, region or clan, with e
     id(306),
     { timeout: 10_000 },
   );
-  await waitFor('the global ranks of the match', async () => (await scopedRows()).at(-1)?.[2] === '#7 global', 10_000);
+  // 30 s, as the newcomer's wait above: a loaded CI machine once took more than 10 s.
+  await waitFor('the global ranks of the match', async () => (await scopedRows()).at(-1)?.[2] === '#7 global', 30_000);
   expect(await scopedRows()).toEqual([
     [1, id(301), '#2 global'],
     [2, id(306), '#3 global'],

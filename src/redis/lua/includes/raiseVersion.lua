@@ -1,6 +1,6 @@
 --[[
   raiseVersion: the one step that raises a board's version, pasted by the loader (scripts.ts)
-  where a script says --- @include "includes/raiseVersion" (applyStandings-4, setStandings-4,
+  where a script says --- @include "includes/raiseVersion" (applyStandings-5, setStandings-4,
   swapBoard-4, boardEvent-1). The version orders every change of a board; reads return the
   version they saw (readTop-2.lua).
 

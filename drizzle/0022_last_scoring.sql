@@ -1,0 +1,1 @@
+ALTER TYPE "public"."scoring_mode" ADD VALUE 'LAST';

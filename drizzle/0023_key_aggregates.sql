@@ -1,0 +1,1 @@
+ALTER TABLE "standings" ADD COLUMN "key_state" bigint[];
