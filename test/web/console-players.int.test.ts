@@ -60,7 +60,7 @@ const waitForBoard = (ids: string[]) =>
   boardPage.waitForFunction(
     (want) => [...document.querySelectorAll('#top tbody tr')].map((r) => r.getAttribute('data-player')).join() === want,
     ids.join(),
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
 
 async function action(button: string, reason: string, done: string): Promise<void> {
@@ -172,7 +172,7 @@ it('hides a player from the live board page and shows them again, blocks, unbloc
   await boardPage.waitForFunction(
     () => document.querySelector('#top tbody tr:first-child .points')?.textContent?.replace(/\D/g, '') === '800',
     undefined,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   expect(await boardRows()).toBe([suspect, second, third].join());
   expect(await lastAudit()).toMatchObject({ action: 'remove_results', reason: 'one bad match' });

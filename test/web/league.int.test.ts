@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, waitLive } from '../support/browser.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { uniqueName } from '../support/env.js';
 import { createSeason, waitUntilCaughtUp } from '../support/services.js';
@@ -137,12 +137,12 @@ const shown = (rank: number, zone: string) =>
       return d?.rank === r && d?.zone === z;
     },
     [String(rank), zone],
-    { timeout: 15_000 },
+    { timeout: 30_000 },
   );
 
 it("shows the followed player's tier, cohort, rank and zone, and their cohort, live", async () => {
   await page.goto(`${api.base}/?season=${seasonId}&player=${id(6)}`);
-  await page.waitForSelector('#league-view:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#league-view:not([hidden])', { timeout: 30_000 });
   await shown(4, 'RELEGATION');
   expect(await panel()).toEqual({
     tier: 'Gold',
@@ -207,7 +207,7 @@ it("shows the followed player's tier, cohort, rank and zone, and their cohort, l
 it('says "not placed yet" before the first result, and shows the cohort once it places the player', async () => {
   // Player 9 never played this league: Silver, its lowest tier, at their first result.
   await page.goto(`${api.base}/?season=${seasonId}&player=${id(9)}`);
-  await page.waitForSelector('#league-none:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#league-none:not([hidden])', { timeout: 30_000 });
   expect(await page.textContent('#league-none')).toMatch(/^\s*Not placed yet/);
   expect(await page.isHidden('#league-standing')).toBe(true);
   expect(await page.$$eval('#league-table tbody tr', (rows) => rows.length)).toBe(0);
@@ -222,9 +222,9 @@ it('says "not placed yet" before the first result, and shows the cohort once it 
 it('shows no league panel in a season without a league, nor without a player', async () => {
   const plain = (await createSeason(api.s, { name: 'No league', maxPointsPerMatch: 1000 })).id;
   await page.goto(`${api.base}/?season=${plain}&player=${id(1)}`);
-  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  await waitLive(page);
   expect(await page.isHidden('#league-view')).toBe(true);
   await page.goto(`${api.base}/?season=${seasonId}`);
-  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  await waitLive(page);
   expect(await page.isHidden('#league-view')).toBe(true);
 });

@@ -69,7 +69,7 @@ const topPlayers = () => page.$$eval('#top tbody tr', (rows) => rows.map((r) => 
 it('offers the CUSTOM window, shows the span now live, and lists the spans by their start', async () => {
   await page.goto(`${api.base}/?season=${seasonId}`);
   await page.waitForFunction(() => document.querySelectorAll('#window option').length === 3, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(
     await page.$$eval('#window option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])),
@@ -81,7 +81,7 @@ it('offers the CUSTOM window, shows the span now live, and lists the spans by th
   await page.selectOption('#window', 'CUSTOM');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('window') === 'CUSTOM');
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 2, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await topPlayers()).toEqual([id(2), id(3)]);
 

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { playerName, regularPlayerId, startSimulator } from '../../scripts/simulator.js';
 import { createLadderClient, type LadderClient } from '../../src/client/ladder-client.js';
 import { createRankSnapshots } from '../../src/postgres/rank-snapshots.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, waitLive } from '../support/browser.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { createSeason, waitFor } from '../support/services.js';
 
@@ -90,9 +90,9 @@ const topRows = () =>
 
 it('shows the season board, live, at /', async () => {
   await page.goto(`${api.base}/?season=${seasonId}`);
-  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  await waitLive(page);
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 12, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect((await topRows()).map(([rank, player]) => [rank, player])).toEqual(
     Array.from({ length: 12 }, (_, i) => [i + 1, id(i + 1)]),
@@ -117,7 +117,7 @@ it('shows a submitted result, and the ranks it moves, live', async () => {
       return rows.length === 13 && rows[0] === leader && rows[2] === climber;
     },
     [id(13), id(5)],
-    { timeout: 15_000 },
+    { timeout: 30_000 },
   );
   console.log(`submitted -> shown on the page in ${Date.now() - t0} ms`);
   const rows = await topRows();
@@ -135,7 +135,7 @@ it('shows a submitted result, and the ranks it moves, live', async () => {
     () => Boolean(document.querySelector('#top tbody tr:first-child .meta')?.textContent),
     undefined,
     {
-      timeout: 10_000,
+      timeout: 30_000,
     },
   );
   expect(await page.textContent('#top tbody tr:first-child .meta')).toBe('Falcon · red');
@@ -149,7 +149,7 @@ it("follows a searched player's rank as they are overtaken", async () => {
   await page.waitForFunction(
     () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '8',
     undefined,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   expect(await page.textContent('#player-entry')).toContain(playerName(7));
   expect(await page.textContent('#player-entry')).toContain('#8 (top 62%)'); // 100 × 8 / 13 players, to two digits
@@ -162,7 +162,7 @@ it("follows a searched player's rank as they are overtaken", async () => {
   await page.waitForFunction(
     () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9',
     undefined,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   expect(await page.textContent('#player-entry')).toContain('▼1');
 });
@@ -171,7 +171,7 @@ it('compares friends from a pasted list, and fits a phone screen', async () => {
   await page.fill('#friends', `${id(2)}, ${id(9)} ${id(99)}`);
   await page.click('#friends-form button');
   await page.waitForFunction(() => document.querySelectorAll('#friends-table tbody tr').length === 2, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(
     await page.$$eval('#friends-table tbody tr', (rows) => rows.map((r) => r.getAttribute('data-player'))),
@@ -189,13 +189,13 @@ it("switches to this week's board", async () => {
   });
   // Every match of this file ended a minute before it was sent: this week's board has them all.
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 13, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect((await topRows())[0]!.slice(0, 2)).toEqual([1, id(13)]);
   await page.waitForFunction(
     () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '9',
     undefined,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
 
   // The period picker lists the weeks that hold standings (Season.periods): this one, read as a
@@ -212,7 +212,7 @@ it("switches to this week's board", async () => {
   );
   expect((await topRows()).map(([rank, player]) => [rank, player])).toHaveLength(13);
   await page.selectOption('#period', '');
-  await page.waitForSelector('#status.live');
+  await waitLive(page);
 });
 
 it("draws the searched player's rank line: last midnight's snapshot, then now, with the places gained", async () => {
@@ -224,7 +224,7 @@ it("draws the searched player's rank line: last midnight's snapshot, then now, w
   await page.waitForFunction(
     (r) => document.querySelector('#rank-line')?.getAttribute('data-ranks') === `${r},${r}`,
     before!.entry!.rank,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   expect(await page.textContent('#rank-line figcaption')).toContain(`±0 since ${midnight.toISOString().slice(0, 10)}`);
 
@@ -232,7 +232,7 @@ it("draws the searched player's rank line: last midnight's snapshot, then now, w
   await page.waitForFunction(
     (r) => document.querySelector('#rank-line')?.getAttribute('data-ranks') === `${r},1`,
     before!.entry!.rank,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   expect(await page.textContent('#rank-line figcaption')).toContain(`▲${before!.entry!.rank - 1} since`);
   expect(await page.isVisible('#rank-line svg polyline')).toBe(true);
@@ -241,7 +241,7 @@ it("draws the searched player's rank line: last midnight's snapshot, then now, w
 it('follows the busy season of the demo: a full top 100 moving, a regular player found', async () => {
   const player = regularPlayerId(5000);
   await page.goto(`${api.base}/?season=${loadedSeasonId}&player=${player}`);
-  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  await waitLive(page);
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 100, undefined, {
     timeout: 60_000,
   });
@@ -253,7 +253,7 @@ it('follows the busy season of the demo: a full top 100 moving, a regular player
   const ranks = await topRows();
   expect(ranks.map(([rank]) => rank)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
   // The simulator's players are in 8 clans (three in four of them): ranked beside the top, best first.
-  await page.waitForSelector('#clans-view:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#clans-view:not([hidden])', { timeout: 30_000 });
   const clans = await clanRows();
   expect(clans.length).toBeGreaterThan(1);
   expect(clans.length).toBeLessThanOrEqual(8);
@@ -299,7 +299,7 @@ it('serves the page offline: every asset from the API, none from elsewhere', asy
   const missing: string[] = [];
   fresh.on('response', (r) => (r.status() >= 400 ? missing.push(r.url()) : undefined));
   await fresh.goto(`${api.base}/boards?season=${seasonId}`);
-  await fresh.waitForSelector('#status.live', { timeout: 10_000 });
+  await waitLive(fresh);
   expect(foreign.filter((u) => !u.startsWith('ws://'))).toEqual([]);
   expect(failed).toEqual([]);
   expect(missing).toEqual([]);
@@ -360,7 +360,7 @@ it('picks a board of a season with several: a multi-key board shows each entry�
     ],
   });
   await page.goto(`${api.base}/?season=${royaleId}`);
-  await page.waitForSelector('#board-picker:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#board-picker:not([hidden])', { timeout: 30_000 });
   expect(await page.$$eval('#board option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
     'points',
     'royale',
@@ -374,7 +374,7 @@ it('picks a board of a season with several: a multi-key board shows each entry�
     () => document.querySelector('#top tbody tr .points')?.textContent?.includes('·'),
     undefined,
     {
-      timeout: 10_000,
+      timeout: 30_000,
     },
   );
   // The winner first, whatever their kills; the window picker offers what the board keeps.
@@ -392,7 +392,7 @@ it('picks a board of a season with several: a multi-key board shows each entry�
   await page.waitForFunction(
     () => document.querySelector('#top tbody tr:last-child .points')?.textContent === '0 · 16',
     undefined,
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   expect(await page.$$eval('#top tbody tr .points', (cells) => cells.map((c) => c.textContent))).toEqual([
     '1 · 5',
@@ -404,7 +404,7 @@ it('picks a board of a season with several: a multi-key board shows each entry�
   await page.waitForFunction(() => new URL(location.href).searchParams.get('board') === 'rating');
   await page.waitForFunction(() => document.querySelector('#top th.points')?.textContent === 'rating (latest)');
   await page.waitForFunction(() => document.querySelector('#top tbody tr .points')?.textContent === '1450', undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect((await topRows()).map(([, player]) => player)).toEqual([id(2), id(1)]);
 });
@@ -440,7 +440,7 @@ it("ranks the board within the followed player's country, region or clan, with e
       ]),
     );
   await page.goto(`${api.base}/?season=${clanCup}&player=${id(305)}`);
-  await page.waitForSelector('#scope-picker:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#scope-picker:not([hidden])', { timeout: 30_000 });
   // The followed player's country, their subdivision and their clan (playerScopes).
   expect(
     await page.$$eval('#scope option', (os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent])),
@@ -451,14 +451,14 @@ it("ranks the board within the followed player's country, region or clan, with e
     ['g:ravens', 'clan ravens'],
   ]);
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 5, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await page.$('#top td.global')).toBeNull(); // everyone: the rank is the global rank
 
   await page.selectOption('#scope', 'r:BR');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('region') === 'BR');
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 3, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await scopedRows()).toEqual([
     [1, id(301), '#1 global'],
@@ -485,7 +485,7 @@ it("ranks the board within the followed player's country, region or clan, with e
   await page.waitForFunction(
     (newcomer) => document.querySelectorAll('#top tbody tr')[1]?.getAttribute('data-player') === newcomer,
     id(306),
-    { timeout: 10_000 },
+    { timeout: 30_000 },
   );
   // 30 s, as the newcomer's wait above: a loaded CI machine once took more than 10 s.
   await waitFor('the global ranks of the match', async () => (await scopedRows()).at(-1)?.[2] === '#7 global', 30_000);
@@ -499,7 +499,7 @@ it("ranks the board within the followed player's country, region or clan, with e
     () => document.querySelector('#player-entry')?.getAttribute('data-rank') === '4',
     undefined,
     {
-      timeout: 10_000,
+      timeout: 30_000,
     },
   );
 
@@ -509,7 +509,7 @@ it("ranks the board within the followed player's country, region or clan, with e
   expect(new URL(page.url()).searchParams.has('region')).toBe(false);
   await page.reload();
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 1, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await page.$eval('#scope', (s) => (s as HTMLSelectElement).value)).toBe('g:ravens');
   expect(await scopedRows()).toEqual([[1, id(305), '#7 global']]);
@@ -517,7 +517,7 @@ it("ranks the board within the followed player's country, region or clan, with e
 
   await page.selectOption('#scope', '');
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 7, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await page.$('#top td.global')).toBeNull();
   expect(await page.isVisible('#top th.global')).toBe(false);
@@ -558,7 +558,7 @@ it("ranks the board's clans beside the top, live; a clan clicked ranks the board
   // Scopes travel with the results, applied by ingest (busy with the simulator's load).
   await waitFor('both clans ranked', async () => (await game.groups(wars))?.length === 2, 30_000);
   await page.goto(`${api.base}/?season=${wars}`);
-  await page.waitForSelector('#clans-view:not([hidden])', { timeout: 10_000 });
+  await page.waitForSelector('#clans-view:not([hidden])', { timeout: 30_000 });
   expect(await clanRows()).toEqual([
     [1, 'sharks', '800', '2'],
     [2, 'eagles', '700', '1'],
@@ -569,7 +569,7 @@ it("ranks the board's clans beside the top, live; a clan clicked ranks the board
   await page.waitForFunction(
     () => document.querySelector('#clans tbody tr')?.getAttribute('data-group') === 'eagles',
     undefined,
-    { timeout: 15_000 },
+    { timeout: 30_000 },
   );
   expect(await clanRows()).toEqual([
     [1, 'eagles', '900', '1'],
@@ -581,7 +581,7 @@ it("ranks the board's clans beside the top, live; a clan clicked ranks the board
   await page.click('#clans tr[data-group="sharks"] button');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('group') === 'sharks');
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 2, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(
     await page.$$eval('#top tbody tr', (rows) =>
@@ -601,7 +601,7 @@ it("ranks the board's clans beside the top, live; a clan clicked ranks the board
   await page.click('#clans tr[data-group="sharks"] button');
   await page.waitForFunction(() => !new URL(location.href).searchParams.has('group'));
   await page.waitForFunction(() => document.querySelectorAll('#top tbody tr').length === 4, undefined, {
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(await page.$('#clans tr.picked')).toBeNull();
   expect(await page.$eval('#scope', (s) => (s as HTMLSelectElement).value)).toBe('');
@@ -643,15 +643,15 @@ it("lists the followed player's rewards, and shows one granted at a season's clo
       ),
     );
   await page.goto(`${api.base}/?season=${cup}&player=${id(best)}`);
-  await page.waitForSelector('#rewards-none:not([hidden])', { timeout: 10_000 });
-  await page.waitForSelector('#status.live', { timeout: 10_000 });
+  await page.waitForSelector('#rewards-none:not([hidden])', { timeout: 30_000 });
+  await waitLive(page);
   expect(await page.$$eval('#rewards tbody tr', (rows) => rows.length)).toBe(0);
 
   const closed = await api.gql('mutation($s: Int!) { closeSeason(id: $s) { status } }', { s: cup }, admin);
   expect(closed.errors).toBeUndefined();
   // Pushed by rewardGranted: no reload, no poll.
   await page.waitForFunction(() => document.querySelectorAll('#rewards tbody tr').length === 2, undefined, {
-    timeout: 15_000,
+    timeout: 30_000,
   });
   expect(await rewardRows()).toEqual([
     ['champion', 'gems: 500 · chest: gold', '#1', 'unclaimed'],
@@ -667,7 +667,7 @@ it("lists the followed player's rewards, and shows one granted at a season's clo
   const champion = (await game.rewards(id(best), { seasonId: cup })).find((r) => r.rule === 'champion')!;
   await game.claimReward(champion.key);
   await page.reload();
-  await page.waitForSelector('#rewards tr[data-rule="champion"] td.claimed', { timeout: 10_000 });
+  await page.waitForSelector('#rewards tr[data-rule="champion"] td.claimed', { timeout: 30_000 });
   expect((await rewardRows()).map((r) => r[3])).toEqual(['claimed', 'unclaimed']);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
