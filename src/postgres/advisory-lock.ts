@@ -13,6 +13,8 @@ export const ADVISORY_LOCKS = {
   seasonScheduler: 727_276,
   /** A season's rank snapshot (two-key, with the season id): one taker at a time. */
   rankSnapshot: 727_277,
+  /** A league season's placements (two-key, with the season id): one placer at a time. */
+  leaguePlace: 727_278,
 } as const;
 
 /**

@@ -1,6 +1,7 @@
 import { cohortScope, seededCohort, type League } from '../domain/leagues.js';
 import { compareIds } from '../domain/board-deltas.js';
 import type { Season } from '../domain/season.js';
+import { ADVISORY_LOCKS } from './advisory-lock.js';
 import type { Sql, Tx } from './client.js';
 
 /** A player's place in a league season. */
@@ -17,14 +18,21 @@ export function createLeaguesStore(sql: Sql) {
      * result) in their tier (the league's record, else the lowest): by arrival, `cohortSize` to a
      * cohort; with placement RANK a player seeded by the last close takes the cohort of their seed
      * (domain/leagues.ts seededCohort), and the others fill the cohorts after the seeded ones. One
-     * transaction: a tier's counter row is locked while its players are placed, so concurrent
-     * chunks never overfill a cohort. A replayed chunk finds its players placed. Returns player →
+     * transaction, one at a time per season (an advisory lock), so concurrent chunks never
+     * overfill a cohort nor count a player twice. A replayed chunk finds its players placed. Returns player →
      * cohort scope.
      */
     async place(seasonId: number, league: League, playerIds: readonly string[]): Promise<Map<string, string>> {
       return sql.begin(async (tx) => {
         const ids = [...new Set(playerIds)].sort(compareIds);
-        const found = await members(tx, seasonId, ids);
+        let found = await members(tx, seasonId, ids);
+        // Placing is serialised per season, and who is placed read again under the lock: two
+        // chunks with the same newcomer (a replay beside a zombie consumer) would both count them
+        // in the tier's counter otherwise, and leave a cohort short.
+        if (found.size < ids.length) {
+          await tx`select pg_advisory_xact_lock(${ADVISORY_LOCKS.leaguePlace}, ${seasonId})`;
+          found = await members(tx, seasonId, ids);
+        }
         const missing = ids.filter((id) => !found.has(id));
         if (missing.length > 0) {
           const known = await tx<Array<{ id: string; tier: number; seed: number | null }>>`
