@@ -9,8 +9,9 @@
 //      baseline: one snapshot stored the plain way, a row (season, boundary, player, rank) per
 //      player with its primary key. Then Entry.rankHistory's query: one player, and 100 at once.
 //   2. A snapshot of --big players while ladder's ingest (a separate process, src/main.ts) takes
-//      --rate results/s on another season through Kafka: how long it takes, and ingest freshness
-//      before, during and after it (bench/freshness.ts), CPU beside.
+//      --rate results/s on another season through Kafka: how long the scheduler's slot pass takes
+//      to slot them all, then the day's snapshot and the next day's, and ingest freshness before,
+//      during and after them (bench/freshness.ts), CPU beside.
 // The standings are written with SQL (what ingest would have left); the bench's seasons and rank
 // history are deleted at the end. Numbers are printed, never asserted.
 import type { ChildProcess } from 'node:child_process';
@@ -192,12 +193,20 @@ async function bigSnapshotUnderIngest(): Promise<void> {
     while (polling) await load.poll();
   })();
   await new Promise((r) => setTimeout(r, PHASE_SECONDS * 1000));
-  phase = 'during the snapshot';
+  phase = 'during the snapshots';
   const cpu0 = sampleCpu(CPU_TARGETS);
   const node0 = process.cpuUsage();
   const t0 = performance.now();
+  // The scheduler's slot pass first (every player is new here: the worst case, one pass for a
+  // whole board), then the day's snapshot, then the next day's (no newcomer either way).
+  const slotted = await snapshots.assignSlots(big);
+  const tookSlots = ms(t0);
+  const t1 = performance.now();
   const report = await snapshots.take(big, new Date(big.startsAt.getTime() + DAY));
-  const took = ms(t0);
+  const took = ms(t1);
+  const t2 = performance.now();
+  await snapshots.take(big, new Date(big.startsAt.getTime() + 2 * DAY));
+  const tookNext = ms(t2);
   const cpu = cpuDelta(cpu0, sampleCpu(CPU_TARGETS));
   const node = process.cpuUsage(node0);
   phase = 'after';
@@ -211,15 +220,16 @@ async function bigSnapshotUnderIngest(): Promise<void> {
   const ingestCpu = treeSeconds(tree0, sampleTree(children[0]!.pid!));
 
   console.log(
-    `\n2. a snapshot of ${report.players.toLocaleString('en')} players (${report.chunks} chunks, ${report.newSlots.toLocaleString('en')} new slots) ` +
-      `while ingest takes ${RATE} results/s: ${(took / 1000).toFixed(1)} s`,
+    `\n2. while ingest takes ${RATE} results/s: the slot pass gives ${slotted.toLocaleString('en')} slots in ${(tookSlots / 1000).toFixed(1)} s; ` +
+      `a snapshot of ${report.players.toLocaleString('en')} players (${report.chunks} chunks, ${report.newSlots.toLocaleString('en')} new slots) ` +
+      `${(took / 1000).toFixed(1)} s; the next day's ${(tookNext / 1000).toFixed(1)} s`,
   );
   console.log(
-    `   CPU s during it: pg ${cpu.pg.toFixed(1)}, bench process (the producer; the snapshot is SQL) ${((node.user + node.system) / 1e6).toFixed(1)}, ` +
+    `   CPU s during the three: pg ${cpu.pg.toFixed(1)}, bench process (the producer; the snapshot is SQL) ${((node.user + node.system) / 1e6).toFixed(1)}, ` +
       `redis ${cpu.redis.toFixed(1)}, kafka ${cpu.kafka.toFixed(1)}, other ${cpu.other.toFixed(1)}; ingest process over the whole run ${ingestCpu.toFixed(1)} ` +
       `(${((ingestCpu * 1e6) / load.produced()).toFixed(0)} µs/result)`,
   );
-  printFreshness(load.samples, ['before', 'during the snapshot', 'after'], 'phase (by production time)');
+  printFreshness(load.samples, ['before', 'during the snapshots', 'after'], 'phase (by production time)');
 }
 
 try {

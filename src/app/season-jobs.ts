@@ -118,12 +118,14 @@ export function createSeasonJobs(deps: {
   };
 
   const rankSnapshots = createRankSnapshots(deps.pg.sql);
+  /** Each season's last rank-slot pass in this process (service/rank-history.ts). */
+  const slottedAt = new Map<number, number>();
   const finalStandings = createFinalStandingsExport(deps.pg.sql);
   const scheduler = createSeasonScheduler({
     store,
     close: (seasonId, reason, signal) => close(seasonId, { actor: 'scheduler', reason }, signal),
     snapshot: async (seasons, at, signal) => {
-      for (const r of await takeDueSnapshots(rankSnapshots, seasons, at, signal))
+      for (const r of await takeDueSnapshots(rankSnapshots, seasons, at, signal, slottedAt))
         log.info(r, 'rank history: snapshot taken');
     },
     rollOver: async (seasons, at) => {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRankSnapshots } from '../../src/postgres/rank-snapshots.js';
-import { takeDueSnapshots } from '../../src/service/rank-history.js';
+import { SLOT_PASS_MS, takeDueSnapshots } from '../../src/service/rank-history.js';
 import { minutesFromNow, startApi, type TestApi } from '../support/api.js';
 import { waitFor } from '../support/services.js';
 
@@ -100,10 +100,16 @@ describe('rank history', () => {
       const ranks1 = ranksOf(await board(seasonId));
 
       const midnight = Math.floor(Date.now() / DAY) * DAY;
-      const [t1] = await takeDueSnapshots(store, [season], new Date(midnight + 3_600_000));
+      const slottedAt = new Map<number, number>();
+      const tick = (at: number) => takeDueSnapshots(store, [season], new Date(at), undefined, slottedAt);
+      const slots = async () =>
+        (
+          await api.s.pg.sql<[{ n: number }]>`select count(*)::int4 as n from rank_slots where season_id = ${seasonId}`
+        )[0].n;
+      const [t1] = await tick(midnight + 3_600_000);
       expect(t1).toMatchObject({ boundary: new Date(midnight), taken: true, players: 40, newSlots: 40, chunks: 1 });
       // Due once per midnight: the next tick of the same day takes nothing.
-      expect(await takeDueSnapshots(store, [season], new Date(midnight + 7_200_000))).toEqual([]);
+      expect(await tick(midnight + 3_600_000 + SLOT_PASS_MS / 2)).toEqual([]);
 
       // Day 2: some climb, 10 newcomers; snapshot at the next midnight.
       const second: Array<[string, number]> = [
@@ -112,8 +118,14 @@ describe('rank history', () => {
       ];
       await play(seasonId, second);
       const ranks2 = ranksOf(await board(seasonId));
-      const [t2] = await takeDueSnapshots(store, [season], new Date(midnight + DAY + 60_000));
-      expect(t2).toMatchObject({ boundary: new Date(midnight + DAY), taken: true, players: 50, newSlots: 10 });
+      // The newcomers get their slots at the first tick an hour after the last pass, ahead of
+      // the next snapshot, which then has none to give.
+      expect(await tick(midnight + 3_600_000 + SLOT_PASS_MS - 1)).toEqual([]);
+      expect(await slots()).toBe(40);
+      expect(await tick(midnight + 3_600_000 + SLOT_PASS_MS)).toEqual([]);
+      expect(await slots()).toBe(50);
+      const [t2] = await tick(midnight + DAY + 60_000);
+      expect(t2).toMatchObject({ boundary: new Date(midnight + DAY), taken: true, players: 50, newSlots: 0 });
       expect((await store.take(season, new Date(midnight + DAY))).taken).toBe(false);
 
       // Day 3, before its snapshot: the delta is against day 2's.
