@@ -132,7 +132,12 @@ function describeError(err: unknown): string {
       .join('; ');
   const close = err as { code?: number; reason?: string };
   if (close && typeof close === 'object' && 'code' in close) return `close ${close.code} ${close.reason ?? ''}`.trim();
-  return err instanceof Error ? err.message : String(err);
+  if (err instanceof Error) return err.message;
+  // ws's ErrorEvent (a socket error, e.g. a connection reset or hung up): its message and cause.
+  const event = err as { type?: string; message?: string; error?: { code?: string } };
+  if (event && typeof event === 'object' && 'message' in event)
+    return `${event.type ?? 'error'} event: ${event.message} ${event.error?.code ?? ''}`.trim();
+  return String(err);
 }
 
 /** graphql-ws clients through the balancer, as a game client would make them: retries on, shouldRetry its default. */
