@@ -6,25 +6,14 @@ import { badInput } from '../domain/errors.js';
 import { boardsOf, seasonsWithBoards, windowsOf, type Season } from '../domain/season.js';
 import type { Services } from '../graphql/context.js';
 import { schema } from '../graphql/schema.js';
+import type { ApiKeyInfo } from '../postgres/api-keys-repo.js';
 import { createApiKey, rotateApiKey, type ApiKeyStore } from '../service/api-keys.js';
 import { audited, type AuditLog } from '../service/audit-trail.js';
 import { newSeasonOf, type NewSeasonInput } from '../service/seasons.js';
 import type { ConsoleSession } from './sessions.js';
 
 /** API keys as the console manages them (postgres/api-keys-repo.ts). */
-type ConsoleKeyStore = ApiKeyStore &
-  Parameters<typeof rotateApiKey>[0] & {
-    list(): Promise<
-      Array<{
-        id: number;
-        name: string;
-        scopes: string[];
-        createdAt: Date;
-        revokedAt: Date | null;
-        lastUsedAt: Date | null;
-      }>
-    >;
-  };
+type ConsoleKeyStore = ApiKeyStore & Parameters<typeof rotateApiKey>[0] & { list(): Promise<ApiKeyInfo[]> };
 
 export interface ConsoleActionDeps {
   services: Pick<Services, 'seasons' | 'createSeason' | 'closeSeason'>;

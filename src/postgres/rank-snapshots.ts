@@ -28,9 +28,7 @@ export function createRankSnapshots(sql: Sql) {
     async take(season: Season, boundary: Date): Promise<SnapshotReport> {
       return sql.begin('isolation level repeatable read', async (tx) => {
         const report = { seasonId: season.id, boundary, taken: false, players: 0, newSlots: 0, chunks: 0 };
-        await tx`select pg_advisory_xact_lock(${ADVISORY_LOCKS.rankSnapshot}, ${season.id})`;
-        // A background job: one core. Parallel workers would sort faster and starve ingest.
-        await tx`set local max_parallel_workers_per_gather = 0`;
+        await asBackgroundJob(tx, season.id);
         const [done] = await tx`select 1 from rank_snapshots
           where season_id = ${season.id} and boundary = ${boundary.toISOString()}::timestamptz and chunk = 0`;
         if (done) return report;
@@ -71,8 +69,7 @@ export function createRankSnapshots(sql: Sql) {
      */
     async assignSlots(season: Season): Promise<number> {
       return sql.begin(async (tx) => {
-        await tx`select pg_advisory_xact_lock(${ADVISORY_LOCKS.rankSnapshot}, ${season.id})`;
-        await tx`set local max_parallel_workers_per_gather = 0`;
+        await asBackgroundJob(tx, season.id);
         return insertSlots(tx, season.id);
       });
     },
@@ -113,6 +110,15 @@ export function createRankSnapshots(sql: Sql) {
       return out;
     },
   };
+}
+
+/**
+ * A snapshot's or slot pass's transaction: one at a time per season (the two number slots from the
+ * same max), and on one core: parallel sort workers would finish sooner and starve ingest.
+ */
+async function asBackgroundJob(tx: Tx, seasonId: number): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${ADVISORY_LOCKS.rankSnapshot}, ${seasonId})`;
+  await tx`set local max_parallel_workers_per_gather = 0`;
 }
 
 /**
